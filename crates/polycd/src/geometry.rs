@@ -1,0 +1,125 @@
+//! Small closest-point kernels shared by the algorithms and the oracle.
+
+use crate::math::DVec3;
+
+/// Closest point to `p` on the segment `[a, b]`, and its parameter in `[0, 1]`.
+#[inline]
+pub fn closest_on_segment(p: DVec3, a: DVec3, b: DVec3) -> (DVec3, f64) {
+    let ab = b - a;
+    let l2 = ab.length_squared();
+    if !(l2 > 0.0) {
+        return (a, 0.0);
+    }
+    let t = ((p - a).dot(ab) / l2).clamp(0.0, 1.0);
+    (a + ab * t, t)
+}
+
+/// Closest point to `p` on the triangle `abc` (Voronoi-region case analysis).
+pub fn closest_on_triangle(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
+    let ab = b - a;
+    let ac = c - a;
+    let ap = p - a;
+    let d1 = ab.dot(ap);
+    let d2 = ac.dot(ap);
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let d3 = ab.dot(bp);
+    let d4 = ac.dot(bp);
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return closest_on_segment(p, a, b).0;
+    }
+    let cp = p - c;
+    let d5 = ab.dot(cp);
+    let d6 = ac.dot(cp);
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return closest_on_segment(p, a, c).0;
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        return closest_on_segment(p, b, c).0;
+    }
+    // Inside the face region: project on the plane (more accurate than barycentric sums).
+    let n = ab.cross(ac);
+    let l2 = n.length_squared();
+    if !(l2 > 0.0) {
+        return closest_on_segment(p, a, b).0;
+    }
+    p - n * (n.dot(ap) / l2)
+}
+
+/// Closest points between segments `[p1, q1]` and `[p2, q2]`: (point on first, point on second).
+pub fn closest_segment_segment(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> (DVec3, DVec3) {
+    let d1 = q1 - p1;
+    let d2 = q2 - p2;
+    let r = p1 - p2;
+    let a = d1.length_squared();
+    let e = d2.length_squared();
+    let f = d2.dot(r);
+    let (s, t);
+    if a <= 0.0 && e <= 0.0 {
+        return (p1, p2);
+    }
+    if a <= 0.0 {
+        s = 0.0;
+        t = (f / e).clamp(0.0, 1.0);
+    } else {
+        let c = d1.dot(r);
+        if e <= 0.0 {
+            t = 0.0;
+            s = (-c / a).clamp(0.0, 1.0);
+        } else {
+            let b = d1.dot(d2);
+            let denom = a * e - b * b;
+            let mut s0 = if denom > 0.0 {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let mut t0 = (b * s0 + f) / e;
+            if t0 < 0.0 {
+                t0 = 0.0;
+                s0 = (-c / a).clamp(0.0, 1.0);
+            } else if t0 > 1.0 {
+                t0 = 1.0;
+                s0 = ((b - c) / a).clamp(0.0, 1.0);
+            }
+            s = s0;
+            t = t0;
+        }
+    }
+    (p1 + d1 * s, p2 + d2 * t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triangle_regions() {
+        let (a, b, c) = (DVec3::ZERO, DVec3::X, DVec3::Y);
+        assert_eq!(closest_on_triangle(DVec3::new(-1.0, -1.0, 3.0), a, b, c), a);
+        assert_eq!(
+            closest_on_triangle(DVec3::new(0.25, 0.25, 3.0), a, b, c),
+            DVec3::new(0.25, 0.25, 0.0)
+        );
+        let q = closest_on_triangle(DVec3::new(1.0, 1.0, 0.0), a, b, c);
+        assert!((q - DVec3::new(0.5, 0.5, 0.0)).length() < 1e-15);
+        let (s, t) = closest_segment_segment(
+            DVec3::new(-1.0, 0.0, 0.0),
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(0.0, -1.0, 1.0),
+            DVec3::new(0.0, 1.0, 1.0),
+        );
+        assert!((s - DVec3::ZERO).length() < 1e-15 && (t - DVec3::Z).length() < 1e-15);
+    }
+}

@@ -1,0 +1,571 @@
+//! Convex hull of a point cloud: Quickhull with exact predicates, then coplanar facets merged
+//! into polygonal faces.
+//!
+//! Outline (Barber, Dobkin, Huhdanpaa 1996):
+//! 1. Reject non-finite or absurd coordinates; remove exact duplicates.
+//! 2. Pick an initial tetrahedron of extreme points; reject collinear and flat clouds.
+//! 3. Each remaining point goes to the outside set of one facet it lies strictly above.
+//! 4. Repeatedly take a facet with a non-empty outside set and its farthest point `p`, find
+//!    every facet `p` sees (strictly above, decided by the exact `orient3d`), replace them by
+//!    a cone from `p` to the horizon, and hand their outside points to the new facets (a point
+//!    above no new facet is inside the new hull and is dropped for good).
+//! 5. Group adjacent facets into faces: a facet joins the face grown from the largest-area
+//!    seed facet if each of its vertices is exactly coplanar with the seed triangle, or within
+//!    [`COPLANAR_REL`](crate::tolerance::COPLANAR_REL) of the seed's plane. Every vertex is
+//!    tested against the one seed plane, so merging never chains across a curved surface.
+//! 6. Vertices on fewer than three faces lie inside a face or on an edge: not extreme, dropped.
+//!
+//! Invariants: visibility is exact, so the visible region is a topological disk and its
+//! horizon a simple cycle; new facets are never degenerate (a point strictly above a facet
+//! cannot be collinear with one of its edges). Termination: every iteration turns one point
+//! into a hull vertex and removes it from all outside sets, so there are at most `n`.
+//! Float arithmetic only chooses *which* point to add next (the farthest), never whether a
+//! point is outside.
+
+use crate::error::PolycdError;
+use crate::math::DVec3;
+use crate::predicates::{orient3d, strictly_above, Orientation};
+use crate::tolerance::{COPLANAR_REL, FLATNESS_REL, MAX_COORDINATE};
+use std::collections::HashMap;
+
+/// A hull as polygonal faces over its extreme points.
+#[derive(Clone, Debug)]
+pub struct HullFaces {
+    /// The extreme points.
+    pub vertices: Vec<DVec3>,
+    /// For each vertex, its index in the input cloud.
+    pub source: Vec<u32>,
+    /// Faces as vertex index loops, counter-clockwise seen from outside.
+    pub faces: Vec<Vec<u32>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Debug)]
+struct Facet {
+    v: [u32; 3],
+    /// `nbr[i]` is the facet across the edge `v[i] → v[(i+1)%3]`.
+    nbr: [u32; 3],
+    alive: bool,
+    visible: bool,
+    outside: Vec<u32>,
+    normal: DVec3,
+    offset: f64,
+}
+
+/// Checks coordinates: finite and not absurdly large.
+pub fn check_points(points: &[DVec3]) -> Result<(), PolycdError> {
+    for (i, p) in points.iter().enumerate() {
+        if !p.is_finite() {
+            return Err(PolycdError::NonFinite { index: i });
+        }
+        let m = p.abs().max_element();
+        if m > MAX_COORDINATE {
+            return Err(PolycdError::AbsurdMagnitude { value: m });
+        }
+    }
+    Ok(())
+}
+
+/// Computes the hull of `points` as polygonal faces.
+pub fn convex_hull(points: &[DVec3]) -> Result<HullFaces, PolycdError> {
+    check_points(points)?;
+    // Exact duplicates removed, keeping the first index of each.
+    let mut order: Vec<u32> = (0..points.len() as u32).collect();
+    order.sort_by(|&i, &j| {
+        let (a, b) = (points[i as usize], points[j as usize]);
+        a.x.total_cmp(&b.x)
+            .then(a.y.total_cmp(&b.y))
+            .then(a.z.total_cmp(&b.z))
+            .then(i.cmp(&j))
+    });
+    order.dedup_by(|j, i| points[*i as usize] == points[*j as usize]);
+    if order.len() < 4 {
+        return Err(PolycdError::TooFewPoints { found: order.len() });
+    }
+    let mut pts: Vec<DVec3> = order.iter().map(|&i| points[i as usize]).collect();
+    // Points that the exact hull keeps but that lie within the coplanarity tolerance of a
+    // merged face (rounding of rotated or scaled input) end up on fewer than three faces and
+    // are dropped; the hull of the remaining points is then recomputed, until nothing more is
+    // dropped. Each round removes at least one point, and a few rounds suffice in practice;
+    // if the bound is reached, or the tolerant merge fails, the exact merge (tolerance 0,
+    // always a valid polytope) is used.
+    for _round in 0..MERGE_ROUNDS {
+        let mut hull = Quickhull::new(&pts)?;
+        hull.run()?;
+        let tol = COPLANAR_REL * hull.magnitude;
+        let Ok((faces, kept)) = hull.merge(tol) else {
+            break;
+        };
+        if !faces_are_closed(&faces, kept.len()) {
+            break;
+        }
+        let all_vertices = hull.vertex_count();
+        if kept.len() == all_vertices {
+            return Ok(HullFaces {
+                source: kept.iter().map(|&i| order[i as usize]).collect(),
+                vertices: kept.iter().map(|&i| pts[i as usize]).collect(),
+                faces,
+            });
+        }
+        order = kept.iter().map(|&i| order[i as usize]).collect();
+        pts = kept.iter().map(|&i| pts[i as usize]).collect();
+        if pts.len() < 4 {
+            break;
+        }
+    }
+    let pts: Vec<DVec3> = order.iter().map(|&i| points[i as usize]).collect();
+    let mut hull = Quickhull::new(&pts)?;
+    hull.run()?;
+    let (faces, kept) = hull.merge(0.0)?;
+    Ok(HullFaces {
+        source: kept.iter().map(|&i| order[i as usize]).collect(),
+        vertices: kept.iter().map(|&i| pts[i as usize]).collect(),
+        faces,
+    })
+}
+
+/// Bound on the rounds of the tolerant merge (see [`convex_hull`]).
+const MERGE_ROUNDS: usize = 8;
+
+struct Quickhull<'a> {
+    pts: &'a [DVec3],
+    facets: Vec<Facet>,
+    /// Coordinate magnitude that sets the coplanarity tolerance.
+    magnitude: f64,
+}
+
+fn plane_of(a: DVec3, b: DVec3, c: DVec3) -> (DVec3, f64) {
+    // Cross the two shortest edges, from the vertex opposite the longest one: the most
+    // accurate normal a triangle gives in floating point.
+    let (ab, bc, ca) = (
+        (b - a).length_squared(),
+        (c - b).length_squared(),
+        (a - c).length_squared(),
+    );
+    let n = if ab >= bc && ab >= ca {
+        (a - c).cross(b - c)
+    } else if bc >= ca {
+        (b - a).cross(c - a)
+    } else {
+        (c - b).cross(a - b)
+    };
+    let len = n.length();
+    let n = if len > 0.0 { n / len } else { DVec3::ZERO };
+    (n, n.dot(a))
+}
+
+impl<'a> Quickhull<'a> {
+    fn new(pts: &'a [DVec3]) -> Result<Self, PolycdError> {
+        let magnitude = pts
+            .iter()
+            .fold(0.0f64, |m, p| m.max(p.abs().max_element()))
+            .max(f64::MIN_POSITIVE);
+        // Initial simplex.
+        let i0 = 0usize; // lexicographically smallest
+        let mut i1 = 0usize;
+        let mut best = -1.0;
+        for (i, p) in pts.iter().enumerate() {
+            let d = (*p - pts[i0]).length_squared();
+            if d > best {
+                best = d;
+                i1 = i;
+            }
+        }
+        let diameter = best.sqrt();
+        let axis = pts[i1] - pts[i0];
+        let mut i2 = 0usize;
+        best = -1.0;
+        for (i, p) in pts.iter().enumerate() {
+            let d = axis.cross(*p - pts[i0]).length_squared();
+            if d > best {
+                best = d;
+                i2 = i;
+            }
+        }
+        if best <= 0.0 {
+            return Err(PolycdError::Collinear);
+        }
+        let (n, off) = plane_of(pts[i0], pts[i1], pts[i2]);
+        let mut i3 = usize::MAX;
+        let mut thick = -1.0;
+        for (i, p) in pts.iter().enumerate() {
+            if orient3d(pts[i0], pts[i1], pts[i2], *p) == Orientation::On {
+                continue;
+            }
+            let d = (n.dot(*p) - off).abs();
+            if d > thick {
+                thick = d;
+                i3 = i;
+            }
+        }
+        if i3 == usize::MAX {
+            return Err(PolycdError::Coplanar {
+                thickness: 0.0,
+                diameter,
+            });
+        }
+        if thick <= FLATNESS_REL * diameter {
+            return Err(PolycdError::Coplanar {
+                thickness: thick,
+                diameter,
+            });
+        }
+        let mut q = Quickhull {
+            pts,
+            facets: Vec::with_capacity(pts.len() * 2),
+            magnitude,
+        };
+        let (a, b, c, d) = (i0 as u32, i1 as u32, i2 as u32, i3 as u32);
+        // Orient the base so that d is below it.
+        let (b, c) = if strictly_above(pts[i0], pts[i1], pts[i2], pts[i3]) {
+            (c, b)
+        } else {
+            (b, c)
+        };
+        let tris = [[a, b, c], [a, d, b], [b, d, c], [c, d, a]];
+        for t in tris {
+            q.push_facet(t);
+        }
+        // Link neighbours.
+        let mut map: HashMap<(u32, u32), (u32, usize)> = HashMap::new();
+        for (f, facet) in q.facets.iter().enumerate() {
+            for i in 0..3 {
+                map.insert((facet.v[i], facet.v[(i + 1) % 3]), (f as u32, i));
+            }
+        }
+        for f in 0..4 {
+            for i in 0..3 {
+                let (u, v) = (q.facets[f].v[i], q.facets[f].v[(i + 1) % 3]);
+                let &(g, _) = map.get(&(v, u)).ok_or_else(|| internal("initial simplex not closed"))?;
+                q.facets[f].nbr[i] = g;
+            }
+        }
+        // Outside sets.
+        for (i, p) in pts.iter().enumerate() {
+            let i = i as u32;
+            if i == a || i == b || i == c || i == d {
+                continue;
+            }
+            for f in 0..4 {
+                let v = q.facets[f].v;
+                if strictly_above(pts[v[0] as usize], pts[v[1] as usize], pts[v[2] as usize], *p) {
+                    q.facets[f].outside.push(i);
+                    break;
+                }
+            }
+        }
+        Ok(q)
+    }
+
+    fn push_facet(&mut self, v: [u32; 3]) -> u32 {
+        let (normal, offset) = plane_of(
+            self.pts[v[0] as usize],
+            self.pts[v[1] as usize],
+            self.pts[v[2] as usize],
+        );
+        self.facets.push(Facet {
+            v,
+            nbr: [NONE; 3],
+            alive: true,
+            visible: false,
+            outside: Vec::new(),
+            normal,
+            offset,
+        });
+        (self.facets.len() - 1) as u32
+    }
+
+    fn vertex_count(&self) -> usize {
+        let mut seen = vec![false; self.pts.len()];
+        for f in self.facets.iter().filter(|f| f.alive) {
+            for &v in &f.v {
+                seen[v as usize] = true;
+            }
+        }
+        seen.iter().filter(|&&s| s).count()
+    }
+
+    fn above(&self, f: u32, p: u32) -> bool {
+        let v = self.facets[f as usize].v;
+        strictly_above(
+            self.pts[v[0] as usize],
+            self.pts[v[1] as usize],
+            self.pts[v[2] as usize],
+            self.pts[p as usize],
+        )
+    }
+
+    fn run(&mut self) -> Result<(), PolycdError> {
+        let mut stack: Vec<u32> = (0..4)
+            .filter(|&f| !self.facets[f as usize].outside.is_empty())
+            .collect();
+        let mut visible: Vec<u32> = Vec::new();
+        let mut horizon: Vec<(u32, u32, u32)> = Vec::new(); // (a, b, facet beyond)
+        let mut dfs: Vec<u32> = Vec::new();
+        let max_iterations = self.pts.len() + 1;
+        let mut iterations = 0usize;
+        while let Some(f) = stack.pop() {
+            let facet = &self.facets[f as usize];
+            if !facet.alive || facet.outside.is_empty() {
+                continue;
+            }
+            iterations += 1;
+            if iterations > max_iterations {
+                return Err(internal("quickhull exceeded its iteration bound"));
+            }
+            // Farthest outside point (float: only a heuristic choice).
+            let (n, off) = (facet.normal, facet.offset);
+            let mut p = facet.outside[0];
+            let mut best = f64::NEG_INFINITY;
+            for &q in &facet.outside {
+                let d = n.dot(self.pts[q as usize]) - off;
+                if d > best {
+                    best = d;
+                    p = q;
+                }
+            }
+            // Visible region by DFS over exact visibility.
+            visible.clear();
+            horizon.clear();
+            dfs.clear();
+            self.facets[f as usize].visible = true;
+            visible.push(f);
+            dfs.push(f);
+            while let Some(g) = dfs.pop() {
+                for i in 0..3 {
+                    let h = self.facets[g as usize].nbr[i];
+                    if self.facets[h as usize].visible {
+                        continue;
+                    }
+                    if self.above(h, p) {
+                        self.facets[h as usize].visible = true;
+                        visible.push(h);
+                        dfs.push(h);
+                    } else {
+                        let v = self.facets[g as usize].v;
+                        horizon.push((v[i], v[(i + 1) % 3], h));
+                    }
+                }
+            }
+            // New cone facets.
+            let mut by_start: HashMap<u32, u32> = HashMap::with_capacity(horizon.len());
+            let mut new_facets: Vec<u32> = Vec::with_capacity(horizon.len());
+            for &(a, b, beyond) in &horizon {
+                let nf = self.push_facet([a, b, p]);
+                self.facets[nf as usize].nbr[0] = beyond;
+                // Point the facet beyond the horizon at the new one.
+                let bf = &mut self.facets[beyond as usize];
+                let mut linked = false;
+                for i in 0..3 {
+                    if bf.v[i] == b && bf.v[(i + 1) % 3] == a {
+                        bf.nbr[i] = nf;
+                        linked = true;
+                    }
+                }
+                if !linked || by_start.insert(a, nf).is_some() {
+                    return Err(internal("horizon is not a simple cycle"));
+                }
+                new_facets.push(nf);
+            }
+            for &nf in &new_facets {
+                let [a, b, _] = self.facets[nf as usize].v;
+                let next = *by_start.get(&b).ok_or_else(|| internal("horizon not closed"))?;
+                self.facets[nf as usize].nbr[1] = next;
+                self.facets[next as usize].nbr[2] = nf;
+                let _ = a;
+            }
+            // Hand outside points to the new facets.
+            for &g in &visible {
+                let outside = std::mem::take(&mut self.facets[g as usize].outside);
+                self.facets[g as usize].alive = false;
+                for q in outside {
+                    if q == p {
+                        continue;
+                    }
+                    for &nf in &new_facets {
+                        if self.above(nf, q) {
+                            self.facets[nf as usize].outside.push(q);
+                            break;
+                        }
+                    }
+                }
+            }
+            for &nf in &new_facets {
+                if !self.facets[nf as usize].outside.is_empty() {
+                    stack.push(nf);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Groups facets into planar faces and extracts the extreme vertices.
+    /// Returns (faces over the returned vertex list, input index of each returned vertex).
+    fn merge(&self, tol: f64) -> Result<(Vec<Vec<u32>>, Vec<u32>), PolycdError> {
+        let alive: Vec<u32> = (0..self.facets.len() as u32)
+            .filter(|&f| self.facets[f as usize].alive)
+            .collect();
+        let pts = self.pts;
+        let area = |f: u32| {
+            let v = self.facets[f as usize].v;
+            (pts[v[1] as usize] - pts[v[0] as usize])
+                .cross(pts[v[2] as usize] - pts[v[0] as usize])
+                .length()
+        };
+        let mut seeds = alive.clone();
+        seeds.sort_by(|&a, &b| area(b).total_cmp(&area(a)));
+        let mut group = vec![NONE; self.facets.len()];
+        let mut ngroups = 0u32;
+        let mut queue: Vec<u32> = Vec::new();
+        for &s in &seeds {
+            if group[s as usize] != NONE {
+                continue;
+            }
+            let gid = ngroups;
+            ngroups += 1;
+            group[s as usize] = gid;
+            let sv = self.facets[s as usize].v.map(|i| pts[i as usize]);
+            let (sn, soff) = (self.facets[s as usize].normal, self.facets[s as usize].offset);
+            let exact = |p: DVec3| orient3d(sv[0], sv[1], sv[2], p) == Orientation::On;
+            let near = |p: DVec3| tol > 0.0 && (sn.dot(p) - soff).abs() <= tol;
+            queue.clear();
+            queue.push(s);
+            while let Some(f) = queue.pop() {
+                for i in 0..3 {
+                    let h = self.facets[f as usize].nbr[i];
+                    if group[h as usize] != NONE {
+                        continue;
+                    }
+                    let hv = self.facets[h as usize].v;
+                    // A neighbour whose vertices are all (nearly) in the seed plane lies in the
+                    // same face: the shape is far thicker than the tolerance. The float normal
+                    // of a sliver facet is unreliable, so it is not consulted.
+                    let joins = hv.iter().all(|&v| exact(pts[v as usize]) || near(pts[v as usize]));
+                    if joins {
+                        group[h as usize] = gid;
+                        queue.push(h);
+                    }
+                }
+            }
+        }
+        // Faces per vertex: a vertex is extreme iff it lies on at least three faces.
+        let mut vertex_groups: HashMap<u32, [u32; 3]> = HashMap::new();
+        for &f in &alive {
+            let g = group[f as usize];
+            for &v in &self.facets[f as usize].v {
+                let e = vertex_groups.entry(v).or_insert([NONE; 3]);
+                if !e.contains(&g) {
+                    if let Some(slot) = e.iter_mut().find(|x| **x == NONE) {
+                        *slot = g;
+                    }
+                }
+            }
+        }
+        let mut new_index: HashMap<u32, u32> = HashMap::new();
+        let mut kept: Vec<u32> = Vec::new();
+        let mut keys: Vec<u32> = vertex_groups.keys().copied().collect();
+        keys.sort_unstable();
+        for v in keys {
+            if vertex_groups[&v][2] != NONE {
+                new_index.insert(v, kept.len() as u32);
+                kept.push(v);
+            }
+        }
+        // Boundary loops of each group.
+        let mut faces: Vec<Vec<u32>> = Vec::with_capacity(ngroups as usize);
+        let mut done = vec![false; ngroups as usize];
+        for &f in &alive {
+            let g = group[f as usize];
+            if done[g as usize] {
+                continue;
+            }
+            // Find a boundary edge of this group starting from any of its facets.
+            let mut start: Option<(u32, usize)> = None;
+            'search: for &h in &alive {
+                if group[h as usize] != g {
+                    continue;
+                }
+                for i in 0..3 {
+                    if group[self.facets[h as usize].nbr[i] as usize] != g {
+                        start = Some((h, i));
+                        break 'search;
+                    }
+                }
+            }
+            done[g as usize] = true;
+            let Some((sf, si)) = start else {
+                return Err(internal("a face group has no boundary"));
+            };
+            let mut loop_v: Vec<u32> = Vec::new();
+            let (mut cf, mut ci) = (sf, si);
+            let limit = 3 * alive.len() + 3;
+            let mut steps = 0usize;
+            loop {
+                steps += 1;
+                if steps > limit {
+                    return Err(internal("face boundary walk did not close"));
+                }
+                let v = self.facets[cf as usize].v[ci];
+                if let Some(&nv) = new_index.get(&v) {
+                    loop_v.push(nv);
+                }
+                // Next boundary edge: from the end vertex of (cf, ci), rotate through facets
+                // of the same group.
+                let mut nf = cf;
+                let mut ni = (ci + 1) % 3;
+                let mut guard = 0usize;
+                while group[self.facets[nf as usize].nbr[ni] as usize] == g {
+                    guard += 1;
+                    if guard > alive.len() {
+                        return Err(internal("face rotation did not terminate"));
+                    }
+                    let across = self.facets[nf as usize].nbr[ni];
+                    let start_v = self.facets[nf as usize].v[ni];
+                    // In `across`, the edge entering start_v's... find edge starting at start_v.
+                    let av = self.facets[across as usize].v;
+                    let k = (0..3)
+                        .find(|&k| av[k] == start_v)
+                        .ok_or_else(|| internal("broken facet adjacency"))?;
+                    nf = across;
+                    ni = k;
+                }
+                cf = nf;
+                ci = ni;
+                if cf == sf && ci == si {
+                    break;
+                }
+            }
+            if loop_v.len() < 3 {
+                return Err(internal("a merged face has fewer than three corners"));
+            }
+            faces.push(loop_v);
+        }
+        Ok((faces, kept))
+    }
+}
+
+/// Light structural check of merged faces: every face has ≥ 3 corners, every directed edge
+/// appears once with its reverse once, and V − E + F = 2.
+fn faces_are_closed(faces: &[Vec<u32>], nv: usize) -> bool {
+    let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
+    for f in faces {
+        if f.len() < 3 {
+            return false;
+        }
+        for k in 0..f.len() {
+            let e = (f[k], f[(k + 1) % f.len()]);
+            if e.0 == e.1 || directed.insert(e, 1).is_some() {
+                return false;
+            }
+        }
+    }
+    if directed.keys().any(|&(a, b)| !directed.contains_key(&(b, a))) {
+        return false;
+    }
+    nv as i64 - (directed.len() / 2) as i64 + faces.len() as i64 == 2
+}
+
+fn internal(what: &str) -> PolycdError {
+    PolycdError::InvalidBoundary(format!("internal hull failure: {what}"))
+}

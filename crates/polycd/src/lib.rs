@@ -1,0 +1,56 @@
+//! # polycd — exact collision detection between convex polyhedra
+//!
+//! polycd answers "do these two solids touch?", "how far apart are they, and where?" and "how
+//! far must one move along a line to touch the other?" for convex polyhedra, with five
+//! published algorithms behind one interface:
+//!
+//! | module | paper | answers |
+//! |---|---|---|
+//! | [`gjk`] | Gilbert–Johnson–Keerthi with Cameron's enhancements | intersect, distance |
+//! | [`vclip`] | Mirtich, *V-Clip* | intersect, distance, penetration witnesses |
+//! | [`cd_dual`] | Choi, Li, Wang, Cameron, *CD-Dual* | intersect, directional distance |
+//! | [`hs_jump`] | Li et al., *HS-jump* | intersect |
+//! | [`qp`] | Jin, Wang, Wang, Fu, *minimum distance as a convex program* | intersect, distance |
+//!
+//! ```
+//! use polycd::{shapes, query, Algorithm, PairCache, Pose, DVec3};
+//!
+//! let a = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
+//! let b = shapes::icosphere(2, 0.5).unwrap();
+//! let pose_a = Pose::IDENTITY;
+//! let pose_b = Pose::from_translation(DVec3::new(2.0, 0.0, 0.0));
+//! let mut cache = PairCache::default(); // one per pair, reused frame after frame
+//! let d = query::distance(&a, &pose_a, &b, &pose_b, Algorithm::Auto, &mut cache);
+//! assert!(d.is_ok() || matches!(d, Err(polycd::PolycdError::Unsupported { .. })));
+//! ```
+
+#![warn(missing_docs)]
+
+pub mod cd_dual;
+pub mod dk;
+pub mod error;
+pub mod geometry;
+pub mod gjk;
+pub mod hs_jump;
+pub mod hull;
+pub mod io;
+pub mod math;
+pub mod oracle;
+pub mod polyhedron;
+pub mod predicates;
+pub mod qp;
+pub mod query;
+pub mod shapes;
+pub mod support;
+pub mod tolerance;
+pub mod vclip;
+pub mod verify;
+
+pub use error::PolycdError;
+pub use math::{DQuat, DVec3, Plane, Pose};
+pub use polyhedron::{ConvexPolyhedron, Edge, Face, HalfEdge, ValidityReport};
+pub use query::{
+    Algorithm, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness, PairCache,
+    Penetration, Status,
+};
+pub use support::SupportMap;

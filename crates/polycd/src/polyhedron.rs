@@ -1,0 +1,528 @@
+//! `ConvexPolyhedron`: a convex polytope with its full boundary topology, precomputed.
+//!
+//! Storage is a half-edge structure plus flat (CSR) adjacency arrays, all indexed by `u32`:
+//! - every face is a convex polygon, its half-edges in counter-clockwise order seen from
+//!   outside, with an outward unit normal and plane offset (`normal · x = offset` on it);
+//! - every edge has its two vertices `[tail, head]` and two faces `[left, right]`: `left` is
+//!   the face whose boundary runs tail → head, `right` the one that runs head → tail;
+//! - every vertex lists its neighbours (and the edges to them) in counter-clockwise order
+//!   seen from outside.
+//!
+//! Shapes are immutable after construction and `Send + Sync`; every query borrows them.
+
+use crate::dk::DkHierarchy;
+use crate::error::PolycdError;
+use crate::hull;
+use crate::math::{DVec3, Plane};
+use crate::tolerance::VALIDATION_REL;
+use std::collections::HashMap;
+
+/// A directed half of an edge, bounding one face.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HalfEdge {
+    /// Vertex it starts at.
+    pub origin: u32,
+    /// The opposite half-edge (same edge, other face).
+    pub twin: u32,
+    /// Next half-edge counter-clockwise around the same face.
+    pub next: u32,
+    /// Previous half-edge around the same face.
+    pub prev: u32,
+    /// The face it bounds.
+    pub face: u32,
+    /// The undirected edge it belongs to.
+    pub edge: u32,
+}
+
+/// An undirected edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Edge {
+    /// `[tail, head]`.
+    pub vertices: [u32; 2],
+    /// `[left, right]`: `left` bounds tail → head counter-clockwise, `right` head → tail.
+    pub faces: [u32; 2],
+    /// The half-edge tail → head (it lies in `faces[0]`).
+    pub half_edge: u32,
+}
+
+/// A polygonal face.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Face {
+    /// Outward unit normal.
+    pub normal: DVec3,
+    /// Plane offset: `normal · x = offset` for points of the face.
+    pub offset: f64,
+    /// First half-edge of its boundary.
+    pub half_edge: u32,
+    /// Number of boundary edges (= vertices).
+    pub len: u32,
+}
+
+/// A convex polyhedron with full vertex/edge/face topology.
+#[derive(Clone, Debug)]
+pub struct ConvexPolyhedron {
+    pub(crate) vertices: Vec<DVec3>,
+    pub(crate) half_edges: Vec<HalfEdge>,
+    pub(crate) edges: Vec<Edge>,
+    pub(crate) faces: Vec<Face>,
+    /// CSR: neighbours of vertex `v` are `adj_vertex[adj_start[v]..adj_start[v+1]]`.
+    pub(crate) adj_start: Vec<u32>,
+    pub(crate) adj_vertex: Vec<u32>,
+    /// Outgoing half-edge to the matching neighbour.
+    pub(crate) adj_half_edge: Vec<u32>,
+    /// CSR: vertices of face `f`, counter-clockwise.
+    pub(crate) face_start: Vec<u32>,
+    pub(crate) face_vertex: Vec<u32>,
+    pub(crate) source: Vec<u32>,
+    pub(crate) centroid: DVec3,
+    pub(crate) interior: [DVec3; 2],
+    pub(crate) volume: f64,
+    pub(crate) sphere_center: DVec3,
+    pub(crate) sphere_radius: f64,
+    pub(crate) magnitude: f64,
+    pub(crate) dk: DkHierarchy,
+}
+
+/// What [`ConvexPolyhedron::validate`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidityReport {
+    /// V − E + F.
+    pub euler_characteristic: i64,
+    /// Largest distance of a face's vertex from that face's plane.
+    pub max_planarity_error: f64,
+    /// Largest distance of any vertex above any face plane (0 when convex).
+    pub max_convexity_error: f64,
+    /// Smallest interior margin: the least distance of the centroid below a face plane.
+    pub min_centroid_depth: f64,
+    /// Whether every check passed within tolerance.
+    pub valid: bool,
+}
+
+impl ConvexPolyhedron {
+    /// The convex hull of a point cloud (duplicates allowed, interior points dropped).
+    pub fn from_points(points: &[DVec3]) -> Result<Self, PolycdError> {
+        let h = hull::convex_hull(points)?;
+        let mut p = Self::build(h.vertices, &h.faces, false)?;
+        p.source = h.source;
+        Ok(p)
+    }
+
+    /// The convex hull of points given as `[x, y, z]` arrays.
+    pub fn from_arrays(points: &[[f64; 3]]) -> Result<Self, PolycdError> {
+        let pts: Vec<DVec3> = points.iter().map(|p| DVec3::from_array(*p)).collect();
+        Self::from_points(&pts)
+    }
+
+    /// A polyhedron from an explicit boundary representation: vertices and faces as vertex
+    /// index loops, counter-clockwise seen from outside. The input is validated: it must be a
+    /// closed 2-manifold of genus 0 whose faces are planar convex polygons and whose edges are
+    /// all convex (within [`VALIDATION_REL`] of the scale); every vertex must be used and be a
+    /// corner (no collinear or flat vertices).
+    pub fn from_faces(vertices: &[DVec3], faces: &[Vec<u32>]) -> Result<Self, PolycdError> {
+        hull::check_points(vertices)?;
+        let mut p = Self::build(vertices.to_vec(), faces, true)?;
+        p.source = (0..vertices.len() as u32).collect();
+        Ok(p)
+    }
+
+    fn build(vertices: Vec<DVec3>, faces: &[Vec<u32>], strict: bool) -> Result<Self, PolycdError> {
+        let bad = |m: String| PolycdError::InvalidBoundary(m);
+        let nv = vertices.len();
+        if nv < 4 {
+            return Err(PolycdError::TooFewPoints { found: nv });
+        }
+        if faces.len() < 4 {
+            return Err(bad(format!("{} faces given; a polyhedron has at least 4", faces.len())));
+        }
+        // Half-edges.
+        let mut half_edges: Vec<HalfEdge> = Vec::new();
+        let mut face_recs: Vec<Face> = Vec::with_capacity(faces.len());
+        let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
+        for (fi, f) in faces.iter().enumerate() {
+            if f.len() < 3 {
+                return Err(bad(format!("face {fi} has {} vertices; at least 3 needed", f.len())));
+            }
+            let base = half_edges.len() as u32;
+            let n = f.len() as u32;
+            for (k, &v) in f.iter().enumerate() {
+                if v as usize >= nv {
+                    return Err(bad(format!("face {fi} refers to vertex {v}, but there are only {nv}")));
+                }
+                let w = f[(k + 1) % f.len()];
+                if v == w || f.iter().filter(|&&x| x == v).count() > 1 {
+                    return Err(bad(format!("face {fi} repeats vertex {v}")));
+                }
+                let id = base + k as u32;
+                if directed.insert((v, w), id).is_some() {
+                    return Err(bad(format!(
+                        "edge {v}→{w} is used twice in the same direction (faces not consistently oriented, or the surface is not a 2-manifold)"
+                    )));
+                }
+                half_edges.push(HalfEdge {
+                    origin: v,
+                    twin: u32::MAX,
+                    next: base + ((k as u32 + 1) % n),
+                    prev: base + ((k as u32 + n - 1) % n),
+                    face: fi as u32,
+                    edge: u32::MAX,
+                });
+            }
+            face_recs.push(Face {
+                normal: DVec3::ZERO,
+                offset: 0.0,
+                half_edge: base,
+                len: n,
+            });
+        }
+        // Twins and edges.
+        let mut edges: Vec<Edge> = Vec::with_capacity(half_edges.len() / 2);
+        for h in 0..half_edges.len() {
+            if half_edges[h].twin != u32::MAX {
+                continue;
+            }
+            let a = half_edges[h].origin;
+            let b = half_edges[half_edges[h].next as usize].origin;
+            let Some(&t) = directed.get(&(b, a)) else {
+                return Err(bad(format!(
+                    "edge {a}→{b} has no opposite edge {b}→{a}: the surface is not closed"
+                )));
+            };
+            let e = edges.len() as u32;
+            half_edges[h].twin = t;
+            half_edges[t as usize].twin = h as u32;
+            half_edges[h].edge = e;
+            half_edges[t as usize].edge = e;
+            edges.push(Edge {
+                vertices: [a, b],
+                faces: [half_edges[h].face, half_edges[t as usize].face],
+                half_edge: h as u32,
+            });
+        }
+        let ne = edges.len();
+        let nf = face_recs.len();
+        let euler = nv as i64 - ne as i64 + nf as i64;
+        if euler != 2 {
+            return Err(bad(format!(
+                "V − E + F = {nv} − {ne} + {nf} = {euler}, not 2: not a closed genus-0 surface"
+            )));
+        }
+        // One outgoing half-edge per vertex, and the cyclic neighbour order.
+        let mut out: Vec<u32> = vec![u32::MAX; nv];
+        let mut degree: Vec<u32> = vec![0; nv];
+        for (i, h) in half_edges.iter().enumerate() {
+            out[h.origin as usize] = i as u32;
+            degree[h.origin as usize] += 1;
+        }
+        if let Some(v) = out.iter().position(|&h| h == u32::MAX) {
+            return Err(bad(format!("vertex {v} is on no face")));
+        }
+        let mut adj_start = Vec::with_capacity(nv + 1);
+        let mut adj_vertex = Vec::with_capacity(half_edges.len());
+        let mut adj_half_edge = Vec::with_capacity(half_edges.len());
+        adj_start.push(0u32);
+        for v in 0..nv {
+            let first = out[v];
+            let mut h = first;
+            let mut count = 0u32;
+            loop {
+                adj_half_edge.push(h);
+                adj_vertex.push(half_edges[half_edges[h as usize].next as usize].origin);
+                count += 1;
+                // Counter-clockwise around v (seen from outside): twin of the previous half-edge.
+                h = half_edges[half_edges[h as usize].prev as usize].twin;
+                if h == first || count > degree[v] {
+                    break;
+                }
+            }
+            if count != degree[v] {
+                return Err(bad(format!(
+                    "vertex {v} is not a manifold vertex (its faces form more than one fan)"
+                )));
+            }
+            if count < 3 {
+                return Err(bad(format!(
+                    "vertex {v} has only {count} edges; a corner needs at least 3"
+                )));
+            }
+            adj_start.push(adj_vertex.len() as u32);
+        }
+        let mut face_start = Vec::with_capacity(nf + 1);
+        let mut face_vertex = Vec::with_capacity(half_edges.len());
+        face_start.push(0u32);
+        for f in faces {
+            face_vertex.extend_from_slice(f);
+            face_start.push(face_vertex.len() as u32);
+        }
+        // Geometry: scale, face planes by Newell's method.
+        let magnitude = vertices.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+        let mut lo = vertices[0];
+        let mut hi = vertices[0];
+        for p in &vertices {
+            lo = lo.min(*p);
+            hi = hi.max(*p);
+        }
+        let extent = (hi - lo).length();
+        let tol = VALIDATION_REL * magnitude.max(extent);
+        for (fi, f) in faces.iter().enumerate() {
+            let mut n = DVec3::ZERO;
+            let c = f.iter().fold(DVec3::ZERO, |s, &v| s + vertices[v as usize]) / f.len() as f64;
+            for k in 0..f.len() {
+                let a = vertices[f[k] as usize] - c;
+                let b = vertices[f[(k + 1) % f.len()] as usize] - c;
+                n += a.cross(b);
+            }
+            let len = n.length();
+            if !(len > 0.0) || !len.is_finite() {
+                return Err(bad(format!("face {fi} has zero area")));
+            }
+            let n = n / len;
+            let offset = f
+                .iter()
+                .map(|&v| n.dot(vertices[v as usize]))
+                .fold(f64::NEG_INFINITY, f64::max);
+            let min_off = f
+                .iter()
+                .map(|&v| n.dot(vertices[v as usize]))
+                .fold(f64::INFINITY, f64::min);
+            if offset - min_off > tol {
+                return Err(bad(format!(
+                    "face {fi} is not planar: its vertices spread {:e} across its plane (tolerance {tol:e})",
+                    offset - min_off
+                )));
+            }
+            // Convex polygon: every turn is to the left.
+            if strict {
+                for k in 0..f.len() {
+                    let a = vertices[f[k] as usize];
+                    let b = vertices[f[(k + 1) % f.len()] as usize];
+                    let d = vertices[f[(k + 2) % f.len()] as usize];
+                    let turn = (b - a).cross(d - b).dot(n);
+                    if !(turn > 0.0) {
+                        return Err(bad(format!(
+                            "face {fi} is not a strictly convex polygon at vertex {} (or is listed clockwise)",
+                            f[(k + 1) % f.len()]
+                        )));
+                    }
+                }
+            }
+            face_recs[fi].normal = n;
+            face_recs[fi].offset = offset;
+        }
+        // Convex edges: the far vertices of each face lie below the neighbour's plane.
+        for e in &edges {
+            let [l, r] = e.faces;
+            let fr = &face_recs[r as usize];
+            let s = face_start[l as usize] as usize;
+            let t = face_start[l as usize + 1] as usize;
+            for &v in &face_vertex[s..t] {
+                let d = fr.normal.dot(vertices[v as usize]) - fr.offset;
+                if d > tol {
+                    return Err(bad(format!(
+                        "edge {}–{} is reflex: vertex {v} of face {l} lies {d:e} above face {r}",
+                        e.vertices[0], e.vertices[1]
+                    )));
+                }
+            }
+            if fr.normal.dot(face_recs[l as usize].normal) >= 1.0 - 1e-15 && strict {
+                return Err(bad(format!(
+                    "faces {l} and {r} are coplanar across edge {}–{}: merge them into one face",
+                    e.vertices[0], e.vertices[1]
+                )));
+            }
+        }
+        // Volume and centroid by a fan of tetrahedra from an inner reference point.
+        let reference = vertices.iter().fold(DVec3::ZERO, |s, p| s + *p) / nv as f64;
+        let mut volume = 0.0;
+        let mut moment = DVec3::ZERO;
+        for f in faces {
+            let a = vertices[f[0] as usize] - reference;
+            for k in 1..f.len() - 1 {
+                let b = vertices[f[k] as usize] - reference;
+                let c = vertices[f[k + 1] as usize] - reference;
+                let v6 = a.dot(b.cross(c));
+                volume += v6;
+                moment += (a + b + c) * v6;
+            }
+        }
+        if !(volume > 0.0) {
+            return Err(bad(
+                "the faces enclose no positive volume: they are listed clockwise (inward normals)".into(),
+            ));
+        }
+        let centroid = reference + moment / (4.0 * volume);
+        let volume = volume / 6.0;
+        // The centroid must be strictly inside.
+        for (fi, f) in face_recs.iter().enumerate() {
+            if !(f.normal.dot(centroid) < f.offset) {
+                return Err(bad(format!(
+                    "the centroid is not inside face {fi}'s plane: the shape is not convex"
+                )));
+            }
+        }
+        let sphere_center = (lo + hi) * 0.5;
+        let sphere_radius = vertices
+            .iter()
+            .fold(0.0f64, |m, p| m.max((*p - sphere_center).length()));
+        let interior = [centroid, centroid + (vertices[0] - centroid) * 0.5];
+        let mut poly = ConvexPolyhedron {
+            vertices,
+            half_edges,
+            edges,
+            faces: face_recs,
+            adj_start,
+            adj_vertex,
+            adj_half_edge,
+            face_start,
+            face_vertex,
+            source: Vec::new(),
+            centroid,
+            interior,
+            volume,
+            sphere_center,
+            sphere_radius,
+            magnitude,
+            dk: DkHierarchy::empty(),
+        };
+        poly.dk = DkHierarchy::build(&poly);
+        Ok(poly)
+    }
+
+    /// Vertex positions (local frame).
+    #[inline]
+    pub fn vertices(&self) -> &[DVec3] {
+        &self.vertices
+    }
+    /// One vertex.
+    #[inline]
+    pub fn vertex(&self, v: u32) -> DVec3 {
+        self.vertices[v as usize]
+    }
+    /// All half-edges.
+    #[inline]
+    pub fn half_edges(&self) -> &[HalfEdge] {
+        &self.half_edges
+    }
+    /// One half-edge.
+    #[inline]
+    pub fn half_edge(&self, h: u32) -> &HalfEdge {
+        &self.half_edges[h as usize]
+    }
+    /// All edges.
+    #[inline]
+    pub fn edges(&self) -> &[Edge] {
+        &self.edges
+    }
+    /// One edge.
+    #[inline]
+    pub fn edge(&self, e: u32) -> &Edge {
+        &self.edges[e as usize]
+    }
+    /// All faces.
+    #[inline]
+    pub fn faces(&self) -> &[Face] {
+        &self.faces
+    }
+    /// One face.
+    #[inline]
+    pub fn face(&self, f: u32) -> &Face {
+        &self.faces[f as usize]
+    }
+    /// The plane of face `f`.
+    #[inline]
+    pub fn face_plane(&self, f: u32) -> Plane {
+        let face = &self.faces[f as usize];
+        Plane {
+            normal: face.normal,
+            offset: face.offset,
+        }
+    }
+    /// Vertices of face `f`, counter-clockwise seen from outside.
+    #[inline]
+    pub fn face_vertices(&self, f: u32) -> &[u32] {
+        &self.face_vertex[self.face_start[f as usize] as usize..self.face_start[f as usize + 1] as usize]
+    }
+    /// Half-edges of face `f`, counter-clockwise.
+    pub fn face_half_edges(&self, f: u32) -> impl Iterator<Item = u32> + '_ {
+        let face = self.faces[f as usize];
+        let mut h = face.half_edge;
+        (0..face.len).map(move |_| {
+            let cur = h;
+            h = self.half_edges[h as usize].next;
+            cur
+        })
+    }
+    /// Neighbouring vertices of `v`, counter-clockwise seen from outside.
+    #[inline]
+    pub fn neighbors(&self, v: u32) -> &[u32] {
+        &self.adj_vertex[self.adj_start[v as usize] as usize..self.adj_start[v as usize + 1] as usize]
+    }
+    /// Outgoing half-edges of `v`, in the same order as [`neighbors`](Self::neighbors).
+    #[inline]
+    pub fn outgoing(&self, v: u32) -> &[u32] {
+        &self.adj_half_edge[self.adj_start[v as usize] as usize..self.adj_start[v as usize + 1] as usize]
+    }
+    /// Number of vertices, edges, faces.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        (self.vertices.len(), self.edges.len(), self.faces.len())
+    }
+    /// Index of each vertex in the point cloud or vertex list it was built from.
+    pub fn source_indices(&self) -> &[u32] {
+        &self.source
+    }
+    /// Volume centroid (strictly interior).
+    pub fn centroid(&self) -> DVec3 {
+        self.centroid
+    }
+    /// Two distinct strictly interior points (CD-Dual §4.1 needs a choice of interior points).
+    pub fn interior_points(&self) -> [DVec3; 2] {
+        self.interior
+    }
+    /// Enclosed volume.
+    pub fn volume(&self) -> f64 {
+        self.volume
+    }
+    /// A bounding sphere (centre, radius).
+    pub fn bounding_sphere(&self) -> (DVec3, f64) {
+        (self.sphere_center, self.sphere_radius)
+    }
+    /// The shape's length scale: its bounding radius. Tolerances are relative to it.
+    pub fn scale(&self) -> f64 {
+        self.sphere_radius
+    }
+    /// Largest coordinate magnitude (sets the rounding level of the vertex coordinates).
+    pub fn magnitude(&self) -> f64 {
+        self.magnitude
+    }
+    /// The Dobkin–Kirkpatrick hierarchy built for this shape.
+    pub fn hierarchy(&self) -> &DkHierarchy {
+        &self.dk
+    }
+
+    /// Re-checks every structural and geometric invariant (O(V·F): for tests and `polycd info`,
+    /// not for the hot path).
+    pub fn validate(&self) -> ValidityReport {
+        let (v, e, f) = self.counts();
+        let euler = v as i64 - e as i64 + f as i64;
+        let mut planarity: f64 = 0.0;
+        let mut convexity: f64 = 0.0;
+        let mut depth = f64::INFINITY;
+        for fi in 0..f as u32 {
+            let pl = self.face_plane(fi);
+            for &vi in self.face_vertices(fi) {
+                planarity = planarity.max(pl.signed_distance(self.vertex(vi)).abs());
+            }
+            for p in &self.vertices {
+                convexity = convexity.max(pl.signed_distance(*p));
+            }
+            depth = depth.min(-pl.signed_distance(self.centroid));
+        }
+        let tol = VALIDATION_REL * self.magnitude.max(self.sphere_radius);
+        ValidityReport {
+            euler_characteristic: euler,
+            max_planarity_error: planarity,
+            max_convexity_error: convexity,
+            min_centroid_depth: depth,
+            valid: euler == 2 && planarity <= tol && convexity <= tol && depth > 0.0,
+        }
+    }
+}

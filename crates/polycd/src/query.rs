@@ -1,0 +1,445 @@
+//! The query interface every convex algorithm plugs into.
+//!
+//! One function per question, each taking two shapes, their poses, an [`Algorithm`] and the
+//! caller's [`PairCache`]:
+//! - [`intersect`] — do they overlap? ([`Intersection`]);
+//! - [`distance`] — how far apart, where, and between which features? ([`Distance`]);
+//! - [`directional`] — how far must B move along a direction to just touch A? ([`Directional`]).
+//!
+//! Every result is an enum carrying a witness that [`crate::verify`] can check independently;
+//! non-convergence is its own variant, never a geometric answer. All points, planes and
+//! directions in results are in the **world frame**. An algorithm that does not answer a
+//! question returns [`PolycdError::Unsupported`].
+//!
+//! Coherence: the [`PairCache`] holds each algorithm's warm-start state for one pair of shapes
+//! (V-Clip's feature pair, GJK's simplex, CD-Dual's start face, HS-jump's last vector). It is
+//! a plain value the caller owns — one per pair — and is reused, without allocating, by the
+//! next query on that pair.
+
+use crate::error::PolycdError;
+use crate::math::{DVec3, Plane, Pose};
+use crate::polyhedron::ConvexPolyhedron;
+use crate::tolerance::CONTACT_REL;
+use crate::{cd_dual, gjk, hs_jump, qp, vclip};
+
+/// Which algorithm answers a query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Algorithm {
+    /// The recommended algorithm for the question.
+    #[default]
+    Auto,
+    /// Gilbert–Johnson–Keerthi with hill-climbing support and warm start.
+    Gjk,
+    /// Mirtich's V-Clip closest-feature tracking.
+    VClip,
+    /// Choi–Li–Wang–Cameron dual-space search.
+    CdDual,
+    /// Li et al.'s separating-vector search with reflection jumps.
+    HsJump,
+    /// Jin et al.'s convex program, solved by an interior-point solver (faithful).
+    Qp,
+    /// The same convex program solved by a dedicated minimum-norm-point method.
+    QpFast,
+}
+
+impl Algorithm {
+    /// Every algorithm, `Auto` first.
+    pub const ALL: [Algorithm; 7] = [
+        Algorithm::Auto,
+        Algorithm::Gjk,
+        Algorithm::VClip,
+        Algorithm::CdDual,
+        Algorithm::HsJump,
+        Algorithm::Qp,
+        Algorithm::QpFast,
+    ];
+
+    /// The name used on the command line and in the batch format.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::Auto => "auto",
+            Algorithm::Gjk => "gjk",
+            Algorithm::VClip => "vclip",
+            Algorithm::CdDual => "cd_dual",
+            Algorithm::HsJump => "hs_jump",
+            Algorithm::Qp => "qp",
+            Algorithm::QpFast => "qp_fast",
+        }
+    }
+
+    /// Parses a name as written by [`Algorithm::name`] (case-insensitive; `-` and `_` alike).
+    pub fn parse(s: &str) -> Option<Algorithm> {
+        let s = s.trim().to_ascii_lowercase().replace('-', "_");
+        Algorithm::ALL.into_iter().find(|a| a.name() == s)
+    }
+}
+
+/// A vertex, edge or face of a polyhedron (ids into its topology arrays).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// A vertex id.
+    Vertex(u32),
+    /// An edge id.
+    Edge(u32),
+    /// A face id.
+    Face(u32),
+}
+
+/// One feature on each shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FeaturePair {
+    /// Feature of shape A.
+    pub a: Feature,
+    /// Feature of shape B.
+    pub b: Feature,
+}
+
+/// Up to four vertices of the Minkowski difference A − B, each a pair (vertex of A, vertex of
+/// B), whose convex hull contains the origin: a certificate that A and B intersect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MinkowskiSimplex {
+    /// (vertex of A, vertex of B) pairs; only the first `len` are meaningful.
+    pub pairs: [(u32, u32); 4],
+    /// Number of pairs used (1..=4).
+    pub len: u8,
+}
+
+impl MinkowskiSimplex {
+    /// The pairs in use.
+    pub fn pairs(&self) -> &[(u32, u32)] {
+        &self.pairs[..self.len as usize]
+    }
+}
+
+/// Why two shapes are known to intersect.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OverlapWitness {
+    /// A point common to both shapes (world frame).
+    CommonPoint(DVec3),
+    /// Intersecting features (e.g. an edge of one piercing a face of the other, or a vertex
+    /// inside the other shape) and a point they share (world frame).
+    Features {
+        /// The features.
+        features: FeaturePair,
+        /// A common point.
+        point: DVec3,
+    },
+    /// A simplex of Minkowski-difference vertices containing the origin.
+    Simplex(MinkowskiSimplex),
+}
+
+/// Answer to [`intersect`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Intersection {
+    /// Disjoint. A lies in `normal · x < offset`, B in `normal · x > offset`.
+    Disjoint {
+        /// The separating plane (world frame).
+        plane: Plane,
+        /// Iterations the algorithm used.
+        iterations: u32,
+    },
+    /// The shapes touch: they share boundary points but (within the contact tolerance) no
+    /// interior points.
+    Touching {
+        /// A (near-)common boundary point (world frame).
+        point: DVec3,
+        /// A plane that weakly separates them (A below, B above).
+        plane: Plane,
+        /// Iterations.
+        iterations: u32,
+    },
+    /// The interiors overlap.
+    Overlapping {
+        /// The certificate.
+        witness: OverlapWitness,
+        /// Iterations.
+        iterations: u32,
+    },
+    /// The iteration bound was hit before an answer was certain.
+    NotConverged {
+        /// Iterations used (= the bound).
+        iterations: u32,
+    },
+}
+
+/// Penetration depth and direction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Penetration {
+    /// Length of the shortest translation of B that separates the shapes.
+    pub depth: f64,
+    /// Its direction (unit, world frame): moving B by `depth · normal` makes them touch.
+    pub normal: DVec3,
+    /// Deepest point of A inside B / of B inside A after that translation's start (world).
+    pub point_a: DVec3,
+    /// Matching point on B (world).
+    pub point_b: DVec3,
+}
+
+/// Answer to [`distance`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Distance {
+    /// Separated (or touching, when `distance` is within the contact tolerance).
+    Separated {
+        /// Euclidean distance.
+        distance: f64,
+        /// Closest point on A (world frame).
+        point_a: DVec3,
+        /// Closest point on B (world frame).
+        point_b: DVec3,
+        /// Features of A and B carrying the closest points.
+        features: FeaturePair,
+        /// Iterations.
+        iterations: u32,
+    },
+    /// The shapes overlap.
+    Penetrating {
+        /// Why they overlap.
+        witness: OverlapWitness,
+        /// Penetration depth, when the algorithm computes it.
+        penetration: Option<Penetration>,
+        /// Iterations.
+        iterations: u32,
+    },
+    /// The iteration bound was hit.
+    NotConverged {
+        /// Iterations used.
+        iterations: u32,
+    },
+}
+
+/// Answer to [`directional`]: translating B by `t · direction` (unit direction, world frame).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Directional {
+    /// After translating B by `t · direction` the shapes just touch; `t` is the
+    /// smallest-magnitude such value (first contact when apart, shortest separating
+    /// translation along the line when overlapping, 0 when touching).
+    Contact {
+        /// The signed translation length.
+        t: f64,
+        /// The plane of contact after the translation (A below, B above), world frame.
+        plane: Plane,
+        /// Iterations.
+        iterations: u32,
+    },
+    /// No translation along this line makes the shapes touch.
+    Never {
+        /// Iterations.
+        iterations: u32,
+    },
+    /// The iteration bound was hit.
+    NotConverged {
+        /// Iterations used.
+        iterations: u32,
+    },
+}
+
+/// Contact status of a pair, as reported by the CLI and batch format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Strictly apart.
+    Disjoint,
+    /// Touching within the contact tolerance.
+    Touching,
+    /// Interiors overlap.
+    Overlapping,
+    /// No answer (the algorithm did not converge).
+    Unknown,
+}
+
+/// Per-pair coherence state for every algorithm. Create one per pair with `Default` and pass
+/// it to every query on that pair.
+#[derive(Clone, Debug, Default)]
+pub struct PairCache {
+    /// GJK's last simplex and support vertices.
+    pub gjk: gjk::GjkCache,
+    /// V-Clip's last feature pair.
+    pub vclip: vclip::VClipCache,
+    /// CD-Dual's last optimal face.
+    pub cd_dual: cd_dual::CdDualCache,
+    /// HS-jump's last separating vector and supporting pair (and its scratch space).
+    pub hs_jump: hs_jump::HsJumpCache,
+    /// The fast QP solver's warm start.
+    pub qp: qp::QpCache,
+}
+
+/// The length scale of a pair: both bounding radii plus the distance between the shapes'
+/// reference positions and their coordinate magnitudes (rounding grows with all of them).
+pub fn pair_scale(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
+    let ca = pose_a.transform_point(a.bounding_sphere().0);
+    let cb = pose_b.transform_point(b.bounding_sphere().0);
+    a.scale()
+        + b.scale()
+        + (ca - cb).length()
+        + a.magnitude().max(b.magnitude())
+        + pose_a
+            .translation
+            .abs()
+            .max_element()
+            .max(pose_b.translation.abs().max_element())
+}
+
+/// The contact tolerance for a pair: signed distances within it of zero mean "touching".
+pub fn contact_tolerance(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
+    CONTACT_REL * pair_scale(a, pose_a, b, pose_b)
+}
+
+fn check_pose(p: &Pose) -> Result<(), PolycdError> {
+    if !p.translation.is_finite() || !p.rotation.is_finite() {
+        return Err(PolycdError::NonFinitePose);
+    }
+    let l = p.rotation.length();
+    if !(l > 1e-12) {
+        return Err(PolycdError::ZeroQuaternion);
+    }
+    if p.translation.abs().max_element() > crate::tolerance::MAX_COORDINATE {
+        return Err(PolycdError::AbsurdMagnitude {
+            value: p.translation.abs().max_element(),
+        });
+    }
+    Ok(())
+}
+
+fn normalized(p: &Pose) -> Pose {
+    Pose::new(p.rotation.normalize(), p.translation)
+}
+
+/// Do A (at `pose_a`) and B (at `pose_b`) intersect?
+pub fn intersect(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Result<Intersection, PolycdError> {
+    check_pose(pose_a)?;
+    check_pose(pose_b)?;
+    let (pa, pb) = (normalized(pose_a), normalized(pose_b));
+    let r = match algorithm {
+        Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, &pa, b, &pb, &mut cache.gjk),
+        Algorithm::VClip => vclip::intersect(a, &pa, b, &pb, &mut cache.vclip),
+        Algorithm::CdDual => cd_dual::intersect(a, &pa, b, &pb, &mut cache.cd_dual),
+        Algorithm::HsJump => hs_jump::intersect(a, &pa, b, &pb, &mut cache.hs_jump),
+        Algorithm::Qp => qp::intersect_faithful(a, &pa, b, &pb),
+        Algorithm::QpFast => qp::intersect_fast(a, &pa, b, &pb, &mut cache.qp),
+    }?;
+    Ok(r)
+}
+
+/// Distance, closest points and closest features of A and B (or their penetration).
+pub fn distance(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Result<Distance, PolycdError> {
+    check_pose(pose_a)?;
+    check_pose(pose_b)?;
+    let (pa, pb) = (normalized(pose_a), normalized(pose_b));
+    match algorithm {
+        Algorithm::Auto | Algorithm::VClip => vclip::distance(a, &pa, b, &pb, &mut cache.vclip),
+        Algorithm::Gjk => gjk::distance(a, &pa, b, &pb, &mut cache.gjk),
+        Algorithm::Qp => qp::distance_faithful(a, &pa, b, &pb),
+        Algorithm::QpFast => qp::distance_fast(a, &pa, b, &pb, &mut cache.qp),
+        Algorithm::CdDual | Algorithm::HsJump => Err(PolycdError::Unsupported {
+            algorithm: algorithm.name(),
+            query: "distance",
+        }),
+    }
+}
+
+/// The signed translation of B along `direction` (world frame, any non-zero length) that
+/// makes the shapes just touch.
+pub fn directional(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    direction: DVec3,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Result<Directional, PolycdError> {
+    check_pose(pose_a)?;
+    check_pose(pose_b)?;
+    let len = direction.length();
+    if !direction.is_finite() || !(len > 0.0) || !len.is_finite() {
+        return Err(PolycdError::BadDirection);
+    }
+    let s = direction / len;
+    let (pa, pb) = (normalized(pose_a), normalized(pose_b));
+    match algorithm {
+        Algorithm::Auto | Algorithm::CdDual => cd_dual::directional(a, &pa, b, &pb, s, &mut cache.cd_dual),
+        _ => Err(PolycdError::Unsupported {
+            algorithm: algorithm.name(),
+            query: "directional",
+        }),
+    }
+}
+
+impl Intersection {
+    /// The contact status.
+    pub fn status(&self) -> Status {
+        match self {
+            Intersection::Disjoint { .. } => Status::Disjoint,
+            Intersection::Touching { .. } => Status::Touching,
+            Intersection::Overlapping { .. } => Status::Overlapping,
+            Intersection::NotConverged { .. } => Status::Unknown,
+        }
+    }
+    /// Iterations used.
+    pub fn iterations(&self) -> u32 {
+        match *self {
+            Intersection::Disjoint { iterations, .. }
+            | Intersection::Touching { iterations, .. }
+            | Intersection::Overlapping { iterations, .. }
+            | Intersection::NotConverged { iterations } => iterations,
+        }
+    }
+}
+
+impl Distance {
+    /// The contact status, with `tolerance` (see [`contact_tolerance`]) separating touching
+    /// from disjoint and from shallow penetration.
+    pub fn status(&self, tolerance: f64) -> Status {
+        match self {
+            Distance::Separated { distance, .. } if *distance <= tolerance => Status::Touching,
+            Distance::Separated { .. } => Status::Disjoint,
+            Distance::Penetrating {
+                penetration: Some(p), ..
+            } if p.depth <= tolerance => Status::Touching,
+            Distance::Penetrating { .. } => Status::Overlapping,
+            Distance::NotConverged { .. } => Status::Unknown,
+        }
+    }
+    /// Distance when separated, minus the penetration depth when known, `None` otherwise.
+    pub fn signed_distance(&self) -> Option<f64> {
+        match self {
+            Distance::Separated { distance, .. } => Some(*distance),
+            Distance::Penetrating {
+                penetration: Some(p), ..
+            } => Some(-p.depth),
+            _ => None,
+        }
+    }
+    /// Iterations used.
+    pub fn iterations(&self) -> u32 {
+        match *self {
+            Distance::Separated { iterations, .. }
+            | Distance::Penetrating { iterations, .. }
+            | Distance::NotConverged { iterations } => iterations,
+        }
+    }
+}
+
+impl Directional {
+    /// Iterations used.
+    pub fn iterations(&self) -> u32 {
+        match *self {
+            Directional::Contact { iterations, .. }
+            | Directional::Never { iterations }
+            | Directional::NotConverged { iterations } => iterations,
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Shape generators for tests, demos and benchmarks, and the built-in shape specifications
+//! the CLI and batch format accept (`box:1,2,3`, `icosphere:3`, `ellipsoid:200,100,100:1000:7`…).
+
+use crate::error::PolycdError;
+use crate::math::DVec3;
+use crate::polyhedron::ConvexPolyhedron;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A box with the given side lengths, centred at the origin.
+pub fn cuboid(x: f64, y: f64, z: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    let h = DVec3::new(x, y, z) * 0.5;
+    let mut pts = Vec::with_capacity(8);
+    for i in 0..8 {
+        pts.push(DVec3::new(
+            if i & 1 == 0 { -h.x } else { h.x },
+            if i & 2 == 0 { -h.y } else { h.y },
+            if i & 4 == 0 { -h.z } else { h.z },
+        ));
+    }
+    ConvexPolyhedron::from_points(&pts)
+}
+
+/// Regular tetrahedron with circumradius `r`.
+pub fn tetrahedron(r: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    let s = r / 3f64.sqrt();
+    let pts = [
+        DVec3::new(1.0, 1.0, 1.0),
+        DVec3::new(1.0, -1.0, -1.0),
+        DVec3::new(-1.0, 1.0, -1.0),
+        DVec3::new(-1.0, -1.0, 1.0),
+    ];
+    ConvexPolyhedron::from_points(&pts.map(|p| p * s))
+}
+
+/// Regular octahedron with circumradius `r`.
+pub fn octahedron(r: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    let pts = [DVec3::X, -DVec3::X, DVec3::Y, -DVec3::Y, DVec3::Z, -DVec3::Z];
+    ConvexPolyhedron::from_points(&pts.map(|p| p * r))
+}
+
+fn icosahedron_points() -> Vec<DVec3> {
+    let phi = (1.0 + 5f64.sqrt()) / 2.0;
+    let mut pts = Vec::with_capacity(12);
+    for &a in &[-1.0, 1.0] {
+        for &b in &[-phi, phi] {
+            pts.push(DVec3::new(0.0, a, b));
+            pts.push(DVec3::new(a, b, 0.0));
+            pts.push(DVec3::new(b, 0.0, a));
+        }
+    }
+    pts.into_iter().map(|p| p.normalize()).collect()
+}
+
+/// Regular icosahedron with circumradius `r`.
+pub fn icosahedron(r: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    let pts: Vec<DVec3> = icosahedron_points().into_iter().map(|p| p * r).collect();
+    ConvexPolyhedron::from_points(&pts)
+}
+
+/// Icosphere: the icosahedron subdivided `k` times, vertices projected on the sphere of
+/// radius `r` (10·4^k + 2 vertices).
+pub fn icosphere(k: u32, r: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    if k > 7 {
+        return Err(PolycdError::ShapeSpec {
+            spec: format!("icosphere:{k}"),
+            message: "subdivision level above 7 (163 842 vertices) is not supported".into(),
+        });
+    }
+    let base = ConvexPolyhedron::from_points(&icosahedron_points())?;
+    let mut pts: Vec<DVec3> = base.vertices().to_vec();
+    let mut tris: Vec<[u32; 3]> = (0..base.faces().len() as u32)
+        .map(|f| {
+            let v = base.face_vertices(f);
+            [v[0], v[1], v[2]]
+        })
+        .collect();
+    for _ in 0..k {
+        let mut mid = std::collections::HashMap::new();
+        let mut next = Vec::with_capacity(tris.len() * 4);
+        let mut midpoint = |a: u32, b: u32, pts: &mut Vec<DVec3>| -> u32 {
+            let key = (a.min(b), a.max(b));
+            *mid.entry(key).or_insert_with(|| {
+                pts.push(((pts[a as usize] + pts[b as usize]) * 0.5).normalize());
+                (pts.len() - 1) as u32
+            })
+        };
+        for t in &tris {
+            let ab = midpoint(t[0], t[1], &mut pts);
+            let bc = midpoint(t[1], t[2], &mut pts);
+            let ca = midpoint(t[2], t[0], &mut pts);
+            next.push([t[0], ab, ca]);
+            next.push([t[1], bc, ab]);
+            next.push([t[2], ca, bc]);
+            next.push([ab, bc, ca]);
+        }
+        tris = next;
+    }
+    let pts: Vec<DVec3> = pts.into_iter().map(|p| p * r).collect();
+    ConvexPolyhedron::from_points(&pts)
+}
+
+/// Right prism over a regular `n`-gon of circumradius `r`, height `h`, axis z. The V-Clip
+/// paper's "disk" is `prism(60, 10.0, 1.0)`; a cylinder approximation is a prism.
+pub fn prism(n: u32, r: f64, h: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    if n < 3 {
+        return Err(PolycdError::TooFewPoints { found: 2 * n as usize });
+    }
+    let mut pts = Vec::with_capacity(2 * n as usize);
+    for i in 0..n {
+        let t = std::f64::consts::TAU * i as f64 / n as f64;
+        let (s, c) = t.sin_cos();
+        pts.push(DVec3::new(r * c, r * s, -0.5 * h));
+        pts.push(DVec3::new(r * c, r * s, 0.5 * h));
+    }
+    ConvexPolyhedron::from_points(&pts)
+}
+
+/// Cone over a regular `n`-gon of circumradius `r`, apex at height `h` above the base
+/// (centred on the base's centre).
+pub fn cone(n: u32, r: f64, h: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    if n < 3 {
+        return Err(PolycdError::TooFewPoints { found: n as usize + 1 });
+    }
+    let mut pts = Vec::with_capacity(n as usize + 1);
+    for i in 0..n {
+        let t = std::f64::consts::TAU * i as f64 / n as f64;
+        let (s, c) = t.sin_cos();
+        pts.push(DVec3::new(r * c, r * s, -0.5 * h));
+    }
+    pts.push(DVec3::new(0.0, 0.0, 0.5 * h));
+    ConvexPolyhedron::from_points(&pts)
+}
+
+/// `n` seeded random points on the ellipsoid with semi-axes `(a, b, c)` (uniform directions
+/// scaled by the axes, as in the CD-Dual and HS-jump experiments).
+pub fn ellipsoid_points(n: usize, a: f64, b: f64, c: f64, seed: u64) -> Vec<DVec3> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let u = unit_vector(&mut rng);
+            DVec3::new(u.x * a, u.y * b, u.z * c)
+        })
+        .collect()
+}
+
+/// The convex hull of [`ellipsoid_points`].
+pub fn ellipsoid(n: usize, a: f64, b: f64, c: f64, seed: u64) -> Result<ConvexPolyhedron, PolycdError> {
+    ConvexPolyhedron::from_points(&ellipsoid_points(n, a, b, c, seed))
+}
+
+/// A uniformly distributed unit vector.
+pub fn unit_vector<R: Rng>(rng: &mut R) -> DVec3 {
+    loop {
+        let v = DVec3::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
+        let l2 = v.length_squared();
+        if l2 > 1e-6 && l2 <= 1.0 {
+            return v / l2.sqrt();
+        }
+    }
+}
+
+/// A uniformly distributed rotation.
+pub fn random_rotation<R: Rng>(rng: &mut R) -> crate::math::DQuat {
+    loop {
+        let q = glam::DVec4::new(
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+        );
+        let l2 = q.length_squared();
+        if l2 > 1e-6 && l2 <= 1.0 {
+            let q = q / l2.sqrt();
+            return crate::math::DQuat::from_xyzw(q.x, q.y, q.z, q.w);
+        }
+    }
+}
+
+fn nums(spec: &str, part: &str) -> Result<Vec<f64>, PolycdError> {
+    part.split(',')
+        .map(|s| {
+            let v: f64 = s.trim().parse().map_err(|_| PolycdError::ShapeSpec {
+                spec: spec.to_string(),
+                message: format!("'{s}' is not a number"),
+            })?;
+            if !v.is_finite() || v <= 0.0 {
+                return Err(PolycdError::ShapeSpec {
+                    spec: spec.to_string(),
+                    message: format!("'{s}' must be a positive finite number"),
+                });
+            }
+            Ok(v)
+        })
+        .collect()
+}
+
+/// The built-in shape names and their syntax, for help texts.
+pub const SHAPE_SPECS: &str = "box:X,Y,Z (side lengths) | cube:S | tetrahedron[:R] | octahedron[:R] | \
+icosahedron[:R] | icosphere:K[:R] | prism:N,R,H | disk (= prism:60,10,1) | cylinder:N,R,H | cone:N,R,H | \
+ellipsoid:A,B,C:N[:SEED]";
+
+/// Parses a built-in shape specification (see [`SHAPE_SPECS`]).
+pub fn from_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
+    let err = |m: &str| PolycdError::ShapeSpec {
+        spec: spec.to_string(),
+        message: m.to_string(),
+    };
+    let mut parts = spec.trim().split(':');
+    let name = parts.next().unwrap_or("").to_ascii_lowercase();
+    let rest: Vec<&str> = parts.collect();
+    let one = |default: f64| -> Result<f64, PolycdError> {
+        match rest.first() {
+            None => Ok(default),
+            Some(p) => nums(spec, p)?.first().copied().ok_or_else(|| err("missing number")),
+        }
+    };
+    let three = |i: usize| -> Result<Vec<f64>, PolycdError> {
+        let p = rest.get(i).ok_or_else(|| err("missing parameters"))?;
+        let v = nums(spec, p)?;
+        if v.len() != 3 {
+            return Err(err("expected three comma-separated numbers"));
+        }
+        Ok(v)
+    };
+    let count = |v: f64| -> Result<u32, PolycdError> {
+        if v.fract() != 0.0 || !(3.0..=1_000_000.0).contains(&v) {
+            return Err(err("the side count must be an integer between 3 and 1 000 000"));
+        }
+        Ok(v as u32)
+    };
+    match name.as_str() {
+        "box" | "cuboid" => {
+            let v = three(0)?;
+            cuboid(v[0], v[1], v[2])
+        }
+        "cube" => {
+            let s = one(1.0)?;
+            cuboid(s, s, s)
+        }
+        "tetrahedron" => tetrahedron(one(1.0)?),
+        "octahedron" => octahedron(one(1.0)?),
+        "icosahedron" => icosahedron(one(1.0)?),
+        "icosphere" => {
+            let k: u32 = rest
+                .first()
+                .ok_or_else(|| err("missing subdivision level"))?
+                .trim()
+                .parse()
+                .map_err(|_| err("the subdivision level must be a non-negative integer"))?;
+            let r = match rest.get(1) {
+                Some(p) => nums(spec, p)?[0],
+                None => 1.0,
+            };
+            icosphere(k, r)
+        }
+        "disk" => prism(60, 10.0, 1.0),
+        "prism" | "cylinder" => {
+            let v = three(0)?;
+            prism(count(v[0])?, v[1], v[2])
+        }
+        "cone" => {
+            let v = three(0)?;
+            cone(count(v[0])?, v[1], v[2])
+        }
+        "ellipsoid" => {
+            let axes = three(0)?;
+            let n: usize = rest
+                .get(1)
+                .ok_or_else(|| err("missing point count"))?
+                .trim()
+                .parse()
+                .map_err(|_| err("the point count must be an integer"))?;
+            if !(4..=10_000_000).contains(&n) {
+                return Err(err("the point count must be between 4 and 10 000 000"));
+            }
+            let seed: u64 = match rest.get(2) {
+                Some(s) => s
+                    .trim()
+                    .parse()
+                    .map_err(|_| err("the seed must be a non-negative integer"))?,
+                None => 0,
+            };
+            ellipsoid(n, axes[0], axes[1], axes[2], seed)
+        }
+        _ => Err(err(&format!("unknown shape name; known: {SHAPE_SPECS}"))),
+    }
+}

@@ -1,0 +1,111 @@
+//! Support mapping: the vertex of a polyhedron farthest along a direction.
+//!
+//! Three strategies behind one trait, all returning *a* vertex attaining
+//! `max_v dir · v` (with ties any maximiser is correct):
+//! - [`Scan`]: every vertex, O(n);
+//! - [`HillClimb`]: steepest ascent over the vertex graph from a caller-held warm start
+//!   (Cameron's Enhanced GJK). A vertex with no strictly better neighbour is a global maximum
+//!   of a linear function on a polytope, and every step strictly increases `dir · v`, so the
+//!   walk ends after at most n steps;
+//! - [`Hierarchy`]: the Dobkin–Kirkpatrick hierarchy ([`crate::dk`]), O(log n) levels with a
+//!   local climb at each.
+
+use crate::math::DVec3;
+use crate::polyhedron::ConvexPolyhedron;
+
+/// A support mapping over a polyhedron's vertices (local frame).
+pub trait SupportMap {
+    /// Returns a vertex maximising `dir · v`. `warm` is a vertex to start from (strategies
+    /// that do not use it ignore it).
+    fn support(&self, dir: DVec3, warm: u32) -> u32;
+}
+
+/// Linear scan over all vertices.
+#[derive(Clone, Copy, Debug)]
+pub struct Scan<'a>(pub &'a ConvexPolyhedron);
+
+/// Hill-climbing over vertex adjacency from a warm start.
+#[derive(Clone, Copy, Debug)]
+pub struct HillClimb<'a>(pub &'a ConvexPolyhedron);
+
+/// The Dobkin–Kirkpatrick hierarchy.
+#[derive(Clone, Copy, Debug)]
+pub struct Hierarchy<'a>(pub &'a ConvexPolyhedron);
+
+impl SupportMap for Scan<'_> {
+    #[inline]
+    fn support(&self, dir: DVec3, _warm: u32) -> u32 {
+        self.0.support_scan(dir)
+    }
+}
+
+impl SupportMap for HillClimb<'_> {
+    #[inline]
+    fn support(&self, dir: DVec3, warm: u32) -> u32 {
+        self.0.support_climb(dir, warm)
+    }
+}
+
+impl SupportMap for Hierarchy<'_> {
+    #[inline]
+    fn support(&self, dir: DVec3, _warm: u32) -> u32 {
+        self.0.support_hierarchy(dir)
+    }
+}
+
+impl ConvexPolyhedron {
+    /// Support vertex by linear scan (the first maximiser in index order).
+    pub fn support_scan(&self, dir: DVec3) -> u32 {
+        let mut best = 0u32;
+        let mut best_d = f64::NEG_INFINITY;
+        for (i, v) in self.vertices.iter().enumerate() {
+            let d = dir.dot(*v);
+            if d > best_d {
+                best_d = d;
+                best = i as u32;
+            }
+        }
+        best
+    }
+
+    /// Support vertex by steepest-ascent hill-climbing from `start` (any vertex id; an
+    /// out-of-range id starts at vertex 0).
+    pub fn support_climb(&self, dir: DVec3, start: u32) -> u32 {
+        let mut v = if (start as usize) < self.vertices.len() {
+            start
+        } else {
+            0
+        };
+        let mut d = dir.dot(self.vertices[v as usize]);
+        // Strict increase bounds the walk by the vertex count.
+        for _ in 0..self.vertices.len() {
+            let mut best = v;
+            let mut best_d = d;
+            for &w in self.neighbors(v) {
+                let dw = dir.dot(self.vertices[w as usize]);
+                if dw > best_d {
+                    best_d = dw;
+                    best = w;
+                }
+            }
+            if best == v {
+                break;
+            }
+            v = best;
+            d = best_d;
+        }
+        v
+    }
+
+    /// Support vertex through the Dobkin–Kirkpatrick hierarchy.
+    pub fn support_hierarchy(&self, dir: DVec3) -> u32 {
+        self.dk.support(self, dir)
+    }
+
+    /// The support point (position) along `dir`, by hill-climbing from `warm`; updates `warm`.
+    #[inline]
+    pub fn support_point(&self, dir: DVec3, warm: &mut u32) -> DVec3 {
+        *warm = self.support_climb(dir, *warm);
+        self.vertices[*warm as usize]
+    }
+}

@@ -1,0 +1,45 @@
+//! Every numerical tolerance polycd uses, in one place.
+//!
+//! Each tolerance is *relative*: it is multiplied by a length scale of the shapes involved
+//! (a polyhedron's [`scale`](crate::ConvexPolyhedron::scale), or a pair's scale: the sum of
+//! both shapes' scales plus the distance between their reference points, because the error of
+//! a coordinate after a pose is applied grows with the translation too). Combinatorial
+//! decisions in the hull use exact predicates and need no tolerance at all.
+
+/// Largest accepted coordinate magnitude. Squared lengths of differences must stay finite
+/// (2·(1e150)² < f64::MAX); beyond this bound the algebra of every algorithm overflows.
+pub const MAX_COORDINATE: f64 = 1e150;
+
+/// Smallest accepted coordinate magnitude of a *shape extent* relative to its position: a
+/// point set thinner than this fraction of its diameter is rejected as flat. Below it, face
+/// normals computed in floating point have no correct digits left.
+pub const FLATNESS_REL: f64 = 1e-10;
+
+/// A facet joins a merged polygonal face only if every vertex of the merged face lies within
+/// this fraction of the shape's scale from the face plane. 64 ulps of the scale: it absorbs
+/// the rounding of rotated or scaled input (a rotated cube still has 6 faces) and nothing more,
+/// so a curved surface sampled at any density can never chain into one face.
+pub const COPLANAR_REL: f64 = 64.0 * f64::EPSILON;
+
+/// Tolerance used when *validating* a polyhedron given by faces: planarity and convexity are
+/// checked up to this fraction of the scale. Looser than [`COPLANAR_REL`] because input files
+/// are written with limited decimal precision.
+pub const VALIDATION_REL: f64 = 1e-9;
+
+/// Two shapes whose signed distance lies within this fraction of the pair's scale of zero are
+/// reported as *touching*. Applying a pose alone rounds coordinates by a few ulps of the pair
+/// scale, so contact cannot be resolved more finely than this from floating-point input.
+pub const CONTACT_REL: f64 = 1e-14;
+
+/// Relative gap at which iterative distance algorithms (GJK, the fast QP) stop: the upper and
+/// lower bounds on the distance agree to this fraction of the pair's scale. Well below the
+/// 1e-12 agreement the test suites demand.
+pub const DISTANCE_GAP_REL: f64 = 1e-14;
+
+/// Agreement demanded between two distance algorithms in the differential tests, as a
+/// fraction of the pair's scale.
+pub const AGREEMENT_REL: f64 = 1e-12;
+
+const _: () = assert!(COPLANAR_REL < VALIDATION_REL);
+const _: () = assert!(CONTACT_REL < AGREEMENT_REL);
+const _: () = assert!(DISTANCE_GAP_REL <= CONTACT_REL);

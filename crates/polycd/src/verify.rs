@@ -1,0 +1,1 @@
+//! Independent checks of query results (certificates) — see issue 8. NOT YET IMPLEMENTED.
