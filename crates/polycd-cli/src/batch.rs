@@ -1,0 +1,457 @@
+//! The JSON-lines batch format (documented in the README).
+//!
+//! Every input line gets exactly one output line, in order. A line that cannot be answered
+//! (invalid JSON, a bad shape, an unsupported algorithm…) gets `"status": "error"` with a
+//! message, and the batch goes on.
+
+use polycd::query::{self, Status};
+use polycd::{
+    shapes, Algorithm, ConvexPolyhedron, DVec3, Directional, Distance, Feature, FeaturePair, Intersection,
+    OverlapWitness, PairCache, PolycdError, Pose,
+};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::rc::Rc;
+
+/// Which question a line asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryKind {
+    Intersect,
+    Distance,
+    Directional,
+}
+
+impl QueryKind {
+    pub fn parse(s: &str) -> Result<QueryKind, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "intersect" | "intersection" | "overlap" => Ok(QueryKind::Intersect),
+            "distance" => Ok(QueryKind::Distance),
+            "directional" => Ok(QueryKind::Directional),
+            other => Err(format!(
+                "unknown query '{other}' (known: intersect, distance, directional)"
+            )),
+        }
+    }
+}
+
+/// One answer, before serialisation.
+#[derive(Clone, Debug, Default)]
+pub struct Answer {
+    pub id: Value,
+    pub status: &'static str,
+    pub distance: Option<f64>,
+    pub signed_distance: Option<f64>,
+    pub directional: Option<f64>,
+    pub point_a: Option<DVec3>,
+    pub point_b: Option<DVec3>,
+    pub features: Option<FeaturePair>,
+    pub iterations: Option<u32>,
+    pub error: Option<String>,
+}
+
+fn vec_json(v: Option<DVec3>) -> Value {
+    match v {
+        Some(p) if p.is_finite() => json!([p.x, p.y, p.z]),
+        _ => Value::Null,
+    }
+}
+
+fn num_json(v: Option<f64>) -> Value {
+    match v {
+        Some(x) if x.is_finite() => json!(x),
+        _ => Value::Null,
+    }
+}
+
+fn feature_json(f: Feature) -> Value {
+    match f {
+        Feature::Vertex(i) => json!({"kind": "vertex", "id": i}),
+        Feature::Edge(i) => json!({"kind": "edge", "id": i}),
+        Feature::Face(i) => json!({"kind": "face", "id": i}),
+    }
+}
+
+/// Human-readable feature, e.g. `edge 12`.
+pub fn feature_text(f: Feature) -> String {
+    match f {
+        Feature::Vertex(i) => format!("vertex {i}"),
+        Feature::Edge(i) => format!("edge {i}"),
+        Feature::Face(i) => format!("face {i}"),
+    }
+}
+
+impl Answer {
+    fn error(id: Value, msg: String) -> Answer {
+        Answer {
+            id,
+            status: "error",
+            error: Some(msg),
+            ..Answer::default()
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("id".into(), self.id.clone());
+        m.insert("status".into(), json!(self.status));
+        m.insert("distance".into(), num_json(self.distance));
+        m.insert("signed_distance".into(), num_json(self.signed_distance));
+        m.insert("directional".into(), num_json(self.directional));
+        m.insert("point_a".into(), vec_json(self.point_a));
+        m.insert("point_b".into(), vec_json(self.point_b));
+        m.insert(
+            "features".into(),
+            match self.features {
+                Some(f) => json!({"a": feature_json(f.a), "b": feature_json(f.b)}),
+                None => Value::Null,
+            },
+        );
+        m.insert(
+            "iterations".into(),
+            match self.iterations {
+                Some(i) => json!(i),
+                None => Value::Null,
+            },
+        );
+        m.insert(
+            "error".into(),
+            match &self.error {
+                Some(e) => json!(e),
+                None => Value::Null,
+            },
+        );
+        Value::Object(m)
+    }
+}
+
+fn status_str(s: Status) -> &'static str {
+    crate::status_name(s)
+}
+
+fn not_converged(iterations: u32) -> Answer {
+    Answer {
+        status: "error",
+        iterations: Some(iterations),
+        error: Some(format!("the algorithm did not converge within {iterations} iterations")),
+        ..Answer::default()
+    }
+}
+
+/// Answers one query (the shared core of `query` and `batch`).
+pub fn answer(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    kind: QueryKind,
+    direction: Option<DVec3>,
+    algorithm: Algorithm,
+) -> Answer {
+    match answer_inner(a, pa, b, pb, kind, direction, algorithm) {
+        Ok(ans) => ans,
+        Err(e) => Answer::error(Value::Null, e.to_string()),
+    }
+}
+
+fn answer_inner(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    kind: QueryKind,
+    direction: Option<DVec3>,
+    algorithm: Algorithm,
+) -> Result<Answer, PolycdError> {
+    let mut cache = PairCache::default();
+    let tol = query::contact_tolerance(a, pa, b, pb);
+    match kind {
+        QueryKind::Intersect => {
+            let r = query::intersect(a, pa, b, pb, algorithm, &mut cache)?;
+            Ok(match r {
+                Intersection::NotConverged { iterations } => not_converged(iterations),
+                Intersection::Disjoint { iterations, .. } => Answer {
+                    status: "disjoint",
+                    iterations: Some(iterations),
+                    ..Answer::default()
+                },
+                Intersection::Touching { point, iterations, .. } => Answer {
+                    status: "touching",
+                    point_a: Some(point),
+                    point_b: Some(point),
+                    iterations: Some(iterations),
+                    ..Answer::default()
+                },
+                Intersection::Overlapping { witness, iterations } => {
+                    let (point, features) = witness_point(&witness);
+                    Answer {
+                        status: "overlapping",
+                        point_a: point,
+                        point_b: point,
+                        features,
+                        iterations: Some(iterations),
+                        ..Answer::default()
+                    }
+                }
+            })
+        }
+        QueryKind::Distance => {
+            let d = query::distance(a, pa, b, pb, algorithm, &mut cache)?;
+            let status = d.status(tol);
+            Ok(match d {
+                Distance::NotConverged { iterations } => not_converged(iterations),
+                Distance::Separated {
+                    distance,
+                    point_a,
+                    point_b,
+                    features,
+                    iterations,
+                } => Answer {
+                    status: status_str(status),
+                    distance: Some(distance),
+                    signed_distance: Some(distance),
+                    point_a: Some(point_a),
+                    point_b: Some(point_b),
+                    features: Some(features),
+                    iterations: Some(iterations),
+                    ..Answer::default()
+                },
+                Distance::Penetrating {
+                    witness,
+                    penetration,
+                    iterations,
+                } => {
+                    let (point, features) = witness_point(&witness);
+                    Answer {
+                        status: status_str(status),
+                        distance: Some(0.0),
+                        signed_distance: penetration.map(|p| -p.depth),
+                        point_a: penetration.map(|p| p.point_a).or(point),
+                        point_b: penetration.map(|p| p.point_b).or(point),
+                        features,
+                        iterations: Some(iterations),
+                        ..Answer::default()
+                    }
+                }
+            })
+        }
+        QueryKind::Directional => {
+            let s = direction.ok_or(PolycdError::BadDirection)?;
+            let r = query::directional(a, pa, b, pb, s, algorithm, &mut cache)?;
+            let (t, iterations) = match r {
+                Directional::NotConverged { iterations } => return Ok(not_converged(iterations)),
+                Directional::Contact { t, iterations, .. } => (Some(t), iterations),
+                Directional::Never { iterations } => (None, iterations),
+            };
+            // The contact status at the current pose.
+            let status = match t {
+                Some(t) if t.abs() <= tol => "touching",
+                None => "disjoint",
+                _ => {
+                    let mut c2 = PairCache::default();
+                    match query::intersect(a, pa, b, pb, Algorithm::Auto, &mut c2)? {
+                        Intersection::NotConverged { iterations } => return Ok(not_converged(iterations)),
+                        r => status_str(r.status()),
+                    }
+                }
+            };
+            Ok(Answer {
+                status,
+                directional: t,
+                iterations: Some(iterations),
+                ..Answer::default()
+            })
+        }
+    }
+}
+
+fn witness_point(w: &OverlapWitness) -> (Option<DVec3>, Option<FeaturePair>) {
+    match *w {
+        OverlapWitness::CommonPoint(p) => (Some(p), None),
+        OverlapWitness::Features { features, point } => (Some(point), Some(features)),
+        OverlapWitness::Simplex(_) => (None, None),
+    }
+}
+
+/// Runs the query and checks its certificate with `polycd::verify`.
+pub fn verify_answer(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    kind: QueryKind,
+    direction: Option<DVec3>,
+    algorithm: Algorithm,
+) -> Result<(), String> {
+    let _ = (a, pa, b, pb, kind, direction, algorithm);
+    Err("certificate verification is not available in this build".into())
+}
+
+/// Reads JSON lines from `input`, writes one answer per line to `out`.
+pub fn run(input: impl BufRead, out: &mut impl Write) -> std::io::Result<()> {
+    let mut shapes_cache: HashMap<String, Rc<ConvexPolyhedron>> = HashMap::new();
+    for line in input.lines() {
+        let line = match line {
+            Ok(l) => l,
+            Err(e) => {
+                // Not valid UTF-8 or an I/O failure: still one answer line.
+                let ans = Answer::error(Value::Null, format!("unreadable line: {e}"));
+                writeln!(out, "{}", ans.to_json())?;
+                continue;
+            }
+        };
+        if line.trim().is_empty() {
+            let ans = Answer::error(Value::Null, "empty line".into());
+            writeln!(out, "{}", ans.to_json())?;
+            continue;
+        }
+        let ans = answer_line(&line, &mut shapes_cache);
+        writeln!(out, "{}", ans.to_json())?;
+    }
+    Ok(())
+}
+
+fn answer_line(line: &str, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Answer {
+    let v: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => return Answer::error(Value::Null, format!("invalid JSON: {e}")),
+    };
+    let id = v.get("id").cloned().unwrap_or(Value::Null);
+    match answer_value(&v, cache) {
+        Ok(mut ans) => {
+            ans.id = id;
+            ans
+        }
+        Err(msg) => Answer::error(id, msg),
+    }
+}
+
+fn answer_value(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Result<Answer, String> {
+    let obj = v.as_object().ok_or("a query line must be a JSON object")?;
+    let a = shape_of(obj.get("a").ok_or("missing \"a\"")?, cache).map_err(|e| format!("a: {e}"))?;
+    let b = shape_of(obj.get("b").ok_or("missing \"b\"")?, cache).map_err(|e| format!("b: {e}"))?;
+    let pa = pose_of(obj.get("pose_a")).map_err(|e| format!("pose_a: {e}"))?;
+    let pb = pose_of(obj.get("pose_b")).map_err(|e| format!("pose_b: {e}"))?;
+    let kind = match obj.get("query") {
+        None | Some(Value::Null) => QueryKind::Intersect,
+        Some(Value::String(s)) => QueryKind::parse(s)?,
+        Some(_) => return Err("\"query\" must be a string".into()),
+    };
+    let algorithm = match obj.get("algorithm") {
+        None | Some(Value::Null) => Algorithm::Auto,
+        Some(Value::String(s)) => Algorithm::parse(s).ok_or_else(|| {
+            format!(
+                "unknown algorithm '{s}' (known: {})",
+                Algorithm::ALL.map(|a| a.name()).join(", ")
+            )
+        })?,
+        Some(_) => return Err("\"algorithm\" must be a string".into()),
+    };
+    let direction = match obj.get("direction") {
+        None | Some(Value::Null) => None,
+        Some(d) => Some(vec3(d).map_err(|e| format!("direction: {e}"))?),
+    };
+    if kind == QueryKind::Directional && direction.is_none() {
+        return Err("a directional query needs \"direction\": [x, y, z]".into());
+    }
+    let ans = answer(&a, &pa, &b, &pb, kind, direction, algorithm);
+    Ok(ans)
+}
+
+fn vec3(v: &Value) -> Result<DVec3, String> {
+    let arr = v.as_array().ok_or("expected [x, y, z]")?;
+    if arr.len() != 3 {
+        return Err(format!("expected 3 numbers, got {}", arr.len()));
+    }
+    let mut out = [0.0; 3];
+    for (i, x) in arr.iter().enumerate() {
+        out[i] = x.as_f64().ok_or("expected numbers")?;
+        if !out[i].is_finite() {
+            return Err("coordinates must be finite".into());
+        }
+    }
+    Ok(DVec3::from_array(out))
+}
+
+fn pose_of(v: Option<&Value>) -> Result<Pose, String> {
+    let Some(v) = v else {
+        return Ok(Pose::IDENTITY);
+    };
+    if v.is_null() {
+        return Ok(Pose::IDENTITY);
+    }
+    let obj = v.as_object().ok_or("expected {\"translation\": [x,y,z], \"rotation\": [w,x,y,z]}")?;
+    let t = match obj.get("translation") {
+        None | Some(Value::Null) => DVec3::ZERO,
+        Some(t) => vec3(t).map_err(|e| format!("translation: {e}"))?,
+    };
+    let q = match obj.get("rotation") {
+        None | Some(Value::Null) => [1.0, 0.0, 0.0, 0.0],
+        Some(r) => {
+            let arr = r.as_array().ok_or("rotation: expected [w, x, y, z]")?;
+            if arr.len() != 4 {
+                return Err(format!("rotation: expected 4 numbers (w, x, y, z), got {}", arr.len()));
+            }
+            let mut q = [0.0; 4];
+            for (i, x) in arr.iter().enumerate() {
+                q[i] = x.as_f64().ok_or("rotation: expected numbers")?;
+            }
+            q
+        }
+    };
+    Pose::try_from_wxyz(t.to_array(), q).map_err(|e| e.to_string())
+}
+
+fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Result<Rc<ConvexPolyhedron>, String> {
+    let obj = v
+        .as_object()
+        .ok_or("a shape is {\"vertices\": [[x,y,z],…]}, {\"file\": path} or {\"shape\": spec}")?;
+    if let Some(verts) = obj.get("vertices") {
+        let arr = verts.as_array().ok_or("\"vertices\" must be an array of [x, y, z]")?;
+        let mut pts = Vec::with_capacity(arr.len());
+        for (i, p) in arr.iter().enumerate() {
+            pts.push(vec3(p).map_err(|e| format!("vertex {i}: {e}"))?);
+        }
+        let poly = match obj.get("faces") {
+            Some(Value::Array(faces)) => {
+                let mut fs: Vec<Vec<u32>> = Vec::with_capacity(faces.len());
+                for (i, f) in faces.iter().enumerate() {
+                    let idx = f.as_array().ok_or(format!("face {i}: expected an index list"))?;
+                    let mut face = Vec::with_capacity(idx.len());
+                    for x in idx {
+                        let k = x
+                            .as_u64()
+                            .filter(|&k| k <= u32::MAX as u64)
+                            .ok_or(format!("face {i}: indices must be non-negative integers"))?;
+                        face.push(k as u32);
+                    }
+                    fs.push(face);
+                }
+                ConvexPolyhedron::from_faces(&pts, &fs)
+            }
+            _ => ConvexPolyhedron::from_points(&pts),
+        }
+        .map_err(|e| e.to_string())?;
+        return Ok(Rc::new(poly));
+    }
+    let (key, build): (String, Box<dyn Fn() -> Result<ConvexPolyhedron, PolycdError>>) =
+        if let Some(f) = obj.get("file") {
+            let path = f.as_str().ok_or("\"file\" must be a string")?.to_string();
+            let p2 = path.clone();
+            (format!("file:{path}"), Box::new(move || polycd::io::read_polyhedron(&p2)))
+        } else if let Some(s) = obj.get("shape") {
+            let spec = s.as_str().ok_or("\"shape\" must be a string")?.to_string();
+            let s2 = spec.clone();
+            (format!("shape:{spec}"), Box::new(move || shapes::from_spec(&s2)))
+        } else {
+            return Err("a shape needs \"vertices\", \"file\" or \"shape\"".into());
+        };
+    if let Some(p) = cache.get(&key) {
+        return Ok(p.clone());
+    }
+    let p = Rc::new(build().map_err(|e| e.to_string())?);
+    if cache.len() < 256 {
+        cache.insert(key, p.clone());
+    }
+    Ok(p)
+}
