@@ -46,6 +46,11 @@ pub mod tolerance;
 pub mod vclip;
 pub mod verify;
 
+/// The README's examples, compiled and run as doctests.
+#[doc = include_str!("../../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use error::PolycdError;
 pub use math::{DQuat, DVec3, Plane, Pose};
 pub use polyhedron::{ConvexPolyhedron, Edge, Face, HalfEdge, ValidityReport};
