@@ -44,6 +44,7 @@ fn same_status(x: Status, y: Status) -> bool {
     x == y || x == Status::Touching || y == Status::Touching
 }
 
+/// Runs the demo with `pairs` random pairs per configuration, printing to stdout.
 pub fn run(pairs: usize) -> Result<(), String> {
     let configs: [(usize, [f64; 3]); 3] = [
         (200, [200.0, 100.0, 100.0]),

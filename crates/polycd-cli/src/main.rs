@@ -3,13 +3,9 @@
 //! Subcommands: `info`, `hull`, `query`, `batch`, `demo`, `bench`. Errors are one line on
 //! stderr and a non-zero exit status.
 
-mod batch;
-mod demo;
-mod input;
-
 use clap::{Parser, Subcommand};
-use polycd::query::{self, Status};
-use polycd::{Algorithm, DVec3, PairCache, Pose};
+use polycd_cli::{batch, demo, input};
+use polycd::{Algorithm, DVec3, Pose};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -272,17 +268,3 @@ fn parse_pose(s: Option<&str>) -> Result<Pose, String> {
     }
 }
 
-/// Used by `demo` to label contact status.
-pub(crate) fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Disjoint => "disjoint",
-        Status::Touching => "touching",
-        Status::Overlapping => "overlapping",
-        Status::Unknown => "error",
-    }
-}
-
-#[allow(dead_code)]
-fn unused(_: &mut PairCache, _: fn()) {
-    let _ = query::pair_scale;
-}

@@ -315,15 +315,113 @@ pub fn intersect(
     check_pose(pose_a)?;
     check_pose(pose_b)?;
     let (pa, pb) = (normalized(pose_a), normalized(pose_b));
-    let r = match algorithm {
+    match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, &pa, b, &pb, &mut cache.gjk),
         Algorithm::VClip => vclip::intersect(a, &pa, b, &pb, &mut cache.vclip),
-        Algorithm::CdDual => cd_dual::intersect(a, &pa, b, &pb, &mut cache.cd_dual),
-        Algorithm::HsJump => hs_jump::intersect(a, &pa, b, &pb, &mut cache.hs_jump),
+        Algorithm::CdDual => {
+            let r = cd_dual::intersect(a, &pa, b, &pb, &mut cache.cd_dual)?;
+            refine_contact(a, &pa, b, &pb, r, cache)
+        }
+        Algorithm::HsJump => {
+            let r = hs_jump::intersect(a, &pa, b, &pb, &mut cache.hs_jump)?;
+            refine_contact(a, &pa, b, &pb, r, cache)
+        }
         Algorithm::Qp => qp::intersect_faithful(a, &pa, b, &pb),
         Algorithm::QpFast => qp::intersect_fast(a, &pa, b, &pb, &mut cache.qp),
-    }?;
-    Ok(r)
+    }
+}
+
+/// Purely boolean algorithms (CD-Dual, HS-jump) certify "disjoint" or "overlapping" but do
+/// not measure how far from contact a pair is. When their own witness cannot rule out
+/// contact — a separating plane with margin within the contact tolerance, or an overlap
+/// certificate that does not show a depth beyond it — the pair is in the contact band and its
+/// signed distance is measured (GJK, with EPA when overlapping) to tell "touching" apart.
+/// Outside the band the algorithm's answer is returned untouched, at no extra cost.
+fn refine_contact(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    r: Intersection,
+    cache: &mut PairCache,
+) -> Result<Intersection, PolycdError> {
+    let tol = contact_tolerance(a, pose_a, b, pose_b);
+    let near = match &r {
+        Intersection::Disjoint { plane, .. } => separation_margin(a, pose_a, b, pose_b, plane.normal) <= tol,
+        Intersection::Overlapping {
+            witness: OverlapWitness::Simplex(s),
+            ..
+        } => simplex_depth(a, pose_a, b, pose_b, s) <= tol,
+        Intersection::Overlapping { .. } => true,
+        _ => false,
+    };
+    if !near {
+        return Ok(r);
+    }
+    let iterations = r.iterations();
+    let touching = |point_a: DVec3, point_b: DVec3, normal: DVec3| {
+        let point = (point_a + point_b) * 0.5;
+        let n = normal.normalize_or_zero();
+        Intersection::Touching {
+            point,
+            plane: Plane {
+                normal: n,
+                offset: n.dot(point),
+            },
+            iterations,
+        }
+    };
+    match gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk) {
+        Ok(Distance::Separated {
+            distance,
+            point_a,
+            point_b,
+            ..
+        }) if distance <= tol => {
+            let n = match &r {
+                Intersection::Disjoint { plane, .. } if distance <= 0.0 => plane.normal,
+                _ => point_b - point_a,
+            };
+            Ok(touching(point_a, point_b, n))
+        }
+        Ok(Distance::Penetrating {
+            penetration: Some(p), ..
+        }) if p.depth <= tol => Ok(touching(p.point_a, p.point_b, p.normal)),
+        _ => Ok(r),
+    }
+}
+
+/// `min_B n·b − max_A n·a` in the world frame: positive when `n` separates A below from B above.
+pub(crate) fn separation_margin(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose, n: DVec3) -> f64 {
+    let na = pose_a.inverse_transform_vector(n);
+    let nb = pose_b.inverse_transform_vector(-n);
+    let pa = pose_a.transform_point(a.vertex(a.support_hierarchy(na)));
+    let pb = pose_b.transform_point(b.vertex(b.support_hierarchy(nb)));
+    n.dot(pb) - n.dot(pa)
+}
+
+/// A lower bound on the penetration depth from a Minkowski simplex containing the origin:
+/// the origin's distance to the simplex's boundary (0 unless it is a full tetrahedron).
+fn simplex_depth(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose, s: &MinkowskiSimplex) -> f64 {
+    if s.len != 4 {
+        return 0.0;
+    }
+    let p = s
+        .pairs
+        .map(|(i, j)| pose_a.transform_point(a.vertex(i)) - pose_b.transform_point(b.vertex(j)));
+    let mut depth = f64::INFINITY;
+    for k in 0..4 {
+        let (x, y, z, w) = (p[k], p[(k + 1) % 4], p[(k + 2) % 4], p[(k + 3) % 4]);
+        let n = (y - x).cross(z - x);
+        let len = n.length();
+        if !(len > 0.0) {
+            return 0.0;
+        }
+        let n = if n.dot(w - x) > 0.0 { -n / len } else { n / len };
+        // Origin's distance inside this face (positive when inside).
+        depth = depth.min(n.dot(x));
+    }
+    depth.max(0.0)
 }
 
 /// Distance, closest points and closest features of A and B (or their penetration).

@@ -1,0 +1,18 @@
+//! The `polycd` command line's building blocks, as a library so they can be tested and fuzzed:
+//! the batch (JSON-lines) format, shape loading, and the demo.
+
+pub mod batch;
+pub mod demo;
+pub mod input;
+
+use polycd::query::Status;
+
+/// The batch format's name for a contact status.
+pub fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Disjoint => "disjoint",
+        Status::Touching => "touching",
+        Status::Overlapping => "overlapping",
+        Status::Unknown => "error",
+    }
+}
