@@ -311,7 +311,8 @@ pub fn run(input: impl BufRead, out: &mut impl Write) -> std::io::Result<()> {
     Ok(())
 }
 
-fn answer_line(line: &str, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Answer {
+/// Answers one input line (used by `run`, and by the fuzz target for the batch parser).
+pub fn answer_line(line: &str, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Answer {
     let v: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => return Answer::error(Value::Null, format!("invalid JSON: {e}")),

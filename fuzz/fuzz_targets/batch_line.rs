@@ -1,0 +1,15 @@
+//! The batch-line parser and query dispatcher on arbitrary text: always one answer, no panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use std::collections::HashMap;
+
+fuzz_target!(|line: &str| {
+    if line.contains('\n') || line.contains("\"file\"") {
+        return;
+    }
+    let mut cache = HashMap::new();
+    let ans = polycd_cli::batch::answer_line(line, &mut cache);
+    let json = ans.to_json();
+    assert!(json.get("status").is_some());
+});
