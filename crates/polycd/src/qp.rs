@@ -1055,7 +1055,7 @@ fn faithful_core(
     let d = c.x.length();
     // Cross-check against the interior-point optimum (scaled units).
     let (dn, dipm) = (d / scale, sol.ipm_distance / scale);
-    if !(dn <= dipm + 1e-12) || !(dn * dn >= dipm * dipm - IPM_AGREEMENT) {
+    if !(dn <= dipm + 1e-10) || !(dn * dn >= dipm * dipm - IPM_AGREEMENT) {
         sol.notes.push(format!(
             "interior-point distance {:e} and polished distance {:e} disagree",
             sol.ipm_distance, d

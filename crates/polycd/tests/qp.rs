@@ -541,6 +541,10 @@ fn bad_input_gives_typed_errors() {
     )
     .unwrap();
     assert!((s.distance - 0.7).abs() < 1e-15);
+    // Coincident single points: distance 0, touching, no panic.
+    let s = qp::solve_points(&[DVec3::ZERO], &[DVec3::ZERO]).unwrap();
+    assert_eq!(s.status, QpStatus::Touching);
+    assert_eq!(s.distance, 0.0);
     // NaN poses never reach the solvers: the query layer rejects them.
     let a = ConvexPolyhedron::from_points(&good).unwrap();
     let nan = Pose::from_translation(v(f64::NAN, 0., 0.));
@@ -568,4 +572,47 @@ fn fast_agrees_with_oracle_on_100k_pairs() {
         t.separated > 20_000 && t.touching > 20_000 && t.overlapping > 20_000,
         "{t:?}"
     );
+}
+
+/// Rough per-query cost of both solvers at n = 10, 100, 1000 vertices per shape (seeded
+/// ellipsoid hulls, random poses around contact): run with
+/// `cargo test -p polycd --release --test qp -- --ignored --nocapture timing`.
+#[test]
+#[ignore]
+fn timing_summary() {
+    use std::time::Instant;
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for n in [10usize, 100, 1000] {
+        let a = shapes::ellipsoid(n, 2.0, 1.0, 1.0, 1).unwrap();
+        let b = shapes::ellipsoid(n, 1.0, 1.5, 0.8, 2).unwrap();
+        let poses: Vec<(Pose, Pose)> = (0..200)
+            .map(|_| {
+                let pa = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
+                let pb = Pose::new(
+                    shapes::random_rotation(&mut rng),
+                    shapes::unit_vector(&mut rng) * rng.random_range(2.0..4.0),
+                );
+                (pa, pb)
+            })
+            .collect();
+        let mut cache = QpCache::default();
+        let t0 = Instant::now();
+        for _ in 0..10 {
+            for (pa, pb) in &poses {
+                std::hint::black_box(qp::distance_fast(&a, pa, &b, pb, &mut cache).unwrap());
+            }
+        }
+        let fast = t0.elapsed().as_secs_f64() / (10.0 * poses.len() as f64);
+        let t1 = Instant::now();
+        let k = if n >= 1000 { 20 } else { poses.len() };
+        for (pa, pb) in poses.iter().take(k) {
+            std::hint::black_box(qp::distance_faithful(&a, pa, &b, pb).unwrap());
+        }
+        let faithful = t1.elapsed().as_secs_f64() / k as f64;
+        println!(
+            "n = {n:5}: fast {:9.2} us/query, faithful {:9.1} us/query",
+            fast * 1e6,
+            faithful * 1e6
+        );
+    }
 }
