@@ -155,8 +155,9 @@ impl SupPt {
 
 /// Support mapping of the (possibly shrunk) Minkowski difference.
 trait PairSupport {
-    /// A vertex of `s·(A − c_A) + c_A − (s·(B − c_B) + c_B)` minimising `dir · m`... expressed
-    /// as: the vertex pair maximising `d · a − d · b` for `d = dir`.
+    /// The vertex pair (a, b) maximising `d · a − d · b`, i.e. the support point of the
+    /// difference along `d`, with both shapes shrunk by `s` about their interior points
+    /// (`a ↦ c_A + s·(a − c_A)`; `s = 1` leaves them unchanged).
     fn support(&mut self, d: DVec3, s: f64) -> SupPt;
     /// The positions of the pair (ia, ib), shrunk by `s`.
     fn point(&self, ia: u32, ib: u32, s: f64) -> SupPt;

@@ -452,6 +452,70 @@ fn non_unique_optimum_is_noted() {
     assert_eq!(sol.unique, Some(false), "{:?}", sol.notes);
 }
 
+/// Exact contacts (face–face, edge–edge, vertex–face) at several scales and offsets are
+/// touching, never penetrating; shifting them by ±1e-9 × scale separates or overlaps them.
+#[test]
+fn structured_contacts_touch_and_shallow_overlaps_are_certified() {
+    let rot = polycd::DQuat::from_rotation_x(std::f64::consts::FRAC_PI_4);
+    let roty = polycd::DQuat::from_rotation_y(std::f64::consts::FRAC_PI_4);
+    let r2 = 2f64.sqrt();
+    for s in [1e-3, 1.0, 1e3] {
+        for off in [DVec3::ZERO, v(123.0, -45.0, 6.0) * s] {
+            let cube = shapes::cuboid(2.0 * s, 2.0 * s, 2.0 * s).unwrap();
+            let octa = shapes::octahedron(s).unwrap();
+            // (pose of A, pose of B at contact, unit normal from A to B)
+            let cases = [
+                (
+                    Pose::from_translation(off),
+                    Pose::from_translation(off + v(0.7, 0.3, 2.0) * s),
+                ),
+                (
+                    Pose::new(roty, off),
+                    Pose::new(rot, off + v(0.2 * s, 0.1 * s, 2.0 * r2 * s)),
+                ),
+                (
+                    Pose::from_translation(off),
+                    Pose::from_translation(off + v(0.1, 0.2, 2.0) * s),
+                ),
+            ];
+            for (k, (pa, pb)) in cases.iter().enumerate() {
+                let b = if k == 2 { &octa } else { &cube };
+                let scale = pair_scale(&cube, pa, b, pb);
+                for (shift, expect) in [(0.0, 0), (1e-9, 1), (-1e-9, -1)] {
+                    let pb = Pose::new(pb.rotation, pb.translation + v(0.0, 0.0, shift * scale));
+                    let what = format!("s {s}, off {off}, case {k}, shift {shift}");
+                    let fast = qp::distance_fast(&cube, pa, b, &pb, &mut QpCache::default()).unwrap();
+                    let faithful = qp::distance_faithful(&cube, pa, b, &pb).unwrap();
+                    for d in [fast, faithful] {
+                        match expect {
+                            0 => assert!(
+                                matches!(d, Distance::Separated { distance, .. } if distance <= 1e-13 * scale),
+                                "{what}: {d:?}"
+                            ),
+                            1 => assert!(
+                                matches!(d, Distance::Separated { distance, .. }
+                                    if (distance - 1e-9 * scale).abs() <= 1e-13 * scale),
+                                "{what}: {d:?}"
+                            ),
+                            _ => assert!(matches!(d, Distance::Penetrating { .. }), "{what}: {d:?}"),
+                        }
+                    }
+                    let fi = qp::intersect_fast(&cube, pa, b, &pb, &mut QpCache::default()).unwrap();
+                    let gi = qp::intersect_faithful(&cube, pa, b, &pb).unwrap();
+                    for i in [fi, gi] {
+                        let ok = match expect {
+                            0 => matches!(i, Intersection::Touching { .. }),
+                            1 => matches!(i, Intersection::Disjoint { .. }),
+                            _ => matches!(i, Intersection::Overlapping { .. }),
+                        };
+                        assert!(ok, "{what}: {i:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn large_polytopes_fast_matches_faithful() {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
