@@ -351,6 +351,7 @@ fn run_fast(n: usize, seed: u64) -> Tally {
 #[test]
 fn fast_agrees_with_oracle_on_10k_pairs() {
     let t = run_fast(10_000, 1);
+    eprintln!("fast, 10^4 pairs: {t:?}");
     assert!(t.separated > 2000 && t.touching > 2000 && t.overlapping > 2000, "{t:?}");
 }
 
@@ -395,6 +396,7 @@ fn faithful_agrees_with_oracle_and_fast_on_1k_pairs() {
         tally.separated > 200 && tally.touching > 200 && tally.overlapping > 200,
         "{tally:?}"
     );
+    eprintln!("faithful, 10^3 pairs: {tally:?}, non-unique optima: {non_unique}");
     // Random touching pairs are almost always vertex–face or edge–edge: unique.
     assert!(non_unique < 50, "{non_unique}");
 }
