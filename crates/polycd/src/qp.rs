@@ -50,7 +50,11 @@
 //! instead of a dense (n_A + n_B)² Hessian). The paper decides collision by `d = 0`; in
 //! floating point we use the contact tolerance and the certified overlap test above. The
 //! paper notes the collided point is not unique for edge–edge, edge–face and face–face
-//! contact; [`QpSolution::unique`] reports this from the contact sets of the solution.
+//! contact; [`QpSolution::unique`] reports this: the input points within 1e-12 × scale of the
+//! two supporting planes at the solution form the contact sets, B's is translated onto A's,
+//! the two are intersected in the plane (Sutherland–Hodgman), and an intersection wider than
+//! 1e-8 × scale means the optimal points (and weights) are not unique. The returned weights
+//! λ, σ are the polished ones (≤ 4 non-zero); the IPM's (≈ analytic centre) are kept too.
 
 use crate::error::PolycdError;
 use crate::math::{DVec3, Plane, Pose};
