@@ -61,7 +61,7 @@ use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::predicates::{orient3d, Orientation};
-use crate::query::{Intersection, MinkowskiSimplex, OverlapWitness};
+use crate::query::{contact_tolerance, Intersection, MinkowskiSimplex, OverlapWitness};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -450,35 +450,7 @@ impl HsJumpCache {
 
     /// A direction strictly inside SCP (exactly verified), or `None` if none is found.
     fn interior_point(&self) -> Option<DVec3> {
-        let m = self.edges.len();
-        let mut w = match m {
-            0 => return Some(DVec3::X),
-            1 => self.d(self.edges[0]),
-            2 => {
-                let (a, b) = (self.d(self.edges[0]), self.d(self.edges[1]));
-                let (ua, ub) = (a.normalize_or_zero(), b.normalize_or_zero());
-                let mid = ua + ub;
-                if mid.length() > 1e-4 {
-                    mid
-                } else {
-                    // Nearly antiparallel: the bisector as a cross product is better conditioned.
-                    let w = a.cross(b).cross(ua - ub);
-                    if w.dot(mid) < 0.0 {
-                        -w
-                    } else {
-                        w
-                    }
-                }
-            }
-            _ => {
-                let mut s = DVec3::ZERO;
-                for i in 0..m {
-                    let v = self.d(self.edges[i]).cross(self.d(self.edges[(i + 1) % m]));
-                    s += v.normalize_or_zero();
-                }
-                s
-            }
-        };
+        let mut w = self.approx_interior();
         // Repair: the formula's point can miss a polygon thinner than its rounding (nearly
         // antiparallel edge normals make the vertex cross products inaccurate across the
         // sliver, while positions *along* it stay accurate). Move along the first violated
@@ -509,6 +481,127 @@ impl HsJumpCache {
         }
         None
     }
+
+    /// An approximate interior direction (the vertices' normalised sum; unverified).
+    fn approx_interior(&self) -> DVec3 {
+        let m = self.edges.len();
+        match m {
+            0 => DVec3::X,
+            1 => self.d(self.edges[0]),
+            2 => {
+                let (a, b) = (self.d(self.edges[0]), self.d(self.edges[1]));
+                let (ua, ub) = (a.normalize_or_zero(), b.normalize_or_zero());
+                let mid = ua + ub;
+                if mid.length() > 1e-4 {
+                    mid
+                } else {
+                    // Nearly antiparallel: the bisector as a cross product is better conditioned.
+                    let w = a.cross(b).cross(ua - ub);
+                    if w.dot(mid) < 0.0 {
+                        -w
+                    } else {
+                        w
+                    }
+                }
+            }
+            _ => {
+                let mut s = DVec3::ZERO;
+                for i in 0..m {
+                    let v = self.d(self.edges[i]).cross(self.d(self.edges[(i + 1) % m]));
+                    s += v.normalize_or_zero();
+                }
+                s
+            }
+        }
+    }
+
+    /// The SCP is non-empty but no float direction inside it could be certified: the pair is
+    /// within rounding of contact. Certify `Touching` when both bounds hold: the penetration
+    /// depth is at most `−ŵ·d` for an approximate interior direction `ŵ` and its supporting
+    /// pair, and the distance is at most the norm of the nearest point of `conv{d_e}` over the
+    /// polygon's edge vectors (brute force over their triangles: rare path, few edges).
+    fn touching(&self, f: &Frame, pa: &Pose, tol: f64, iterations: u32) -> Intersection {
+        let nc = Intersection::NotConverged { iterations };
+        let w = self.approx_interior().normalize_or_zero();
+        if w == DVec3::ZERO || !w.is_finite() {
+            return nc;
+        }
+        let pair = f.support(w);
+        let (p, q) = (f.a.vertex(pair.0), f.b_point(pair.1));
+        let depth = -w.dot(q - p);
+        if !(depth <= tol) {
+            return nc;
+        }
+        let e = &self.edges;
+        let m = e.len().min(8);
+        let mut best: Option<(f64, DVec3)> = None;
+        let mut consider = |ids: &[u32], wts: &[f64]| {
+            let mut pt = DVec3::ZERO;
+            let mut mid = DVec3::ZERO;
+            for (&i, &wt) in ids.iter().zip(wts) {
+                let c = &self.cons[i as usize];
+                pt += c.d * wt;
+                mid += (f.a.vertex(c.pair.0) + f.b_point(c.pair.1)) * (0.5 * wt);
+            }
+            let n = pt.length();
+            if best.is_none_or(|(b, _)| n < b) {
+                best = Some((n, mid));
+            }
+        };
+        for i in 0..m {
+            consider(&[e[i]], &[1.0]);
+            for j in i + 1..m {
+                let (x, y) = (self.d(e[i]), self.d(e[j]));
+                let t = segment_param(x, y);
+                consider(&[e[i], e[j]], &[1.0 - t, t]);
+                for k in j + 1..m {
+                    if let Some((u, v)) = triangle_params(x, y, self.d(e[k])) {
+                        consider(&[e[i], e[j], e[k]], &[1.0 - u - v, u, v]);
+                    }
+                }
+            }
+        }
+        match best {
+            Some((dist, mid)) if dist <= tol => {
+                let plane = Plane {
+                    normal: w,
+                    offset: 0.5 * (w.dot(p) + w.dot(q)),
+                }
+                .transformed(pa);
+                Intersection::Touching {
+                    point: pa.transform_point(mid),
+                    plane,
+                    iterations,
+                }
+            }
+            _ => nc,
+        }
+    }
+}
+
+/// Parameter of the point of segment `[x, y]` nearest the origin.
+fn segment_param(x: DVec3, y: DVec3) -> f64 {
+    let e = y - x;
+    let l = e.length_squared();
+    if !(l > 0.0) {
+        return 0.0;
+    }
+    (-x.dot(e) / l).clamp(0.0, 1.0)
+}
+
+/// Barycentric `(u, v)` of the origin's projection on the plane of triangle `x, y, z`, when it
+/// falls inside the triangle (the boundary cases are covered by the segments).
+fn triangle_params(x: DVec3, y: DVec3, z: DVec3) -> Option<(f64, f64)> {
+    let (e1, e2) = (y - x, z - x);
+    let (a11, a12, a22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+    let (b1, b2) = (-x.dot(e1), -x.dot(e2));
+    let det = a11 * a22 - a12 * a12;
+    if !(det > 0.0) {
+        return None;
+    }
+    let u = (b1 * a22 - b2 * a12) / det;
+    let v = (a11 * b2 - a12 * b1) / det;
+    (u >= 0.0 && v >= 0.0 && u + v <= 1.0).then_some((u, v))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -574,6 +667,7 @@ pub fn intersect(
     let (na, nb) = (a.vertices().len(), b.vertices().len());
     let bound = (2u64 * na as u64 * nb as u64).min(u32::MAX as u64) as u32;
     cache.begin(na, nb);
+    let tol = || contact_tolerance(a, pa, b, pb);
 
     // Coherence: re-add the previous collision certificate.
     if cache.warm {
@@ -639,10 +733,10 @@ pub fn intersect(
             // point a repeat is impossible, so reaching here twice in a row means rounding
             // beat us (the polygon is thinner than float resolution).
             if after_aux {
-                return Ok(Intersection::NotConverged { iterations });
+                return Ok(cache.touching(&f, pa, tol(), iterations));
             }
             let Some(w) = cache.interior_point() else {
-                return Ok(Intersection::NotConverged { iterations });
+                return Ok(cache.touching(&f, pa, tol(), iterations));
             };
             s = w;
             pair = f.support(s);
@@ -664,7 +758,7 @@ pub fn intersect(
         let next = (s - 2.0 * s.dot(r) * r).normalize_or_zero();
         if next == DVec3::ZERO || !next.is_finite() {
             let Some(w) = cache.interior_point() else {
-                return Ok(Intersection::NotConverged { iterations });
+                return Ok(cache.touching(&f, pa, tol(), iterations));
             };
             s = w;
             after_aux = true;

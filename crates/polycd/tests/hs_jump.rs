@@ -126,7 +126,30 @@ fn verify(r: &Intersection, a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedro
             assert!(d <= tol, "{what}: simplex misses the origin by {d:e} (tol {tol:e})");
             'O'
         }
-        Intersection::Touching { .. } => panic!("{what}: HS-jump does not report touching"),
+        Intersection::Touching { point, plane, .. } => {
+            // Certified only within the contact tolerance: the plane separates up to it, and
+            // the point is within it of both shapes.
+            let tol = 2.0 * contact_tolerance(a, pa, b, pb);
+            let max_a = world(a, pa)
+                .iter()
+                .map(|&p| plane.signed_distance(p))
+                .fold(f64::MIN, f64::max);
+            let min_b = world(b, pb)
+                .iter()
+                .map(|&p| plane.signed_distance(p))
+                .fold(f64::MAX, f64::min);
+            assert!(
+                max_a <= tol && min_b >= -tol,
+                "{what}: touching plane: {max_a:e} {min_b:e}"
+            );
+            for (s, pose) in [(a, pa), (b, pb)] {
+                for f in 0..s.faces().len() as u32 {
+                    let h = s.face_plane(f).transformed(pose).signed_distance(*point);
+                    assert!(h <= tol, "{what}: touching point {h:e} outside a face");
+                }
+            }
+            'T'
+        }
         Intersection::NotConverged { .. } => 'N',
     }
 }
@@ -141,6 +164,7 @@ struct Tally {
     disjoint: usize,
     overlapping: usize,
     band: usize,
+    touching: usize,
     not_converged: usize,
     max_iterations: u32,
     max_iterations_disjoint: u32,
@@ -216,6 +240,9 @@ fn run_case(
         if status == 'N' {
             tally.not_converged += 1;
         }
+        if status == 'T' {
+            tally.touching += 1;
+        }
     }
     if sd.abs() > tol {
         assert_ne!(status, 'N', "{what}: not converged at signed distance {sd:e}");
@@ -278,7 +305,7 @@ fn differential(seed: u64, count: usize, tally: &mut Tally) {
             let pb2 = Pose::new(pb.rotation, pb.translation + delta);
             // A positive gap is exact by construction (the outward normal cone); a negative one
             // is only known to be ≤ 0 away from M's faces, so the oracle decides when cheap.
-            let check = a.poly.vertices().len() * b.poly.vertices().len() <= 6400;
+            let check = a.poly.vertices().len() * b.poly.vertices().len() <= 6400 && gap < 0.0;
             let expected = (gap >= 0.0).then_some(gap);
             run_case(
                 a,
@@ -424,7 +451,7 @@ fn adversarial_termination() {
         poly: p,
     });
     let mut t = Tally::default();
-    for case in 0..1500 {
+    for case in 0..700 {
         let a = &fams[rng.random_range(0..fams.len())];
         let b = &fams[rng.random_range(0..fams.len())];
         let size = a.poly.scale() + b.poly.scale();
@@ -469,8 +496,10 @@ fn adversarial_termination() {
     let disk = &fams[2];
     for case in 0..1000 {
         let rot = shapes::random_rotation(&mut rng);
-        let tilt = DQuat::from_axis_angle(shapes::unit_vector(&mut rng), rng.random_range(0.0..1e-9));
-        let eps = rng.random_range(-1e-9..1e-9);
+        // |eps| ≥ 1e-10 dominates the tilt's effect (≤ 1e-12 · radius 10), so the sign of
+        // the signed distance is eps's by construction.
+        let tilt = DQuat::from_axis_angle(shapes::unit_vector(&mut rng), rng.random_range(0.0..1e-13));
+        let eps = rng.random_range(1e-10..1e-9) * if rng.random_bool(0.5) { 1.0 } else { -1.0 };
         let (s, axis_len) = if case % 2 == 0 { (cube, 1.0) } else { (disk, 1.0) };
         let axis = if case % 2 == 0 { DVec3::X } else { DVec3::Z };
         let pa = Pose::new(rot, DVec3::new(1.0, 2.0, 3.0));
@@ -479,7 +508,8 @@ fn adversarial_termination() {
             (rot * tilt).normalize(),
             pa.translation + rot * (axis * (axis_len + eps) + if case % 2 == 0 { slide } else { slide * 10.0 }),
         );
-        run_case(s, &pa, s, &pb, None, true, &mut t, &format!("parallel {case}"));
+        let check = case % 2 == 0;
+        run_case(s, &pa, s, &pb, Some(eps), check, &mut t, &format!("parallel {case}"));
     }
     eprintln!("adversarial_termination: {t:?}");
     assert!(t.not_converged * 100 <= t.band.max(1), "{t:?}");
