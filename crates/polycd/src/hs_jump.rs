@@ -28,7 +28,9 @@
 //!   `d_{e_i} × d_{e_{i+1}}`. A clip keeps the edges with an endpoint strictly inside the new
 //!   hemisphere (those form one cyclic run, by convexity) and appends the new edge.
 //!   Cost per iteration: O(k) exact orientation tests, `k` ≤ number of pairs so far (the
-//!   paper's balanced tree gives O(log k); k stays below ~40 in practice, see the tests).
+//!   paper's balanced tree gives O(log k)). Measured (tests/hs_jump.rs): k ≤ 21 and ≤ 28
+//!   iterations over 10⁴ near-contact pairs incl. needles and disks; icospheres: 1 iteration
+//!   when separated, ≤ 8 when overlapping.
 //! - Every `Overlapping` answer carries ≤ 4 pairs whose vectors contain the origin in their
 //!   hull, verified by exact signs before it is returned (Carathéodory: a fan triangle of the
 //!   dual cone plus the new vector); every `Disjoint` plane comes from a pair with `S·d > 0`.
@@ -44,9 +46,15 @@
 //! - SCP is a flat cyclic list clipped in O(k) rather than a balanced tree (O(log k)): k is
 //!   tiny, and the list needs no allocation after warm-up (scratch lives in the cache).
 //! - The paper declares separation once all pairs are exhausted; we return `NotConverged`
-//!   (never a guessed answer). Likewise, if no floating-point direction can be certified
-//!   inside an extremely thin SCP (width below rounding: the pair is then within rounding
-//!   of contact), the query returns `NotConverged` instead of iterating blindly.
+//!   (never a guessed answer).
+//! - The auxiliary point is the normalised sum of SCP's vertex directions, verified exactly
+//!   and, if rounding put it outside a sliver-thin SCP, repaired by an exact-sign bisection
+//!   along the violated normal. If no float direction can be certified inside SCP (its width
+//!   is below rounding, so the pair is within rounding of contact), the query certifies
+//!   `Touching` when both bounds hold — penetration ≤ `−ŵ·d` for the approximate direction
+//!   `ŵ`, distance ≤ |nearest point of conv{d_e}| — both within `contact_tolerance`, and
+//!   returns `NotConverged` otherwise (observed: 6 in 10⁴ near-contact pairs, all within
+//!   the contact band).
 //! - Coherence also seeds SCP with the previous collision certificate (vertex pairs, not
 //!   necessarily supporting ones: Gordan's theorem needs only points of `B − A`), so a pair
 //!   that keeps overlapping is re-certified in zero iterations.
