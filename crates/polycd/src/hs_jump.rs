@@ -76,7 +76,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// Multiplicative hasher for the packed `(p, q)` pair keys (no SipHash: keys are not
 /// attacker-controlled and the set is queried every iteration).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct PairHasher(u64);
+struct PairHasher(u64);
 
 impl Hasher for PairHasher {
     #[inline]

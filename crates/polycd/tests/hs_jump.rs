@@ -7,10 +7,17 @@
 //!   `oracle::signed_distance` outside the contact band, certificates verified always.
 //! - `exact_contact_cases`: face/edge/vertex contacts that are exact in floating point.
 //! - `sphere_theorems`: icospheres (subdivision 3 and 4) answer within a few iterations.
+//!   Observed maximum: 1 iteration when separated (Theorem 2 with the centre-line start),
+//!   8 when overlapping (Theorem 4's two iterations, plus a few to close the spherical
+//!   polygon that the facets keep open: r₁ is only nearly −r₀).
 //! - `adversarial_termination`: needles, flat disks, near-touching parallel faces.
 //! - `coherence_sequence`: a moving pair with one cache; warm queries agree and are cheaper.
 //! - `differential_large` (`#[ignore]`): 10⁵ pairs; run with
-//!   `cargo test -p polycd --release --test hs_jump -- --ignored`.
+//!   `cargo test -p polycd --release --test hs_jump -- --ignored`. Last run: no wrong
+//!   answer; 39 459 disjoint, 36 837 overlapping, 23 704 in the contact band or unchecked
+//!   (101 certified `Touching`, 34 `NotConverged`, all inside the band); at most 45
+//!   iterations and 28 spherical-polygon edges.
+//! - `paper_shapes_timing` (`#[ignore]`): µs per cold query on the §9 ellipsoids.
 
 use polycd::geometry::{closest_on_segment, closest_on_triangle};
 use polycd::predicates::{orient3d, Orientation};
@@ -552,4 +559,47 @@ fn coherence_sequence() {
     }
     eprintln!("coherence_sequence: warm iterations {warm_iters}, cold {cold_iters}; {t:?}");
     assert!(warm_iters <= cold_iters, "warm {warm_iters} vs cold {cold_iters}");
+}
+
+/// Rough per-query timing on the paper's §9 shapes (cold cache, signed distance −40…40 along a
+/// random direction; no oracle). Run with
+/// `cargo test -p polycd --release --test hs_jump -- --ignored --nocapture paper_shapes_timing`.
+#[test]
+#[ignore]
+fn paper_shapes_timing() {
+    let mut rng = ChaCha8Rng::seed_from_u64(9);
+    for (n, a, b, c) in [
+        (200, 200.0, 180.0, 180.0),
+        (1000, 200.0, 180.0, 180.0),
+        (2000, 200.0, 180.0, 180.0),
+        (2000, 200.0, 100.0, 100.0),
+        (2000, 200.0, 20.0, 20.0),
+    ] {
+        let s = shapes::ellipsoid(n, a, b, c, 1).unwrap();
+        let mut cfgs = Vec::new();
+        for _ in 0..2000 {
+            let pa = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
+            let pb = Pose::new(
+                shapes::random_rotation(&mut rng),
+                shapes::unit_vector(&mut rng) * rng.random_range(0.0..2.0 * a + 40.0),
+            );
+            cfgs.push((pa, pb));
+        }
+        let start = std::time::Instant::now();
+        let (mut iters, mut max_it, mut disjoint) = (0u64, 0u32, 0usize);
+        let mut cache = PairCache::default();
+        for (pa, pb) in &cfgs {
+            cache.hs_jump.reset(); // cold start, but the scratch space is reused
+            let r = hs(&s, pa, &s, pb, &mut cache);
+            iters += r.iterations() as u64;
+            max_it = max_it.max(r.iterations());
+            disjoint += matches!(r, Intersection::Disjoint { .. }) as usize;
+        }
+        let us = start.elapsed().as_secs_f64() * 1e6 / cfgs.len() as f64;
+        eprintln!(
+            "n={n} {a}:{b}:{c}: {us:.2} µs/query, mean iterations {:.2}, max {max_it}, disjoint {disjoint}/{}",
+            iters as f64 / cfgs.len() as f64,
+            cfgs.len()
+        );
+    }
 }
