@@ -47,7 +47,7 @@
 //!   tiny, and the list needs no allocation after warm-up (scratch lives in the cache).
 //! - The paper declares separation once all pairs are exhausted; we return `NotConverged`
 //!   (never a guessed answer).
-//! - The auxiliary point is the normalised sum of SCP's vertex directions, verified exactly
+//! - The auxiliary point is a weighted sum of SCP's vertex directions, verified exactly
 //!   and, if rounding put it outside a sliver-thin SCP, repaired by an exact-sign bisection
 //!   along the violated normal. If no float direction can be certified inside SCP (its width
 //!   is below rounding, so the pair is within rounding of contact), the query certifies
@@ -490,7 +490,7 @@ impl HsJumpCache {
         None
     }
 
-    /// An approximate interior direction (the vertices' normalised sum; unverified).
+    /// An approximate interior direction (weighted sum of the vertex directions; unverified).
     fn approx_interior(&self) -> DVec3 {
         let m = self.edges.len();
         match m {
@@ -513,10 +513,14 @@ impl HsJumpCache {
                 }
             }
             _ => {
+                // Vertex directions weighted by the sine between their edge normals: a vertex of
+                // nearly (anti)parallel normals has an inaccurate direction (error ≈ ε/sin) and
+                // gets a proportionally small weight.
                 let mut s = DVec3::ZERO;
                 for i in 0..m {
-                    let v = self.d(self.edges[i]).cross(self.d(self.edges[(i + 1) % m]));
-                    s += v.normalize_or_zero();
+                    let x = self.d(self.edges[i]).normalize_or_zero();
+                    let y = self.d(self.edges[(i + 1) % m]).normalize_or_zero();
+                    s += x.cross(y);
                 }
                 s
             }
