@@ -15,7 +15,7 @@
 //! - `differential_large` (`#[ignore]`): 10⁵ pairs; run with
 //!   `cargo test -p polycd --release --test hs_jump -- --ignored`. Last run: no wrong
 //!   answer; 39 459 disjoint, 36 837 overlapping, 23 704 in the contact band or unchecked
-//!   (101 certified `Touching`, 34 `NotConverged`, all inside the band); at most 45
+//!   (103 certified `Touching`, 25 `NotConverged`, all inside the band); at most 45
 //!   iterations and 28 spherical-polygon edges.
 //! - `paper_shapes_timing` (`#[ignore]`): µs per cold query on the §9 ellipsoids.
 
