@@ -353,7 +353,10 @@ fn refine_contact(
             ..
         } => simplex_depth(a, pose_a, b, pose_b, s) <= tol,
         Intersection::Overlapping { .. } => true,
-        _ => false,
+        // HS-jump gives up only in the contact band, where its spherical polygon is thinner
+        // than rounding: measure, and answer "touching" only if the distance proves it.
+        Intersection::NotConverged { .. } => true,
+        Intersection::Touching { .. } => false,
     };
     if !near {
         return Ok(r);
