@@ -529,37 +529,65 @@ pub fn verify_intersection(
     }
 }
 
-/// Candidate normals proving minimality of a tiny distance: the closest-point direction and
-/// the normals the reported features define (face normal, edge × edge).
-fn feature_normals(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, f: &FeaturePair) -> Vec<DVec3> {
+/// Candidate normals (world frame, pointing from A to B) proving minimality: the normals of
+/// the reported features and of every face through the closest points, and the cross products
+/// of the edges through them (at most [`MAX_LOCAL_EDGES`] per shape).
+#[allow(clippy::too_many_arguments)]
+fn local_normals(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    point_a: DVec3,
+    point_b: DVec3,
+    f: &FeaturePair,
+    tol: f64,
+) -> Vec<DVec3> {
     let mut out = Vec::new();
-    let (_, nea, nfa) = a.counts();
-    let (_, neb, nfb) = b.counts();
-    if let Feature::Face(i) = f.a {
-        if (i as usize) < nfa {
-            out.push(pa.transform_vector(a.face(i).normal));
+    let (qa, qb) = (pa.inverse_transform_point(point_a), pb.inverse_transform_point(point_b));
+    let gap = point_b - point_a;
+    for fi in 0..a.faces().len() as u32 {
+        if matches!(f.a, Feature::Face(x) if x == fi) || a.face_plane(fi).signed_distance(qa).abs() <= tol {
+            out.push(pa.transform_vector(a.face(fi).normal));
         }
     }
-    if let Feature::Face(i) = f.b {
-        if (i as usize) < nfb {
-            out.push(-pb.transform_vector(b.face(i).normal));
+    for fi in 0..b.faces().len() as u32 {
+        if matches!(f.b, Feature::Face(x) if x == fi) || b.face_plane(fi).signed_distance(qb).abs() <= tol {
+            out.push(-pb.transform_vector(b.face(fi).normal));
         }
     }
-    if let (Feature::Edge(i), Feature::Edge(j)) = (f.a, f.b) {
-        if (i as usize) < nea && (j as usize) < neb {
-            let ea = a.edge(i).vertices;
-            let eb = b.edge(j).vertices;
-            let da = pa.transform_vector(a.vertex(ea[1]) - a.vertex(ea[0]));
-            let db = pb.transform_vector(b.vertex(eb[1]) - b.vertex(eb[0]));
-            let c = da.cross(db);
-            if c.length() > 0.0 {
-                out.push(c.normalize());
-                out.push(-c.normalize());
+    let near_edges = |s: &ConvexPolyhedron, pose: &Pose, q: DVec3, own: Feature| -> Vec<DVec3> {
+        let mut v = Vec::new();
+        for (ei, e) in s.edges().iter().enumerate() {
+            let [t, h] = e.vertices;
+            let d = (closest_on_segment(q, s.vertex(t), s.vertex(h)).0 - q).length();
+            if own == Feature::Edge(ei as u32) || d <= tol {
+                v.push(pose.transform_vector(s.vertex(h) - s.vertex(t)));
+                if v.len() >= MAX_LOCAL_EDGES {
+                    break;
+                }
+            }
+        }
+        v
+    };
+    let ea = near_edges(a, pa, qa, f.a);
+    let eb = near_edges(b, pb, qb, f.b);
+    for da in &ea {
+        for db in &eb {
+            let c = da.cross(*db);
+            let l = c.length();
+            if l > 0.0 && l.is_finite() {
+                let n = c / l;
+                out.push(if n.dot(gap) < 0.0 { -n } else { n });
             }
         }
     }
     out
 }
+
+/// Bound on the edges through a closest point used by [`local_normals`] (a vertex of a
+/// polyhedron has at most a few dozen edges in practice; the bound keeps the check cheap).
+pub const MAX_LOCAL_EDGES: usize = 64;
 
 /// Checks a [`Distance`] answer:
 /// - `Separated` — `point_a` is on A and `point_b` on B (inside every world face plane and on
@@ -606,24 +634,17 @@ pub fn verify_distance(
                     w.tol
                 )));
             }
-            // Minimality: a weakly separating plane through point_a.
-            let mut candidates = Vec::new();
-            if len > 0.0 {
-                candidates.push(gap / len);
-            }
-            if len <= 1e3 * w.tol {
-                candidates.extend(feature_normals(a, pa, b, pb, features));
-            }
+            // Minimality. First the plane through point_a normal to the closest-point vector
+            // (exact sign tests): it weakly separates A from B moved back by the gap.
             let mut last = VerifyError::DistanceMismatch(
-                "the distance is zero and the features give no supporting plane to prove the shapes do not overlap"
-                    .into(),
+                "the distance is zero and no supporting plane proves the shapes do not overlap".into(),
             );
-            for n in candidates {
+            if len > 0.0 {
+                let n = gap / len;
                 let plane = Plane {
                     normal: n,
                     offset: n.dot(*point_a),
                 };
-                // B's side is measured from point_b's plane (distance apart), A's from point_a's.
                 let plane_b = Plane {
                     normal: n,
                     offset: n.dot(*point_b),
@@ -634,6 +655,25 @@ pub fn verify_distance(
                     Ok(()) => return Ok(()),
                     Err(e) => last = e,
                 }
+            }
+            // The direction of a short closest-point vector is ill-conditioned (its error is
+            // about tol / distance, times the shapes' extent on the plane). The normals of
+            // the features at the closest points are exact; each unit normal n gives the lower
+            // bound min_B n·b − max_A n·a on the distance.
+            let mut best = f64::NEG_INFINITY;
+            for n in local_normals(a, pa, b, pb, *point_a, *point_b, features, w.tol) {
+                let max_a = w.a.iter().map(|v| n.dot(*v)).fold(f64::NEG_INFINITY, f64::max);
+                let min_b = w.b.iter().map(|v| n.dot(*v)).fold(f64::INFINITY, f64::min);
+                best = best.max(min_b - max_a);
+                if min_b - max_a >= distance - w.tol {
+                    return Ok(());
+                }
+            }
+            if best > f64::NEG_INFINITY {
+                last = VerifyError::NotSeparating(format!(
+                    "the best lower bound from the features' normals is {best:e}, below the reported {distance:e} (tolerance {:e})",
+                    w.tol
+                ));
             }
             Err(match last {
                 VerifyError::NotSeparating(m) => {
