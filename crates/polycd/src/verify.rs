@@ -33,6 +33,26 @@
 //! Limits: a penetration depth is checked to be a *separating* translation that makes the
 //! shapes touch; that it is the *shortest* one needs the oracle (done in the tests).
 //! `Directional::Never` is checked by projecting both shapes along the direction (2-D hulls).
+//!
+//! ```
+//! use polycd::verify::{verify, Answer};
+//! use polycd::{shapes, DVec3, Intersection, Plane, Pose};
+//!
+//! let a = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
+//! let pose_b = Pose::from_translation(DVec3::new(3.0, 0.0, 0.0));
+//! // A claimed separating plane x = 1.5: the certificate holds...
+//! let good = Intersection::Disjoint { plane: Plane { normal: DVec3::X, offset: 1.5 }, iterations: 0 };
+//! assert!(verify(&a, &Pose::IDENTITY, &a, &pose_b, &Answer::Intersection(good)).is_ok());
+//! // ...and a plane through the middle of B is rejected.
+//! let bad = Intersection::Disjoint { plane: Plane { normal: DVec3::X, offset: 3.0 }, iterations: 0 };
+//! assert!(verify(&a, &Pose::IDENTITY, &a, &pose_b, &Answer::Intersection(bad)).is_err());
+//! // With an algorithm: check whatever it answers.
+//! # use polycd::{query, Algorithm, PairCache};
+//! let mut cache = PairCache::default();
+//! if let Ok(d) = query::distance(&a, &Pose::IDENTITY, &a, &pose_b, Algorithm::Auto, &mut cache) {
+//!     assert!(verify(&a, &Pose::IDENTITY, &a, &pose_b, &Answer::Distance(d)).is_ok());
+//! }
+//! ```
 
 use crate::geometry::{closest_on_segment, closest_on_triangle};
 use crate::math::{DVec3, Plane, Pose};

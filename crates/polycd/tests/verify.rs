@@ -771,3 +771,127 @@ fn non_convex_face_lists_are_typed_errors() {
     nan[2].y = f64::NAN;
     assert!(ConvexPolyhedron::from_faces(&nan, &quads).is_err());
 }
+
+#[test]
+fn bad_shape_specs_are_typed_errors() {
+    for spec in [
+        "",
+        "box",
+        "box:1,2",
+        "box:1,2,x",
+        "box:1,-2,3",
+        "box:nan,1,1",
+        "box:inf,1,1",
+        "cube:0",
+        "icosphere",
+        "icosphere:-1",
+        "icosphere:99",
+        "prism:2,1,1",
+        "prism:3.5,1,1",
+        "ellipsoid:1,1,1",
+        "ellipsoid:1,1,1:3",
+        "ellipsoid:1,1,1:10:-4",
+        "sphere:3",
+        "cone:1e9,1,1",
+    ] {
+        assert!(
+            matches!(shapes::from_spec(spec), Err(PolycdError::ShapeSpec { .. })),
+            "{spec:?}: {:?}",
+            shapes::from_spec(spec).map(|s| s.counts())
+        );
+    }
+}
+
+/// Arbitrary, even absurd, certificates are rejected or accepted but never panic.
+#[test]
+fn garbage_certificates_never_panic() {
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    let (a, b) = (cube(), shapes::icosahedron(0.8).unwrap());
+    let specials = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        1e-300,
+        1e300,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.5,
+    ];
+    let num = |rng: &mut ChaCha8Rng| -> f64 {
+        if rng.random_bool(0.3) {
+            specials[rng.random_range(0..specials.len())]
+        } else {
+            rng.random_range(-3.0..3.0)
+        }
+    };
+    for _ in 0..3000 {
+        let v = DVec3::new(num(&mut rng), num(&mut rng), num(&mut rng));
+        let w = DVec3::new(num(&mut rng), num(&mut rng), num(&mut rng));
+        let p = plane(v, num(&mut rng));
+        let id = rng.random_range(0..40u32);
+        let feature = match rng.random_range(0..3) {
+            0 => Feature::Vertex(id),
+            1 => Feature::Edge(id),
+            _ => Feature::Face(id),
+        };
+        let features = FeaturePair { a: feature, b: feature };
+        let pb = at(num(&mut rng).clamp(-5.0, 5.0), 0.3, 0.0);
+        let simplex = MinkowskiSimplex {
+            pairs: std::array::from_fn(|_| (rng.random_range(0..14u32), rng.random_range(0..14u32))),
+            len: rng.random_range(0..6u8),
+        };
+        let answers = [
+            Answer::Intersection(Intersection::Disjoint {
+                plane: p,
+                iterations: 0,
+            }),
+            Answer::Intersection(Intersection::Touching {
+                point: v,
+                plane: p,
+                iterations: 0,
+            }),
+            Answer::Intersection(Intersection::Overlapping {
+                witness: OverlapWitness::Simplex(simplex),
+                iterations: 0,
+            }),
+            Answer::Intersection(Intersection::Overlapping {
+                witness: OverlapWitness::Features { features, point: v },
+                iterations: 0,
+            }),
+            Answer::Distance(Distance::Separated {
+                distance: num(&mut rng),
+                point_a: v,
+                point_b: w,
+                features,
+                iterations: 0,
+            }),
+            Answer::Distance(Distance::Penetrating {
+                witness: OverlapWitness::CommonPoint(v),
+                penetration: Some(Penetration {
+                    depth: num(&mut rng),
+                    normal: w,
+                    point_a: v,
+                    point_b: w,
+                }),
+                iterations: 0,
+            }),
+            Answer::Directional {
+                direction: w,
+                answer: Directional::Contact {
+                    t: num(&mut rng),
+                    plane: p,
+                    iterations: 0,
+                },
+            },
+            Answer::Directional {
+                direction: w,
+                answer: Directional::Never { iterations: 0 },
+            },
+        ];
+        for ans in &answers {
+            let _ = verify::verify(&a, &Pose::IDENTITY, &b, &pb, ans);
+        }
+    }
+}
