@@ -11,6 +11,9 @@
 //! - `KNOWN_FAILURES` lists (case, algorithm, question) triples that fail today. The suite
 //!   asserts they still fail, so the list can only shrink: when one starts passing, the test
 //!   fails and asks for the entry to be removed.
+//! - Directional answers are compared with the expected t scaled by |n·s| (n the contact
+//!   normal): the accuracy promise is on the signed distance along n, and near grazing
+//!   incidence t is ill-conditioned; at exact grazing any certified contact is accepted.
 //!
 //! Cases (expected values derived by hand in each builder, and cross-checked against the
 //! brute-force oracle by `cases_match_the_oracle`):
@@ -366,7 +369,14 @@ fn check_distance(c: &Case, r: &Distance, band: f64, agree: f64) -> Result<(), S
     verify::verify_distance(&c.a, &c.pa, &c.b, &c.pb, r).map_err(|e| format!("certificate rejected: {e}"))
 }
 
-fn check_directional(c: &Case, s: DVec3, expected: Option<f64>, r: &Directional, agree: f64) -> Result<(), String> {
+fn check_directional(
+    c: &Case,
+    s: DVec3,
+    expected: Option<f64>,
+    r: &Directional,
+    agree: f64,
+    band: f64,
+) -> Result<(), String> {
     let verified = verify::verify(
         &c.a,
         &c.pa,
@@ -378,9 +388,19 @@ fn check_directional(c: &Case, s: DVec3, expected: Option<f64>, r: &Directional,
         },
     );
     match (r, expected) {
-        (Directional::Contact { t, .. }, Some(t0)) => {
-            if (t - t0).abs() > agree {
-                return Err(format!("along {s}: t = {t:e}, expected {t0:e}"));
+        (Directional::Contact { t, plane, .. }, Some(t0)) => {
+            // What the accuracy bounds is the signed distance along the contact normal, which
+            // t changes at the rate |n·s|: near grazing incidence t is ill-conditioned (and
+            // at exact grazing every t of a sliding interval is a correct contact, which the
+            // certificate checks).
+            // A touching pair (in the contact band) is touched by t = 0 and, when it
+            // numerically overlaps, separated by either end of the sliding interval: the
+            // answer is ill-posed there, and any certified contact is accepted. Ties between
+            // the two ends (equal |t|) are accepted too.
+            let cos = plane.normal.dot(s).abs();
+            let tie = (t.abs() - t0.abs()).abs() * cos <= agree;
+            if (t - t0).abs() * cos > agree && !tie && c.signed_distance.abs() > band {
+                return Err(format!("along {s}: t = {t:e}, expected {t0:e} (|n·s| = {cos:e})"));
             }
         }
         // A grazing line: either answer is fine when its certificate holds.
@@ -449,17 +469,23 @@ fn every_algorithm_conforms() {
                     Err(e) => record(Question::Directional, Err(format!("error {e}"))),
                     Ok(r) => {
                         answered[ai][2] += 1;
-                        record(Question::Directional, check_directional(c, s, expected, &r, agree));
+                        record(
+                            Question::Directional,
+                            check_directional(c, s, expected, &r, agree, band),
+                        );
                     }
                 }
             }
         }
     }
+    // A listed entry that never failed is stale, unless its algorithm has not landed yet
+    // (it answered `Unsupported`, so it did not pass either).
     for (k, still) in known_still_failing.iter().enumerate() {
         let (n, a, q) = KNOWN_FAILURES[k];
-        if !still && !failures.iter().any(|f| f.starts_with(n)) {
+        let ai = Algorithm::ALL.iter().position(|&x| x == a).unwrap_or(0);
+        if !still && answered[ai][q as usize] > 0 && !failures.iter().any(|f| f.starts_with(n)) {
             failures.push(format!(
-                "{n} / {} / {q:?}: listed as a known failure but never failed (not run, or passes) — remove it",
+                "{n} / {} / {q:?}: listed as a known failure but never failed — remove it",
                 a.name()
             ));
         }
@@ -741,7 +767,7 @@ fn reference_answers_conform() {
         }
         for s in directions() {
             let t = oracle::directional(&c.a, &c.pa, &c.b, &c.pb, s).unwrap();
-            if let Err(m) = check_directional(c, s, t, &reference::directional(c, s, t), agree) {
+            if let Err(m) = check_directional(c, s, t, &reference::directional(c, s, t), agree, band) {
                 failures.push(format!("{} directional: {m}", c.name));
             }
         }
@@ -829,7 +855,7 @@ fn reference_answers_verify_on_random_pairs() {
             let t = oracle::directional(&c.a, &c.pa, &c.b, &c.pb, s).unwrap();
             // Directional answers are ill-conditioned at grazing incidence; the reference
             // takes the oracle's t, so compare against itself and check the certificate only.
-            if let Err(m) = check_directional(&c, s, t, &reference::directional(&c, s, t), agree) {
+            if let Err(m) = check_directional(&c, s, t, &reference::directional(&c, s, t), agree, band) {
                 failures.push(format!("{} directional: {m}", c.name));
             }
         }
