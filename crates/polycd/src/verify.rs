@@ -326,8 +326,17 @@ fn check_witness(
             check_point(point, "common point")?;
             inside(a, pa, point, w.tol, 'A')?;
             inside(b, pb, point, w.tol, 'B')?;
-            on_feature(a, pa, features.a, point, w.tol, 'A')?;
-            on_feature(b, pb, features.b, point, w.tol, 'B')
+            // The point must lie on at least one of the features: an edge piercing a face
+            // carries it on both, a vertex inside the other shape (V-Clip's local-minimum
+            // witness, paired with the face it lies beneath) only on the vertex. The common
+            // point is the certificate; ids of both features must exist.
+            let on_a = on_feature(a, pa, features.a, point, w.tol, 'A');
+            let on_b = on_feature(b, pb, features.b, point, w.tol, 'B');
+            match (on_a, on_b) {
+                (Err(e @ VerifyError::Malformed(_)), _) | (_, Err(e @ VerifyError::Malformed(_))) => Err(e),
+                (Ok(()), _) | (_, Ok(())) => Ok(()),
+                (Err(e), Err(_)) => Err(e),
+            }
         }
         OverlapWitness::Simplex(s) => check_simplex(&s, w),
     }
@@ -512,7 +521,8 @@ fn touch_in_plane(plane: &Plane, wa: &[DVec3], wb: &[DVec3], shift: DVec3, tol: 
 ///   the tolerance are admitted as rounding);
 /// - `Touching` — the plane weakly separates, and the point is on both shapes and on the plane;
 /// - `Overlapping` — the witness: a common point inside both, intersecting features sharing
-///   the point, or a Minkowski simplex whose hull contains the origin;
+///   the point (on at least one of them), or a Minkowski simplex whose hull contains the
+///   origin;
 /// - `NotConverged` — always an error.
 pub fn verify_intersection(
     a: &ConvexPolyhedron,

@@ -195,14 +195,29 @@ fn overlap_witnesses() {
     // Features: the +x face of A contains (0.5, 0, 0), which is inside B.
     let fx = face_with_normal(&a, DVec3::X);
     let fmx = face_with_normal(&b, -DVec3::X);
-    let feat = OverlapWitness::Features {
+    // (0.5, 0, 0) is on A's +x face and 0.1 from B's −x face (at x = 0.4): a point inside
+    // both on one of the features is accepted (V-Clip's vertex-inside-the-other witness).
+    let ok = |x: f64| OverlapWitness::Features {
         features: FeaturePair {
             a: Feature::Face(fx),
             b: Feature::Face(fmx),
         },
-        point: DVec3::new(0.5, 0.0, 0.0),
+        point: DVec3::new(x, 0.0, 0.0),
     };
-    // (0.5, 0, 0) is on A's +x face but 0.1 from B's −x face (at x = 0.4).
+    for x in [0.5, 0.4] {
+        verify::verify_intersection(
+            &a,
+            &pa,
+            &b,
+            &pb,
+            &Intersection::Overlapping {
+                witness: ok(x),
+                iterations: 1,
+            },
+        )
+        .unwrap();
+    }
+    // Inside both, but on neither feature.
     assert!(matches!(
         verify::verify_intersection(
             &a,
@@ -210,30 +225,32 @@ fn overlap_witnesses() {
             &b,
             &pb,
             &Intersection::Overlapping {
-                witness: feat,
+                witness: ok(0.45),
+                iterations: 1
+            }
+        ),
+        Err(VerifyError::PointOutside { shape: 'A', .. })
+    ));
+    // On A's face but outside B.
+    assert!(matches!(
+        verify::verify_intersection(
+            &a,
+            &pa,
+            &b,
+            &pb,
+            &Intersection::Overlapping {
+                witness: OverlapWitness::Features {
+                    features: FeaturePair {
+                        a: Feature::Face(fx),
+                        b: Feature::Face(fmx),
+                    },
+                    point: DVec3::new(0.5, -0.4, 0.0),
+                },
                 iterations: 1
             }
         ),
         Err(VerifyError::PointOutside { shape: 'B', .. })
     ));
-    let feat = OverlapWitness::Features {
-        features: FeaturePair {
-            a: Feature::Face(fx),
-            b: Feature::Face(fmx),
-        },
-        point: DVec3::new(0.4, 0.0, 0.0),
-    };
-    assert!(verify::verify_intersection(
-        &a,
-        &pa,
-        &b,
-        &pb,
-        &Intersection::Overlapping {
-            witness: feat,
-            iterations: 1
-        }
-    )
-    .is_err());
     // Bad feature ids are malformed, never a panic.
     let bad = OverlapWitness::Features {
         features: FeaturePair {
