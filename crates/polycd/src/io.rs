@@ -128,7 +128,10 @@ pub fn points_from_bytes(bytes: &[u8], format: MeshFormat, name: &str) -> Result
 }
 
 /// Vertices and faces of a mesh file (`.obj`, `.off`, `.stl`). Faces are vertex index loops
-/// as the file gives them (STL: triangles over de-duplicated vertices).
+/// as the file gives them. OFF keeps the file's vertex order; OBJ vertices come in order of
+/// first use by a face (as `tobj` exports them; unused vertices are dropped — [`read_points`]
+/// has them all, in file order); STL gives triangles over vertices de-duplicated by their
+/// exact coordinates.
 pub fn read_mesh(path: impl AsRef<Path>) -> Result<Mesh, PolycdError> {
     let path = path.as_ref();
     let format = MeshFormat::from_path(path)?;
