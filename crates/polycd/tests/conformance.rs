@@ -1,0 +1,921 @@
+//! The conformance suite (issue 8): named cases with exact expected answers — the peers'
+//! known failures among them — run against EVERY algorithm through the public query API, for
+//! every question (`intersect`, `distance`, `directional`). Every answer is also checked by
+//! `polycd::verify`.
+//!
+//! - An algorithm that answers `Err(Unsupported)` is skipped for that question.
+//! - An answer must agree with the expected signed distance within `AGREEMENT_REL` × the pair
+//!   scale; its status must match whenever the expected signed distance is farther from 0
+//!   than the contact band (`contact_tolerance` + that agreement tolerance). Inside the band
+//!   (the "kissing" cases) any status is accepted if its certificate verifies.
+//! - `KNOWN_FAILURES` lists (case, algorithm, question) triples that fail today. The suite
+//!   asserts they still fail, so the list can only shrink: when one starts passing, the test
+//!   fails and asks for the entry to be removed.
+//! - Directional answers are compared with the expected t scaled by |n·s| (n the contact
+//!   normal): the accuracy promise is on the signed distance along n, and near grazing
+//!   incidence t is ill-conditioned; at exact grazing any certified contact is accepted.
+//!
+//! Cases (expected values derived by hand in each builder, and cross-checked against the
+//! brute-force oracle by `cases_match_the_oracle`):
+//! - `libccd25_*`: face-aligned cubes of half-size 1, centres 1.9 apart: depth 0.1 (libccd #25
+//!   returned a NaN direction);
+//! - `fcl508_*`: unit boxes with centres 3 apart: distance 2 (FCL #508 reported 3.16228, the
+//!   centre distance √10 of the offset variant);
+//! - `kissing_s{size}_r{rel}`: cubes of side `size` ∈ 0.01…1000 whose faces are `rel·size`
+//!   apart, `rel` ∈ ±1e-16, ±1e-15, 0 (all touching: the gap is below the contact tolerance
+//!   1e-14 × pair scale) and ±1e-9 (clearly disjoint / overlapping);
+//! - `edge_face_*`: a unit cube and a box turned 45° about z (once with the turn baked into its
+//!   vertices, once as a pose), B at offset x < 0 along the x axis: B's leading edge is at
+//!   x + ½, A's face at −½, so the signed distance is −½ − (x + ½) = −x − 1;
+//! - `edge_edge_parallel`: unit cubes at (0,0,0) and (1,1,0): touching along a whole edge;
+//!   `edge_edge_crossed_*`: two square prisms turned 45° about their axes (x and y), stacked
+//!   along z at offset z: their ridges cross, signed distance z − 1;
+//! - `qp_touch`, `qp_apart`: the two tetrahedron examples of the QP paper §IV (touching at
+//!   (1,0,0); distance 1 between (1,0,0) and (1,−1,0));
+//! - `vclip_degeneracy_*`: V-Clip Algorithm 10's cubes (side 2; B at (x, y, z), x, y uniform in
+//!   ±4, turned by e^−k radians, k uniform in 0…20, about a random axis), at z = 4 (the paper),
+//!   z = 2 + 1e-6 and z = 2 (grazing); expected answers from the oracle.
+
+use polycd::query::{self, contact_tolerance, pair_scale};
+use polycd::tolerance::AGREEMENT_REL;
+use polycd::verify::{self, Answer};
+use polycd::{
+    oracle, shapes, Algorithm, ConvexPolyhedron, DQuat, DVec3, Directional, Distance, Intersection, PairCache,
+    PolycdError, Pose,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Which question a known failure is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Question {
+    Intersect,
+    Distance,
+    Directional,
+}
+
+/// (case name, algorithm, question) triples that are known to fail. The suite fails when one
+/// of them passes: remove it then. Entries whose algorithm has not landed (it answers
+/// `Unsupported`) are kept until it does.
+///
+/// Found against the `qp` branch at 4bda955: both QP solvers report `Touching` /
+/// `Separated { distance: 0 }` for clearly overlapping pairs (depth 1e-11…0.1: libccd #25's
+/// cubes, the 1e-9 kissing overlaps, the overlapping edge–face and crossed-edge boxes) — the
+/// paper's model (1) only sees d = 0, and the overlap certification of qp.rs (final corral
+/// tetrahedron, or the shrunk-pair run) does not fire for these face-aligned pairs.
+const KNOWN_FAILURES: &[(&str, Algorithm, Question)] = &[
+    ("edge_edge_crossed_z0.875", Algorithm::Qp, Question::Distance),
+    ("edge_edge_crossed_z0.875", Algorithm::Qp, Question::Intersect),
+    ("edge_edge_crossed_z0.875", Algorithm::QpFast, Question::Distance),
+    ("edge_edge_crossed_z0.875", Algorithm::QpFast, Question::Intersect),
+    ("edge_face_baked_x-0.95", Algorithm::Qp, Question::Distance),
+    ("edge_face_baked_x-0.95", Algorithm::Qp, Question::Intersect),
+    ("edge_face_baked_x-0.95", Algorithm::QpFast, Question::Distance),
+    ("edge_face_baked_x-0.95", Algorithm::QpFast, Question::Intersect),
+    ("edge_face_posed_x-0.95", Algorithm::Qp, Question::Distance),
+    ("edge_face_posed_x-0.95", Algorithm::Qp, Question::Intersect),
+    ("edge_face_posed_x-0.95", Algorithm::QpFast, Question::Distance),
+    ("edge_face_posed_x-0.95", Algorithm::QpFast, Question::Intersect),
+    ("kissing_s1e-1_r-1e-9", Algorithm::Qp, Question::Distance),
+    ("kissing_s1e-1_r-1e-9", Algorithm::Qp, Question::Intersect),
+    ("kissing_s1e-1_r-1e-9", Algorithm::QpFast, Question::Distance),
+    ("kissing_s1e-1_r-1e-9", Algorithm::QpFast, Question::Intersect),
+    ("kissing_s1e-2_r-1e-9", Algorithm::Qp, Question::Distance),
+    ("kissing_s1e-2_r-1e-9", Algorithm::Qp, Question::Intersect),
+    ("kissing_s1e-2_r-1e-9", Algorithm::QpFast, Question::Distance),
+    ("kissing_s1e-2_r-1e-9", Algorithm::QpFast, Question::Intersect),
+    ("kissing_s1e0_r-1e-9", Algorithm::Qp, Question::Distance),
+    ("kissing_s1e0_r-1e-9", Algorithm::Qp, Question::Intersect),
+    ("kissing_s1e0_r-1e-9", Algorithm::QpFast, Question::Distance),
+    ("kissing_s1e0_r-1e-9", Algorithm::QpFast, Question::Intersect),
+    ("kissing_s1e1_r-1e-9", Algorithm::Qp, Question::Distance),
+    ("kissing_s1e1_r-1e-9", Algorithm::Qp, Question::Intersect),
+    ("kissing_s1e1_r-1e-9", Algorithm::QpFast, Question::Distance),
+    ("kissing_s1e1_r-1e-9", Algorithm::QpFast, Question::Intersect),
+    ("kissing_s1e2_r-1e-9", Algorithm::Qp, Question::Distance),
+    ("kissing_s1e2_r-1e-9", Algorithm::Qp, Question::Intersect),
+    ("kissing_s1e2_r-1e-9", Algorithm::QpFast, Question::Distance),
+    ("kissing_s1e2_r-1e-9", Algorithm::QpFast, Question::Intersect),
+    ("kissing_s1e3_r-1e-9", Algorithm::Qp, Question::Distance),
+    ("kissing_s1e3_r-1e-9", Algorithm::Qp, Question::Intersect),
+    ("kissing_s1e3_r-1e-9", Algorithm::QpFast, Question::Distance),
+    ("kissing_s1e3_r-1e-9", Algorithm::QpFast, Question::Intersect),
+    ("libccd25_along_z", Algorithm::Qp, Question::Distance),
+    ("libccd25_along_z", Algorithm::Qp, Question::Intersect),
+    ("libccd25_along_z", Algorithm::QpFast, Question::Distance),
+    ("libccd25_along_z", Algorithm::QpFast, Question::Intersect),
+    ("libccd25_face_aligned_cubes", Algorithm::Qp, Question::Distance),
+    ("libccd25_face_aligned_cubes", Algorithm::Qp, Question::Intersect),
+    ("libccd25_face_aligned_cubes", Algorithm::QpFast, Question::Distance),
+    ("libccd25_face_aligned_cubes", Algorithm::QpFast, Question::Intersect),
+];
+
+struct Case {
+    name: String,
+    a: ConvexPolyhedron,
+    pa: Pose,
+    b: ConvexPolyhedron,
+    pb: Pose,
+    /// Expected signed distance: distance, or −penetration depth.
+    signed_distance: f64,
+    /// Hand-derived directional answers (direction, t or None) checked besides the oracle's.
+    directional: Vec<(DVec3, Option<f64>)>,
+}
+
+fn at(x: f64, y: f64, z: f64) -> Pose {
+    Pose::from_translation(DVec3::new(x, y, z))
+}
+
+fn case(name: impl Into<String>, a: ConvexPolyhedron, pa: Pose, b: ConvexPolyhedron, pb: Pose, sd: f64) -> Case {
+    Case {
+        name: name.into(),
+        a,
+        pa,
+        b,
+        pb,
+        signed_distance: sd,
+        directional: Vec::new(),
+    }
+}
+
+/// A square prism along `axis` (x or y) with its cross-section turned 45°: half-diagonal ½,
+/// length 1, vertices exactly representable.
+fn diamond_prism(axis: usize) -> ConvexPolyhedron {
+    let mut pts = Vec::new();
+    for l in [-0.5, 0.5] {
+        for (u, w) in [(0.5, 0.0), (-0.5, 0.0), (0.0, 0.5), (0.0, -0.5)] {
+            pts.push(match axis {
+                0 => DVec3::new(l, u, w),
+                1 => DVec3::new(u, l, w),
+                _ => DVec3::new(u, w, l),
+            });
+        }
+    }
+    ConvexPolyhedron::from_points(&pts).unwrap()
+}
+
+fn qp_tetra(pts: [[f64; 3]; 4]) -> ConvexPolyhedron {
+    ConvexPolyhedron::from_arrays(&pts).unwrap()
+}
+
+fn cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    let unit = || shapes::cuboid(1.0, 1.0, 1.0).unwrap();
+    let two = || shapes::cuboid(2.0, 2.0, 2.0).unwrap();
+
+    // libccd #25.
+    let mut c = case(
+        "libccd25_face_aligned_cubes",
+        two(),
+        Pose::IDENTITY,
+        two(),
+        at(1.9, 0.0, 0.0),
+        -0.1,
+    );
+    c.directional = vec![(DVec3::X, Some(2.0 - 1.9)), (-DVec3::X, Some(-(2.0 - 1.9)))];
+    out.push(c);
+    out.push(case(
+        "libccd25_along_z",
+        two(),
+        Pose::IDENTITY,
+        two(),
+        at(0.0, 0.0, -1.9),
+        -0.1,
+    ));
+
+    // FCL #508.
+    let mut c = case(
+        "fcl508_unit_boxes_3_apart",
+        unit(),
+        Pose::IDENTITY,
+        unit(),
+        at(3.0, 0.0, 0.0),
+        2.0,
+    );
+    c.directional = vec![
+        (-DVec3::X, Some(2.0)),
+        (DVec3::X, Some(-2.0)),
+        (DVec3::Y, None),
+        (DVec3::Z, None),
+    ];
+    out.push(c);
+    // Offset by one side in y: the boxes' y ranges just meet, the distance is still 2 (the
+    // centre distance √10 = 3.16228 is what FCL reported).
+    out.push(case(
+        "fcl508_offset_3_1",
+        unit(),
+        Pose::IDENTITY,
+        unit(),
+        at(3.0, 1.0, 0.0),
+        2.0,
+    ));
+
+    // Kissing cubes.
+    for size in [0.01, 0.1, 1.0, 10.0, 100.0, 1000.0] {
+        let cube = shapes::cuboid(size, size, size).unwrap();
+        for rel in [-1e-9, -1e-15, -1e-16, 0.0, 1e-16, 1e-15, 1e-9] {
+            let pb = at(size * (1.0 + rel), 0.0, 0.0);
+            // The exact gap between the computed world coordinates of the two faces.
+            let min_b = cube
+                .vertices()
+                .iter()
+                .map(|&v| pb.transform_point(v).x)
+                .fold(f64::INFINITY, f64::min);
+            let sd = min_b - size / 2.0;
+            let tol = contact_tolerance(&cube, &Pose::IDENTITY, &cube, &pb);
+            if rel.abs() < 1e-12 {
+                assert!(sd.abs() <= tol, "kissing cubes {size} {rel}: these are meant to touch");
+            }
+            let mut c = case(
+                format!("kissing_s{size:e}_r{rel:e}"),
+                cube.clone(),
+                Pose::IDENTITY,
+                cube.clone(),
+                pb,
+                sd,
+            );
+            c.directional = vec![(DVec3::X, Some(-sd))];
+            out.push(c);
+        }
+    }
+
+    // Edge–face: B's leading edge at x + ½, A's face at −½.
+    for x in [-10.0, -3.25, -2.0, -1.5, -1.0, -0.95] {
+        let mut c = case(
+            format!("edge_face_baked_x{x}"),
+            unit(),
+            Pose::IDENTITY,
+            diamond_prism(2),
+            at(x, 0.0, 0.0),
+            -x - 1.0,
+        );
+        c.directional = vec![(DVec3::X, Some(-x - 1.0))];
+        out.push(c);
+        let side = std::f64::consts::FRAC_1_SQRT_2;
+        let turned = Pose::new(
+            DQuat::from_rotation_z(std::f64::consts::FRAC_PI_4),
+            DVec3::new(x, 0.0, 0.0),
+        );
+        out.push(case(
+            format!("edge_face_posed_x{x}"),
+            unit(),
+            Pose::IDENTITY,
+            shapes::cuboid(side, side, 1.0).unwrap(),
+            turned,
+            -x - 1.0,
+        ));
+    }
+
+    // Edge to edge.
+    out.push(case(
+        "edge_edge_parallel",
+        unit(),
+        Pose::IDENTITY,
+        unit(),
+        at(1.0, 1.0, 0.0),
+        0.0,
+    ));
+    for z in [1.25, 1.0, 0.875] {
+        let mut c = case(
+            format!("edge_edge_crossed_z{z}"),
+            diamond_prism(1),
+            Pose::IDENTITY,
+            diamond_prism(0),
+            at(0.0, 0.0, z),
+            z - 1.0,
+        );
+        c.directional = vec![(DVec3::Z, Some(1.0 - z))];
+        out.push(c);
+    }
+
+    // The QP paper's tetrahedra (§IV A and B).
+    let qa = || qp_tetra([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]]);
+    let mut c = case(
+        "qp_touch",
+        qa(),
+        Pose::IDENTITY,
+        qp_tetra([[1.0, 0.0, 0.0], [2.0, -2.0, 0.0], [0.0, -2.0, 2.0], [0.0, -2.0, 0.0]]),
+        Pose::IDENTITY,
+        0.0,
+    );
+    c.directional = vec![(DVec3::Y, Some(0.0))];
+    out.push(c);
+    let mut c = case(
+        "qp_apart",
+        qa(),
+        Pose::IDENTITY,
+        qp_tetra([[1.0, -1.0, 0.0], [2.0, -2.0, 0.0], [0.0, -2.0, 2.0], [0.0, -2.0, 0.0]]),
+        Pose::IDENTITY,
+        1.0,
+    );
+    c.directional = vec![(DVec3::Y, Some(1.0))];
+    out.push(c);
+
+    // V-Clip Algorithm 10 cubes.
+    let mut rng = ChaCha8Rng::seed_from_u64(10);
+    for i in 0..8 {
+        let x = rng.random_range(-4.0..4.0);
+        let y = rng.random_range(-4.0..4.0);
+        let axis = shapes::unit_vector(&mut rng);
+        let k: f64 = rng.random_range(0.0..20.0);
+        let rot = DQuat::from_axis_angle(axis, (-k).exp());
+        for z in [4.0, 2.0 + 1e-6, 2.0] {
+            let pb = Pose::new(rot, DVec3::new(x * 0.5_f64.powi(i % 3), y * 0.5_f64.powi(i % 3), z));
+            let sd = oracle::signed_distance(&two(), &Pose::IDENTITY, &two(), &pb)
+                .unwrap()
+                .signed_distance;
+            out.push(case(
+                format!("vclip_degeneracy_{i}_z{z}"),
+                two(),
+                Pose::IDENTITY,
+                two(),
+                pb,
+                sd,
+            ));
+        }
+    }
+    out
+}
+
+/// The directions every case is queried along (besides its hand-derived ones).
+fn directions() -> [DVec3; 7] {
+    [
+        DVec3::X,
+        -DVec3::X,
+        DVec3::Y,
+        DVec3::Z,
+        -DVec3::Z,
+        DVec3::new(1.0, 1.0, 1.0).normalize(),
+        DVec3::new(-0.3, 0.8, 0.2).normalize(),
+    ]
+}
+
+#[test]
+fn cases_match_the_oracle() {
+    for c in cases() {
+        let o = oracle::signed_distance(&c.a, &c.pa, &c.b, &c.pb).unwrap();
+        let tol = AGREEMENT_REL * pair_scale(&c.a, &c.pa, &c.b, &c.pb);
+        assert!(
+            (o.signed_distance - c.signed_distance).abs() <= tol,
+            "{}: expected {} but the oracle says {}",
+            c.name,
+            c.signed_distance,
+            o.signed_distance
+        );
+        for (s, t) in &c.directional {
+            let ot = oracle::directional(&c.a, &c.pa, &c.b, &c.pb, *s).unwrap();
+            match (t, ot) {
+                (Some(t), Some(ot)) => {
+                    assert!((t - ot).abs() <= tol, "{}: directional {s}: {t} vs oracle {ot}", c.name)
+                }
+                (None, None) => {}
+                _ => panic!("{}: directional {s}: {t:?} vs oracle {ot:?}", c.name),
+            }
+        }
+    }
+}
+
+/// Checks one answer; `Err(message)` describes a non-conformance.
+fn check_intersection(c: &Case, r: &Intersection, band: f64) -> Result<(), String> {
+    let sd = c.signed_distance;
+    let ok = match r {
+        Intersection::Disjoint { .. } => sd > -band,
+        Intersection::Touching { .. } => sd.abs() <= band,
+        Intersection::Overlapping { .. } => sd < band,
+        Intersection::NotConverged { iterations } => return Err(format!("did not converge ({iterations} iterations)")),
+    };
+    if !ok {
+        return Err(format!("status {:?} but the signed distance is {sd:e}", r.status()));
+    }
+    verify::verify_intersection(&c.a, &c.pa, &c.b, &c.pb, r).map_err(|e| format!("certificate rejected: {e}"))
+}
+
+fn check_distance(c: &Case, r: &Distance, band: f64, agree: f64) -> Result<(), String> {
+    let sd = c.signed_distance;
+    // Inside the contact band any value within the band is a correct "touching" answer.
+    let allowed = if sd.abs() <= band { band } else { agree };
+    match r {
+        Distance::Separated { distance, .. } => {
+            if sd < -band {
+                return Err(format!(
+                    "separated at {distance:e}, but the shapes overlap by {:e}",
+                    -sd
+                ));
+            }
+            if (distance - sd.max(0.0)).abs() > allowed {
+                return Err(format!("distance {distance:e}, expected {sd:e}"));
+            }
+        }
+        Distance::Penetrating { penetration, .. } => {
+            if sd > band {
+                return Err(format!("penetrating, but the shapes are {sd:e} apart"));
+            }
+            if let Some(p) = penetration {
+                if (-p.depth - sd.min(0.0)).abs() > allowed {
+                    return Err(format!("penetration depth {:e}, expected {:e}", p.depth, -sd));
+                }
+            }
+        }
+        Distance::NotConverged { iterations } => return Err(format!("did not converge ({iterations} iterations)")),
+    }
+    verify::verify_distance(&c.a, &c.pa, &c.b, &c.pb, r).map_err(|e| format!("certificate rejected: {e}"))
+}
+
+fn check_directional(
+    c: &Case,
+    s: DVec3,
+    expected: Option<f64>,
+    r: &Directional,
+    agree: f64,
+    band: f64,
+) -> Result<(), String> {
+    let verified = verify::verify(
+        &c.a,
+        &c.pa,
+        &c.b,
+        &c.pb,
+        &Answer::Directional {
+            direction: s,
+            answer: *r,
+        },
+    );
+    match (r, expected) {
+        (Directional::Contact { t, plane, .. }, Some(t0)) => {
+            // What the accuracy bounds is the signed distance along the contact normal, which
+            // t changes at the rate |n·s|: near grazing incidence t is ill-conditioned (and
+            // at exact grazing every t of a sliding interval is a correct contact, which the
+            // certificate checks).
+            // A touching pair (in the contact band) is touched by t = 0 and, when it
+            // numerically overlaps, separated by either end of the sliding interval: the
+            // answer is ill-posed there, and any certified contact is accepted. Ties between
+            // the two ends (equal |t|) are accepted too.
+            let cos = plane.normal.dot(s).abs();
+            let tie = (t.abs() - t0.abs()).abs() * cos <= agree;
+            if (t - t0).abs() * cos > agree && !tie && c.signed_distance.abs() > band {
+                return Err(format!("along {s}: t = {t:e}, expected {t0:e} (|n·s| = {cos:e})"));
+            }
+        }
+        // A grazing line: either answer is fine when its certificate holds.
+        (Directional::Contact { .. }, None) | (Directional::Never { .. }, Some(_)) => {}
+        (Directional::Never { .. }, None) => {}
+        (Directional::NotConverged { iterations }, _) => {
+            return Err(format!("along {s}: did not converge ({iterations} iterations)"));
+        }
+    }
+    verified.map_err(|e| format!("along {s}: certificate rejected: {e}"))
+}
+
+#[test]
+fn every_algorithm_conforms() {
+    let cases = cases();
+    let mut failures: Vec<String> = Vec::new();
+    let mut known_still_failing = vec![false; KNOWN_FAILURES.len()];
+    let mut answered = [[0usize; 3]; Algorithm::ALL.len()];
+    for c in &cases {
+        let ctol = contact_tolerance(&c.a, &c.pa, &c.b, &c.pb);
+        let agree = AGREEMENT_REL * pair_scale(&c.a, &c.pa, &c.b, &c.pb);
+        let band = ctol + agree;
+        let mut dirs: Vec<(DVec3, Option<f64>)> = c.directional.clone();
+        for s in directions() {
+            dirs.push((s, oracle::directional(&c.a, &c.pa, &c.b, &c.pb, s).unwrap()));
+        }
+        for (ai, &alg) in Algorithm::ALL.iter().enumerate() {
+            let mut record = |q: Question, outcome: Result<(), String>| {
+                let known = KNOWN_FAILURES
+                    .iter()
+                    .position(|&(n, a, kq)| n == c.name && a == alg && kq == q);
+                match (outcome, known) {
+                    (Ok(()), Some(_)) => failures.push(format!(
+                        "{} / {} / {q:?}: listed as a known failure but now passes — remove it from KNOWN_FAILURES",
+                        c.name,
+                        alg.name()
+                    )),
+                    (Ok(()), None) => {}
+                    (Err(_), Some(k)) => known_still_failing[k] = true,
+                    (Err(m), None) => failures.push(format!("{} / {} / {q:?}: {m}", c.name, alg.name())),
+                }
+            };
+            let mut cache = PairCache::default();
+            // Twice: cold, then warm-started from the cache.
+            for _ in 0..2 {
+                match query::intersect(&c.a, &c.pa, &c.b, &c.pb, alg, &mut cache) {
+                    Err(PolycdError::Unsupported { .. }) => {}
+                    Err(e) => record(Question::Intersect, Err(format!("error {e}"))),
+                    Ok(r) => {
+                        answered[ai][0] += 1;
+                        record(Question::Intersect, check_intersection(c, &r, band));
+                    }
+                }
+                match query::distance(&c.a, &c.pa, &c.b, &c.pb, alg, &mut cache) {
+                    Err(PolycdError::Unsupported { .. }) => {}
+                    Err(e) => record(Question::Distance, Err(format!("error {e}"))),
+                    Ok(r) => {
+                        answered[ai][1] += 1;
+                        record(Question::Distance, check_distance(c, &r, band, agree));
+                    }
+                }
+            }
+            for &(s, expected) in &dirs {
+                match query::directional(&c.a, &c.pa, &c.b, &c.pb, s, alg, &mut cache) {
+                    Err(PolycdError::Unsupported { .. }) => {}
+                    Err(e) => record(Question::Directional, Err(format!("error {e}"))),
+                    Ok(r) => {
+                        answered[ai][2] += 1;
+                        record(
+                            Question::Directional,
+                            check_directional(c, s, expected, &r, agree, band),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    // A listed entry that never failed is stale, unless its algorithm has not landed yet
+    // (it answered `Unsupported`, so it did not pass either).
+    for (k, still) in known_still_failing.iter().enumerate() {
+        let (n, a, q) = KNOWN_FAILURES[k];
+        let ai = Algorithm::ALL.iter().position(|&x| x == a).unwrap_or(0);
+        if !still && answered[ai][q as usize] > 0 && !failures.iter().any(|f| f.starts_with(n)) {
+            failures.push(format!(
+                "{n} / {} / {q:?}: listed as a known failure but never failed — remove it",
+                a.name()
+            ));
+        }
+    }
+    eprintln!(
+        "conformance: {} cases; answers checked per algorithm (intersect, distance, directional):",
+        cases.len()
+    );
+    for (ai, alg) in Algorithm::ALL.iter().enumerate() {
+        eprintln!("  {:8} {:?}", alg.name(), answered[ai]);
+    }
+    assert!(
+        failures.is_empty(),
+        "{} non-conforming answers:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// A brute-force reference answerer: it checks the checkers. Correct answers built by exhaustive
+// search (separating axes, closest feature pairs, edge–face crossings) must pass every check
+// and every certificate on every case, so a correct algorithm is never flagged.
+
+mod reference {
+    use super::*;
+    use polycd::geometry::{closest_on_segment, closest_segment_segment};
+    use polycd::{Feature, FeaturePair, OverlapWitness, Penetration, Plane};
+
+    pub fn world(s: &ConvexPolyhedron, p: &Pose) -> Vec<DVec3> {
+        s.vertices().iter().map(|&v| p.transform_point(v)).collect()
+    }
+
+    /// The best separating axis among face normals and edge cross products: (plane with A
+    /// below, separation along it).
+    pub fn sat_plane(c: &Case, shift: DVec3) -> (Plane, f64) {
+        let wa = world(&c.a, &c.pa);
+        let wb: Vec<DVec3> = world(&c.b, &c.pb).into_iter().map(|p| p + shift).collect();
+        let mut cands = Vec::new();
+        for f in c.a.faces() {
+            cands.push(c.pa.transform_vector(f.normal));
+        }
+        for f in c.b.faces() {
+            cands.push(-c.pb.transform_vector(f.normal));
+        }
+        for ea in c.a.edges() {
+            let da =
+                c.pa.transform_vector(c.a.vertex(ea.vertices[1]) - c.a.vertex(ea.vertices[0]));
+            for eb in c.b.edges() {
+                let db =
+                    c.pb.transform_vector(c.b.vertex(eb.vertices[1]) - c.b.vertex(eb.vertices[0]));
+                let n = da.cross(db);
+                if n.length() > 1e-9 * da.length() * db.length() {
+                    cands.push(n.normalize());
+                    cands.push(-n.normalize());
+                }
+            }
+        }
+        let mut best = (
+            Plane {
+                normal: DVec3::X,
+                offset: 0.0,
+            },
+            f64::NEG_INFINITY,
+        );
+        for n in cands {
+            let max_a = wa.iter().map(|p| n.dot(*p)).fold(f64::NEG_INFINITY, f64::max);
+            let min_b = wb.iter().map(|p| n.dot(*p)).fold(f64::INFINITY, f64::min);
+            if min_b - max_a > best.1 {
+                best = (
+                    Plane {
+                        normal: n,
+                        offset: max_a,
+                    },
+                    min_b - max_a,
+                );
+            }
+        }
+        best
+    }
+
+    fn inside(s: &ConvexPolyhedron, pose: &Pose, p: DVec3, tol: f64) -> bool {
+        let q = pose.inverse_transform_point(p);
+        (0..s.faces().len() as u32).all(|f| s.face_plane(f).signed_distance(q) <= tol)
+    }
+
+    /// Closest points by exhaustive search over vertex–face and edge–edge pairs.
+    pub fn closest(c: &Case) -> (f64, DVec3, DVec3, FeaturePair) {
+        let mut best = (
+            f64::INFINITY,
+            DVec3::ZERO,
+            DVec3::ZERO,
+            FeaturePair {
+                a: Feature::Vertex(0),
+                b: Feature::Vertex(0),
+            },
+        );
+        let mut consider = |d: f64, p: DVec3, q: DVec3, f: FeaturePair| {
+            if d < best.0 {
+                best = (d, p, q, f);
+            }
+        };
+        // Vertex of one, face polygon of the other (projection inside the polygon).
+        for (sv, pv, sf, pf, a_is_vertex) in [(&c.a, &c.pa, &c.b, &c.pb, true), (&c.b, &c.pb, &c.a, &c.pa, false)] {
+            for (vi, &v) in sv.vertices().iter().enumerate() {
+                let w = pv.transform_point(v);
+                for f in 0..sf.faces().len() as u32 {
+                    let q = pf.inverse_transform_point(w);
+                    let pl = sf.face_plane(f);
+                    let proj = q - pl.normal * pl.signed_distance(q);
+                    let fv = sf.face_vertices(f);
+                    let ok = (0..fv.len()).all(|k| {
+                        let s = sf.vertex(fv[k]);
+                        let t = sf.vertex(fv[(k + 1) % fv.len()]);
+                        (t - s).cross(proj - s).dot(pl.normal) >= 0.0
+                    });
+                    if ok {
+                        let pw = pf.transform_point(proj);
+                        let d = (pw - w).length();
+                        if a_is_vertex {
+                            consider(
+                                d,
+                                w,
+                                pw,
+                                FeaturePair {
+                                    a: Feature::Vertex(vi as u32),
+                                    b: Feature::Face(f),
+                                },
+                            );
+                        } else {
+                            consider(
+                                d,
+                                pw,
+                                w,
+                                FeaturePair {
+                                    a: Feature::Face(f),
+                                    b: Feature::Vertex(vi as u32),
+                                },
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for (i, ea) in c.a.edges().iter().enumerate() {
+            let (p1, q1) = (
+                c.pa.transform_point(c.a.vertex(ea.vertices[0])),
+                c.pa.transform_point(c.a.vertex(ea.vertices[1])),
+            );
+            for (j, eb) in c.b.edges().iter().enumerate() {
+                let (p2, q2) = (
+                    c.pb.transform_point(c.b.vertex(eb.vertices[0])),
+                    c.pb.transform_point(c.b.vertex(eb.vertices[1])),
+                );
+                let (x, y) = closest_segment_segment(p1, q1, p2, q2);
+                consider(
+                    (y - x).length(),
+                    x,
+                    y,
+                    FeaturePair {
+                        a: Feature::Edge(i as u32),
+                        b: Feature::Edge(j as u32),
+                    },
+                );
+            }
+        }
+        best
+    }
+
+    /// A common point of two overlapping shapes: a vertex of one inside the other, or an edge
+    /// of one crossing a face of the other.
+    pub fn common_point(c: &Case, tol: f64) -> Option<DVec3> {
+        for (s, p, o, po) in [(&c.a, &c.pa, &c.b, &c.pb), (&c.b, &c.pb, &c.a, &c.pa)] {
+            for &v in s.vertices() {
+                let w = p.transform_point(v);
+                if inside(o, po, w, 0.0) {
+                    return Some(w);
+                }
+            }
+            for e in s.edges() {
+                let x = p.transform_point(s.vertex(e.vertices[0]));
+                let y = p.transform_point(s.vertex(e.vertices[1]));
+                for f in 0..o.faces().len() as u32 {
+                    let pl = o.face_plane(f);
+                    let (lx, ly) = (po.inverse_transform_point(x), po.inverse_transform_point(y));
+                    let (dx, dy) = (pl.signed_distance(lx), pl.signed_distance(ly));
+                    if (dx > 0.0) == (dy > 0.0) || dx == dy {
+                        continue;
+                    }
+                    let t = dx / (dx - dy);
+                    let hit = x + (y - x) * t;
+                    if inside(o, po, hit, tol) && inside(s, p, hit, tol) {
+                        return Some(hit);
+                    }
+                }
+            }
+        }
+        // Fall back to the midpoint of the deepest feature pair.
+        let (_, p, q, _) = closest(c);
+        let m = (p + q) * 0.5;
+        let _ = closest_on_segment(m, p, q);
+        Some(m)
+    }
+
+    pub fn intersect(c: &Case, ctol: f64) -> Intersection {
+        let sd = c.signed_distance;
+        if sd > ctol {
+            Intersection::Disjoint {
+                plane: sat_plane(c, DVec3::ZERO).0,
+                iterations: 0,
+            }
+        } else if sd >= -ctol {
+            let (_, p, q, _) = closest(c);
+            let plane = sat_plane(c, DVec3::ZERO).0;
+            Intersection::Touching {
+                point: (p + q) * 0.5,
+                plane,
+                iterations: 0,
+            }
+        } else {
+            Intersection::Overlapping {
+                witness: OverlapWitness::CommonPoint(common_point(c, ctol).unwrap()),
+                iterations: 0,
+            }
+        }
+    }
+
+    pub fn distance(c: &Case, ctol: f64) -> Distance {
+        let o = oracle::signed_distance(&c.a, &c.pa, &c.b, &c.pb).unwrap();
+        if o.signed_distance >= 0.0 {
+            let (d, p, q, features) = closest(c);
+            Distance::Separated {
+                distance: d,
+                point_a: p,
+                point_b: q,
+                features,
+                iterations: 0,
+            }
+        } else {
+            let cp = common_point(c, ctol).unwrap();
+            let n = o.nearest.normalize();
+            Distance::Penetrating {
+                witness: OverlapWitness::CommonPoint(cp),
+                penetration: Some(Penetration {
+                    depth: -o.signed_distance,
+                    normal: n,
+                    point_a: cp,
+                    point_b: cp,
+                }),
+                iterations: 0,
+            }
+        }
+    }
+
+    pub fn directional(c: &Case, s: DVec3, t: Option<f64>) -> Directional {
+        match t {
+            Some(t) => Directional::Contact {
+                t,
+                plane: sat_plane(c, s * t).0,
+                iterations: 0,
+            },
+            None => Directional::Never { iterations: 0 },
+        }
+    }
+}
+
+#[test]
+fn reference_answers_conform() {
+    let mut failures = Vec::new();
+    for c in &cases() {
+        let ctol = contact_tolerance(&c.a, &c.pa, &c.b, &c.pb);
+        let agree = AGREEMENT_REL * pair_scale(&c.a, &c.pa, &c.b, &c.pb);
+        let band = ctol + agree;
+        if let Err(m) = check_intersection(c, &reference::intersect(c, ctol), band) {
+            failures.push(format!("{} intersect: {m}", c.name));
+        }
+        if let Err(m) = check_distance(c, &reference::distance(c, ctol), band, agree) {
+            failures.push(format!("{} distance: {m}", c.name));
+        }
+        for s in directions() {
+            let t = oracle::directional(&c.a, &c.pa, &c.b, &c.pb, s).unwrap();
+            if let Err(m) = check_directional(c, s, t, &reference::directional(c, s, t), agree, band) {
+                failures.push(format!("{} directional: {m}", c.name));
+            }
+        }
+        // And wrong answers are caught: the distance off by 1 %, the status flipped.
+        if c.signed_distance.abs() > 1e-3 {
+            if let Distance::Separated {
+                distance,
+                point_a,
+                point_b,
+                features,
+                iterations,
+            } = reference::distance(c, ctol)
+            {
+                let wrong = Distance::Separated {
+                    distance: distance * 1.01,
+                    point_a,
+                    point_b,
+                    features,
+                    iterations,
+                };
+                if check_distance(c, &wrong, band, agree).is_ok() {
+                    failures.push(format!("{}: a 1 % distance error was not caught", c.name));
+                }
+            }
+            let flipped = if c.signed_distance > 0.0 {
+                Intersection::Overlapping {
+                    witness: polycd::OverlapWitness::CommonPoint(c.pa.translation),
+                    iterations: 0,
+                }
+            } else {
+                Intersection::Disjoint {
+                    plane: reference::sat_plane(c, DVec3::ZERO).0,
+                    iterations: 0,
+                }
+            };
+            if check_intersection(c, &flipped, band).is_ok() {
+                failures.push(format!("{}: a flipped status was not caught", c.name));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The checkers must never reject a correct answer: brute-force reference answers on seeded
+/// random pairs (rotated, scales 1e-3…1e3, some placed 1e6 sizes from the origin) all pass.
+#[test]
+fn reference_answers_verify_on_random_pairs() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x8_c0ff);
+    let mut failures = Vec::new();
+    for i in 0..240 {
+        let s = [1e-3, 1.0, 1e3][i % 3];
+        let make = |k: usize| -> ConvexPolyhedron {
+            match k % 5 {
+                0 => shapes::cuboid(s, s, s).unwrap(),
+                1 => shapes::tetrahedron(s).unwrap(),
+                2 => shapes::icosahedron(s).unwrap(),
+                3 => shapes::prism(8, s, 0.3 * s).unwrap(),
+                _ => shapes::cuboid(0.1 * s, s, 3.0 * s).unwrap(),
+            }
+        };
+        let a = make(rng.random_range(0..5));
+        let b = make(rng.random_range(0..5));
+        let far = if i % 4 == 3 { 1e6 * s } else { 0.0 };
+        let base = shapes::unit_vector(&mut rng) * far;
+        let pa = Pose::new(shapes::random_rotation(&mut rng), base);
+        let offset = shapes::unit_vector(&mut rng) * rng.random_range(0.0..3.0) * s;
+        let pb = Pose::new(shapes::random_rotation(&mut rng), base + offset);
+        let sd = oracle::signed_distance(&a, &pa, &b, &pb).unwrap().signed_distance;
+        let c = case(format!("random_{i}"), a, pa, b, pb, sd);
+        let ctol = contact_tolerance(&c.a, &c.pa, &c.b, &c.pb);
+        let agree = AGREEMENT_REL * pair_scale(&c.a, &c.pa, &c.b, &c.pb);
+        let band = ctol + agree;
+        if let Err(m) = check_intersection(&c, &reference::intersect(&c, ctol), band) {
+            failures.push(format!("{} intersect: {m}", c.name));
+        }
+        if let Err(m) = check_distance(&c, &reference::distance(&c, ctol), band, agree) {
+            failures.push(format!("{} distance: {m}", c.name));
+        }
+        for s in directions().into_iter().take(3) {
+            let t = oracle::directional(&c.a, &c.pa, &c.b, &c.pb, s).unwrap();
+            // Directional answers are ill-conditioned at grazing incidence; the reference
+            // takes the oracle's t, so compare against itself and check the certificate only.
+            if let Err(m) = check_directional(&c, s, t, &reference::directional(&c, s, t), agree, band) {
+                failures.push(format!("{} directional: {m}", c.name));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
