@@ -100,11 +100,13 @@ fn report(a: &ConvexPolyhedron, b: &ConvexPolyhedron, pairs: &[Pair]) -> Result<
             }
         }
         let mut c = PairCache::default();
-        ref_dir.push(match query::directional(a, &pa, b, &p.pose_b, p.dir, Algorithm::Auto, &mut c) {
-            Ok(Directional::Contact { t, .. }) => Some(Some(t)),
-            Ok(Directional::Never { .. }) => Some(None),
-            _ => None,
-        });
+        ref_dir.push(
+            match query::directional(a, &pa, b, &p.pose_b, p.dir, Algorithm::Auto, &mut c) {
+                Ok(Directional::Contact { t, .. }) => Some(Some(t)),
+                Ok(Directional::Never { .. }) => Some(None),
+                _ => None,
+            },
+        );
     }
     let scale = a.scale() + b.scale();
     println!(
@@ -189,7 +191,10 @@ fn report(a: &ConvexPolyhedron, b: &ConvexPolyhedron, pairs: &[Pair]) -> Result<
                 row.nanos as f64 / done.max(1) as f64 / 1000.0
             );
             if row.failed > 0 {
-                println!("{:<12} {:<12} {} queries did not converge or failed", "", "", row.failed);
+                println!(
+                    "{:<12} {:<12} {} queries did not converge or failed",
+                    "", "", row.failed
+                );
             }
         }
     }

@@ -24,7 +24,11 @@ pub fn load_shape(s: &str) -> Result<ConvexPolyhedron, PolycdError> {
 
 /// Points from a mesh file (its vertices) or a text file of "x y z" lines.
 pub fn load_points(path: &Path) -> Result<Vec<DVec3>, PolycdError> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     if matches!(ext.as_str(), "obj" | "off" | "stl") {
         return polycd::io::read_points(path);
     }

@@ -4,14 +4,18 @@
 //! stderr and a non-zero exit status.
 
 use clap::{Parser, Subcommand};
-use polycd_cli::{batch, demo, input};
 use polycd::{Algorithm, DVec3, Pose};
+use polycd_cli::{batch, demo, input};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "polycd", version, about = "Exact collision detection between convex polyhedra")]
+#[command(
+    name = "polycd",
+    version,
+    about = "Exact collision detection between convex polyhedra"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -111,22 +115,38 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             println!("volume:           {:.12e}", p.volume());
             let g = p.centroid();
             println!("centroid:         [{:.9}, {:.9}, {:.9}]", g.x, g.y, g.z);
-            println!("bounding sphere:  centre [{:.9}, {:.9}, {:.9}], radius {:.9}", c.x, c.y, c.z, r);
+            println!(
+                "bounding sphere:  centre [{:.9}, {:.9}, {:.9}], radius {:.9}",
+                c.x, c.y, c.z, r
+            );
             println!("DK levels:        {:?}", p.hierarchy().level_sizes(&p));
             println!("planarity error:  {:.3e}", rep.max_planarity_error);
             println!("convexity error:  {:.3e}", rep.max_convexity_error);
             println!("valid:            {}", if rep.valid { "yes" } else { "NO" });
-            Ok(if rep.valid { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+            Ok(if rep.valid {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
         }
         Command::Hull { points, output } => {
             let pts = input::load_points(&points).map_err(|e| e.to_string())?;
             let p = polycd::ConvexPolyhedron::from_points(&pts).map_err(|e| format!("{}: {e}", points.display()))?;
-            let ext = output.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+            let ext = output
+                .extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or("")
+                .to_ascii_lowercase();
             match ext.as_str() {
                 "obj" => polycd::io::write_obj(&output, &p),
                 "off" => polycd::io::write_off(&output, &p),
                 "stl" => polycd::io::write_stl(&output, &p),
-                _ => return Err(format!("{}: unknown output format (use .obj, .off or .stl)", output.display())),
+                _ => {
+                    return Err(format!(
+                        "{}: unknown output format (use .obj, .off or .stl)",
+                        output.display()
+                    ))
+                }
             }
             .map_err(|e| e.to_string())?;
             let (v, e, f) = p.counts();
@@ -176,7 +196,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
             }
             print_answer(&ans, json);
-            Ok(if ans.status == "error" { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+            Ok(if ans.status == "error" {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Command::Batch => {
             let stdin = std::io::stdin();
@@ -233,7 +257,11 @@ fn print_answer(ans: &batch::Answer, json: bool) {
         println!("point on B:      [{:.17e}, {:.17e}, {:.17e}]", p.x, p.y, p.z);
     }
     if let Some(f) = &ans.features {
-        println!("features:        A {}  B {}", batch::feature_text(f.a), batch::feature_text(f.b));
+        println!(
+            "features:        A {}  B {}",
+            batch::feature_text(f.a),
+            batch::feature_text(f.b)
+        );
     }
     if let Some(i) = ans.iterations {
         println!("iterations:      {i}");
@@ -264,7 +292,8 @@ fn parse_pose(s: Option<&str>) -> Result<Pose, String> {
     match v.len() {
         3 => Pose::try_from_wxyz([v[0], v[1], v[2]], [1.0, 0.0, 0.0, 0.0]).map_err(|e| format!("pose: {e}")),
         7 => Pose::try_from_wxyz([v[0], v[1], v[2]], [v[3], v[4], v[5], v[6]]).map_err(|e| format!("pose: {e}")),
-        n => Err(format!("pose: expected \"tx ty tz\" or \"tx ty tz qw qx qy qz\", got {n} numbers")),
+        n => Err(format!(
+            "pose: expected \"tx ty tz\" or \"tx ty tz qw qx qy qz\", got {n} numbers"
+        )),
     }
 }
-

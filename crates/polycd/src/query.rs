@@ -395,7 +395,13 @@ fn refine_contact(
 }
 
 /// `min_B n·b − max_A n·a` in the world frame: positive when `n` separates A below from B above.
-pub(crate) fn separation_margin(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose, n: DVec3) -> f64 {
+pub(crate) fn separation_margin(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    n: DVec3,
+) -> f64 {
     let na = pose_a.inverse_transform_vector(n);
     let nb = pose_b.inverse_transform_vector(-n);
     let pa = pose_a.transform_point(a.vertex(a.support_hierarchy(na)));
@@ -405,7 +411,13 @@ pub(crate) fn separation_margin(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexP
 
 /// A lower bound on the penetration depth from a Minkowski simplex containing the origin:
 /// the origin's distance to the simplex's boundary (0 unless it is a full tetrahedron).
-fn simplex_depth(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose, s: &MinkowskiSimplex) -> f64 {
+fn simplex_depth(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    s: &MinkowskiSimplex,
+) -> f64 {
     if s.len != 4 {
         return 0.0;
     }
