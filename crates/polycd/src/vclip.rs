@@ -12,7 +12,7 @@
 //!   Voronoi planes with `clipEdge` (Alg. 1), and the derivative checks (Alg. 2, Eq. 2–3)
 //!   decide where the minimum of the edge distance function lies.
 //! - VF searches the *maximally* violated face-edge plane; an edge excluded from a face's
-//!   region moves the face to its closest boundary feature by a perimeter scan (§3.3.3);
+//!   region moves the face to its closest boundary edge by a perimeter scan (§3.3.3);
 //!   a vertex lodged below a face runs `handleLocalMin` (Alg. 3).
 //! - Penetration witnesses: an edge piercing a face (EF), a vertex inside the other
 //!   polyhedron (Alg. 3), or two features that meet (distance exactly 0, §3.2).
@@ -36,7 +36,7 @@
 //! argument does not hold, so the loop is bounded by `4·(V+E+F of both) + 100` handler calls
 //! and, since each handler is a deterministic function of the feature pair alone, any repeated
 //! pair is a cycle; Brent's cycle detection (O(1) memory) finds it. Both outcomes report
-//! `NotConverged`, never a guess. The perimeter scan is bounded by twice the face's size.
+//! `NotConverged`, never a guess. The perimeter scan visits each edge of the face once.
 //!
 //! # Departures from the paper (and decisions where it is silent)
 //! - VF step 6: the paper writes `|D_P(V)| > |D_P(V')|`; the text asks for "an edge incident
@@ -50,12 +50,27 @@
 //!   of `N̲` (otherwise the other face). A degenerate Eq. 3 (the point lies in the face's plane)
 //!   in that compound case moves to `N̲` (the distance cannot grow); elsewhere a degenerate
 //!   derivative means the features meet and penetration is reported (§3.2).
-//! - The perimeter scan walks from the edge `clipEdge` returned, clipping E against each
-//!   boundary edge's vertex–edge planes and applying Eq. 2; it stops at the edge whose slab
-//!   holds the minimum, or at the vertex where two consecutive edges point at each other.
+//! - Perimeter scan (§3.3.3): the paper walks from the feature `clipEdge` returned, clipping
+//!   E against each boundary edge's vertex–edge planes with Eq. 2 until the minimum is
+//!   bracketed. We built that walk first; it stops at *local* minima of the distance along the
+//!   perimeter (on a small icosphere triangle the walk settled on the far edge, EE sent the
+//!   pair straight back to the face, and the pair cycled). We therefore scan the whole
+//!   perimeter, taking the edge at least segment–segment distance (O(s) like the walk's worst
+//!   case; a closest point at a shared vertex is refined by the next EE/VE step at equal
+//!   distance). This is the only place the iteration computes closest points.
 //! - "Penetration" means the closed polyhedra intersect: a final pair at distance exactly 0 is
 //!   reported as penetrating with the common point (the paper's rule for degenerate
 //!   derivatives), so exactly touching shapes may come back `Penetrating`.
+//! - Touching band: when the certified distance is within [`contact_tolerance`], Theorem 1's
+//!   sign tests sit on rounding noise (a vertex rounded 1 ulp off the edge it lies on passes
+//!   them while the shapes overlap by 1e-6 of their size). There the answer is kept only if
+//!   the separating plane leaves at most the contact tolerance of overlap along its normal
+//!   (two hill-climbing support queries started at the features); otherwise the pair is
+//!   reported as a penetration witness at the midpoint of the (coincident) closest points.
+//! - Output planes (not part of the iteration): the normal is `point_b − point_a`, made (to
+//!   rounding) perpendicular to the closest features (face normal; crossing edges' cross product, see
+//!   [`CROSSING_EDGES_SIN2`]; edge direction projected out), so tiny gaps on large shapes still
+//!   give planes that bound both vertex sets.
 //! - A stale or foreign cached pair (ids out of range) is replaced by vertex 0 / vertex 0; a
 //!   face–face pair (never produced by the algorithm) starts from the first vertex of A's face.
 
@@ -64,6 +79,12 @@ use crate::geometry::{closest_on_segment, closest_segment_segment};
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{contact_tolerance, Distance, Feature, FeaturePair, Intersection, OverlapWitness};
+
+/// Output only (separating planes, never the iteration): two closest edges whose directions
+/// satisfy `|u₁ × u₂|² > CROSSING_EDGES_SIN2 · |u₁|²|u₂|²` (angle above ~1e-3 rad) take their
+/// cross product as the plane normal; below that the cross product's direction loses digits
+/// and the normal is `point_b − point_a` with the edge direction projected out.
+pub const CROSSING_EDGES_SIN2: f64 = 1e-6;
 
 /// V-Clip's per-pair state: the last feature pair, the start of the next query.
 #[derive(Clone, Debug, Default)]
@@ -785,7 +806,7 @@ fn separating_plane(
             let (u1, u2) = (dir(a, pa, x), dir(b, pb, y));
             let c = u1.cross(u2);
             // Crossing edges: the common normal; (near-)parallel edges: project out one.
-            let n = if c.length_squared() > 1e-6 * u1.length_squared() * u2.length_squared() {
+            let n = if c.length_squared() > CROSSING_EDGES_SIN2 * u1.length_squared() * u2.length_squared() {
                 c
             } else {
                 project(diff, u1)
