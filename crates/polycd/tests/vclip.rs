@@ -407,3 +407,31 @@ fn coherence_sphere() {
     eprintln!("coherence: warm {wm:.2} iterations/query, cold {cm:.2}");
     assert!(wm < cm);
 }
+
+/// The query layer dispatches to V-Clip and keeps its feature pair in the pair cache.
+#[test]
+fn through_query_api() {
+    use polycd::{query, Algorithm, PairCache, Status};
+    let a = shapes::cuboid(2.0, 2.0, 2.0).unwrap();
+    let b = shapes::icosahedron(1.0).unwrap();
+    let pa = Pose::IDENTITY;
+    let mut cache = PairCache::default();
+    let pb = Pose::from_translation(DVec3::new(3.0, 0.0, 0.0));
+    let d = query::distance(&a, &pa, &b, &pb, Algorithm::VClip, &mut cache).unwrap();
+    let Distance::Separated { distance, features, .. } = d else {
+        panic!("{d:?}");
+    };
+    let o = oracle::signed_distance(&a, &pa, &b, &pb).unwrap().signed_distance;
+    assert!((distance - o).abs() < 1e-14);
+    assert_eq!(cache.vclip.pair(), Some(features));
+    let tol = contact_tolerance(&a, &pa, &b, &pb);
+    assert_eq!(d.status(tol), Status::Disjoint);
+    let pb = Pose::from_translation(DVec3::new(1.5, 0.0, 0.0));
+    let i = query::intersect(&a, &pa, &b, &pb, Algorithm::VClip, &mut cache).unwrap();
+    assert_eq!(i.status(), Status::Overlapping);
+    // Exactly touching: an icosahedron vertex on the cube's face.
+    let q = DQuat::from_rotation_arc(b.vertex(0).normalize(), -DVec3::X);
+    let pb = Pose::new(q, DVec3::new(2.0, 0.0, 0.0));
+    let i = query::intersect(&a, &pa, &b, &pb, Algorithm::VClip, &mut cache).unwrap();
+    assert!(matches!(i.status(), Status::Touching | Status::Overlapping), "{i:?}");
+}
