@@ -379,6 +379,7 @@ fn coherence_sphere() {
     let omega = 2f64.to_radians();
     let amp = 3.0;
     let (mut warm_it, mut cold_it, mut n) = (0u64, 0u64, 0u64);
+    let (mut warm_t, mut cold_t) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
     for _ in 0..3 {
         let dx = rng.random_range(0.0..std::f64::consts::TAU);
         let dy = rng.random_range(0.0..std::f64::consts::TAU);
@@ -392,8 +393,12 @@ fn coherence_sphere() {
                 c = c.normalize_or(DVec3::X) * 2.5;
             }
             let pb = Pose::new(DQuat::from_axis_angle(axis, th), c);
+            let t0 = std::time::Instant::now();
             let w = vclip::distance(&s, &Pose::IDENTITY, &s, &pb, &mut warm).unwrap();
+            let t1 = std::time::Instant::now();
             let k = vclip::distance(&s, &Pose::IDENTITY, &s, &pb, &mut VClipCache::default()).unwrap();
+            warm_t += t1 - t0;
+            cold_t += t1.elapsed();
             let (Distance::Separated { distance: dw, .. }, Distance::Separated { distance: dc, .. }) = (w, k) else {
                 panic!("step {i}: {w:?} / {k:?}");
             };
@@ -404,7 +409,11 @@ fn coherence_sphere() {
         }
     }
     let (wm, cm) = (warm_it as f64 / n as f64, cold_it as f64 / n as f64);
-    eprintln!("coherence: warm {wm:.2} iterations/query, cold {cm:.2}");
+    eprintln!(
+        "coherence: warm {wm:.2} iterations/query ({:.2} µs), cold {cm:.2} ({:.2} µs)",
+        warm_t.as_secs_f64() * 1e6 / n as f64,
+        cold_t.as_secs_f64() * 1e6 / n as f64
+    );
     assert!(wm < cm);
 }
 
