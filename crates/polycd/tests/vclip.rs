@@ -444,3 +444,82 @@ fn through_query_api() {
     let i = query::intersect(&a, &pa, &b, &pb, Algorithm::VClip, &mut cache).unwrap();
     assert!(matches!(i.status(), Status::Touching | Status::Overlapping), "{i:?}");
 }
+
+/// Shapes too large for the oracle (642-vertex sphere, 60-gon disk, 1 000-point ellipsoids and
+/// needles), checked by certificates instead: a separated answer's closest points must span a
+/// slab that holds every vertex of A on one side and of B on the other (which proves the
+/// distance), a penetration witness must lie in both shapes, and nothing may fail to converge.
+#[test]
+fn large_shapes_certified() {
+    let shapes_list = [
+        shapes::icosphere(3, 1.0).unwrap(),
+        scaled(&shapes::prism(60, 10.0, 1.0).unwrap(), 0.1),
+        shapes::ellipsoid(1000, 1.0, 0.6, 0.4, 5).unwrap(),
+        shapes::ellipsoid(500, 1.0, 0.02, 0.02, 6).unwrap(),
+        shapes::cone(100, 0.5, 1.5).unwrap(),
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let mut cache = VClipCache::default();
+    let (mut sep, mut pen) = (0, 0);
+    for k in 0..20_000 {
+        let a = &shapes_list[rng.random_range(0..shapes_list.len())];
+        let b = &shapes_list[rng.random_range(0..shapes_list.len())];
+        let pa = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
+        let dir = shapes::unit_vector(&mut rng);
+        let pb = Pose::new(
+            shapes::random_rotation(&mut rng),
+            dir * rng.random_range(0.0..1.5) * (a.scale() + b.scale()),
+        );
+        let scale = pair_scale(a, &pa, b, &pb);
+        let eps = 1e-12 * scale;
+        if k % 2 == 0 {
+            cache = VClipCache::default();
+        }
+        match vclip::distance(a, &pa, b, &pb, &mut cache).unwrap() {
+            Distance::Separated {
+                distance,
+                point_a,
+                point_b,
+                ..
+            } => {
+                sep += 1;
+                // The slab between parallel planes through the closest points, with the normal
+                // of V-Clip's own separating plane (the raw difference of two points a tiny
+                // gap apart has few correct digits).
+                let n = match vclip::intersect(a, &pa, b, &pb, &mut VClipCache::default()).unwrap() {
+                    Intersection::Disjoint { plane, .. } | Intersection::Touching { plane, .. } => plane.normal,
+                    other => panic!("pair {k}: boolean {other:?} for distance {distance}"),
+                };
+                assert!((n.dot(point_b - point_a) - distance).abs() <= eps, "pair {k}: normal");
+                let top_a = a
+                    .vertices()
+                    .iter()
+                    .map(|&v| n.dot(pa.transform_point(v)))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let bottom_b = b
+                    .vertices()
+                    .iter()
+                    .map(|&v| n.dot(pb.transform_point(v)))
+                    .fold(f64::INFINITY, f64::min);
+                assert!(top_a <= n.dot(point_a) + eps, "pair {k}: A crosses the slab");
+                assert!(
+                    bottom_b >= n.dot(point_b) - eps,
+                    "pair {k}: B crosses the slab by {} (distance {distance})",
+                    n.dot(point_b) - bottom_b,
+                );
+                assert!(outside(a, &pa, point_a) <= eps && outside(b, &pb, point_b) <= eps);
+            }
+            Distance::Penetrating { witness, .. } => {
+                pen += 1;
+                let OverlapWitness::Features { point, .. } = witness else {
+                    panic!("pair {k}: witness kind");
+                };
+                assert!(outside(a, &pa, point) <= eps, "pair {k}: witness not in A");
+                assert!(outside(b, &pb, point) <= eps, "pair {k}: witness not in B");
+            }
+            Distance::NotConverged { iterations } => panic!("pair {k}: not converged ({iterations})"),
+        }
+    }
+    eprintln!("large shapes: {sep} separated, {pen} penetrating");
+    assert!(sep > 300 && pen > 300);
+}
