@@ -9,7 +9,7 @@ use polycd::oracle;
 use polycd::query::{contact_tolerance, pair_scale};
 use polycd::shapes;
 use polycd::vclip::{self, VClipCache};
-use polycd::{ConvexPolyhedron, DQuat, DVec3, Distance, Intersection, OverlapWitness, Pose};
+use polycd::{ConvexPolyhedron, DQuat, DVec3, Distance, Feature, Intersection, OverlapWitness, Pose};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -445,10 +445,74 @@ fn through_query_api() {
     assert!(matches!(i.status(), Status::Touching | Status::Overlapping), "{i:?}");
 }
 
+/// Runs V-Clip on a pair too large for the oracle and checks its answer by certificates: a
+/// separated answer's closest points must span a slab holding every vertex of A on one side
+/// and of B on the other (which proves the distance), a penetration witness must lie in both
+/// shapes, and nothing may fail to converge. Counts (separated, penetrating, vertex-inside witnesses).
+fn certify(
+    k: usize,
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    cache: &mut VClipCache,
+    stats: &mut (usize, usize, usize),
+) {
+    let eps = 1e-12 * pair_scale(a, pa, b, pb);
+    match vclip::distance(a, pa, b, pb, cache).unwrap() {
+        Distance::Separated {
+            distance,
+            point_a,
+            point_b,
+            ..
+        } => {
+            stats.0 += 1;
+            // The slab between parallel planes through the closest points, with the normal
+            // of V-Clip's own separating plane (the raw difference of two points a tiny
+            // gap apart has few correct digits).
+            let n = match vclip::intersect(a, pa, b, pb, &mut VClipCache::default()).unwrap() {
+                Intersection::Disjoint { plane, .. } | Intersection::Touching { plane, .. } => plane.normal,
+                other => panic!("pair {k}: boolean {other:?} for distance {distance}"),
+            };
+            assert!((n.dot(point_b - point_a) - distance).abs() <= eps, "pair {k}: normal");
+            let top_a = a
+                .vertices()
+                .iter()
+                .map(|&v| n.dot(pa.transform_point(v)))
+                .fold(f64::NEG_INFINITY, f64::max);
+            let bottom_b = b
+                .vertices()
+                .iter()
+                .map(|&v| n.dot(pb.transform_point(v)))
+                .fold(f64::INFINITY, f64::min);
+            assert!(top_a <= n.dot(point_a) + eps, "pair {k}: A crosses the slab");
+            assert!(
+                bottom_b >= n.dot(point_b) - eps,
+                "pair {k}: B crosses the slab by {} (distance {distance})",
+                n.dot(point_b) - bottom_b,
+            );
+            assert!(outside(a, pa, point_a) <= eps && outside(b, pb, point_b) <= eps);
+        }
+        Distance::Penetrating { witness, .. } => {
+            stats.1 += 1;
+            let OverlapWitness::Features { point, features } = witness else {
+                panic!("pair {k}: witness kind");
+            };
+            if matches!(
+                (features.a, features.b),
+                (Feature::Vertex(_), Feature::Face(_)) | (Feature::Face(_), Feature::Vertex(_))
+            ) {
+                stats.2 += 1;
+            }
+            assert!(outside(a, pa, point) <= eps, "pair {k}: witness not in A");
+            assert!(outside(b, pb, point) <= eps, "pair {k}: witness not in B");
+        }
+        Distance::NotConverged { iterations } => panic!("pair {k}: not converged ({iterations})"),
+    }
+}
+
 /// Shapes too large for the oracle (642-vertex sphere, 60-gon disk, 1 000-point ellipsoids and
-/// needles), checked by certificates instead: a separated answer's closest points must span a
-/// slab that holds every vertex of A on one side and of B on the other (which proves the
-/// distance), a penetration witness must lie in both shapes, and nothing may fail to converge.
+/// needles, a 100-gon cone), checked by certificates (see [`certify`]).
 #[test]
 fn large_shapes_certified() {
     let shapes_list = [
@@ -460,7 +524,7 @@ fn large_shapes_certified() {
     ];
     let mut rng = ChaCha8Rng::seed_from_u64(21);
     let mut cache = VClipCache::default();
-    let (mut sep, mut pen) = (0, 0);
+    let mut stats = (0, 0, 0);
     for k in 0..20_000 {
         let a = &shapes_list[rng.random_range(0..shapes_list.len())];
         let b = &shapes_list[rng.random_range(0..shapes_list.len())];
@@ -470,56 +534,47 @@ fn large_shapes_certified() {
             shapes::random_rotation(&mut rng),
             dir * rng.random_range(0.0..1.5) * (a.scale() + b.scale()),
         );
-        let scale = pair_scale(a, &pa, b, &pb);
-        let eps = 1e-12 * scale;
         if k % 2 == 0 {
             cache = VClipCache::default();
         }
-        match vclip::distance(a, &pa, b, &pb, &mut cache).unwrap() {
-            Distance::Separated {
-                distance,
-                point_a,
-                point_b,
-                ..
-            } => {
-                sep += 1;
-                // The slab between parallel planes through the closest points, with the normal
-                // of V-Clip's own separating plane (the raw difference of two points a tiny
-                // gap apart has few correct digits).
-                let n = match vclip::intersect(a, &pa, b, &pb, &mut VClipCache::default()).unwrap() {
-                    Intersection::Disjoint { plane, .. } | Intersection::Touching { plane, .. } => plane.normal,
-                    other => panic!("pair {k}: boolean {other:?} for distance {distance}"),
-                };
-                assert!((n.dot(point_b - point_a) - distance).abs() <= eps, "pair {k}: normal");
-                let top_a = a
-                    .vertices()
-                    .iter()
-                    .map(|&v| n.dot(pa.transform_point(v)))
-                    .fold(f64::NEG_INFINITY, f64::max);
-                let bottom_b = b
-                    .vertices()
-                    .iter()
-                    .map(|&v| n.dot(pb.transform_point(v)))
-                    .fold(f64::INFINITY, f64::min);
-                assert!(top_a <= n.dot(point_a) + eps, "pair {k}: A crosses the slab");
-                assert!(
-                    bottom_b >= n.dot(point_b) - eps,
-                    "pair {k}: B crosses the slab by {} (distance {distance})",
-                    n.dot(point_b) - bottom_b,
-                );
-                assert!(outside(a, &pa, point_a) <= eps && outside(b, &pb, point_b) <= eps);
-            }
-            Distance::Penetrating { witness, .. } => {
-                pen += 1;
-                let OverlapWitness::Features { point, .. } = witness else {
-                    panic!("pair {k}: witness kind");
-                };
-                assert!(outside(a, &pa, point) <= eps, "pair {k}: witness not in A");
-                assert!(outside(b, &pb, point) <= eps, "pair {k}: witness not in B");
-            }
-            Distance::NotConverged { iterations } => panic!("pair {k}: not converged ({iterations})"),
+        certify(k, a, &pa, b, &pb, &mut cache, &mut stats);
+    }
+    eprintln!("large shapes: {} separated, {} penetrating", stats.0, stats.1);
+    assert!(stats.0 > 3000 && stats.1 > 3000);
+}
+
+/// Fig. 8 of the paper: one shape passes straight through the other in small warm-started
+/// steps (edge–face witnesses while shallow, vertex-inside witnesses when almost through),
+/// checked by certificates at every step.
+#[test]
+fn pass_through_trajectories() {
+    let list = [
+        shapes::icosphere(2, 1.0).unwrap(),
+        shapes::cuboid(2.0, 1.0, 0.5).unwrap(),
+        scaled(&shapes::prism(60, 10.0, 1.0).unwrap(), 0.1),
+        shapes::ellipsoid(200, 1.0, 0.1, 0.1, 9).unwrap(),
+        shapes::tetrahedron(0.7).unwrap(),
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(33);
+    let mut stats = (0, 0, 0);
+    for trial in 0..200 {
+        let a = &list[rng.random_range(0..list.len())];
+        let b = &list[rng.random_range(0..list.len())];
+        let pa = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
+        let rot = shapes::random_rotation(&mut rng);
+        let dir = shapes::unit_vector(&mut rng);
+        let side = shapes::unit_vector(&mut rng).cross(dir) * 0.3;
+        let reach = 1.2 * (a.scale() + b.scale());
+        let mut cache = VClipCache::default();
+        for i in 0..=200 {
+            let t = -reach + 2.0 * reach * i as f64 / 200.0;
+            let pb = Pose::new(rot, dir * t + side);
+            certify(trial * 1000 + i, a, &pa, b, &pb, &mut cache, &mut stats);
         }
     }
-    eprintln!("large shapes: {sep} separated, {pen} penetrating");
-    assert!(sep > 300 && pen > 300);
+    eprintln!(
+        "pass-through: {} separated, {} penetrating ({} vertex-inside witnesses)",
+        stats.0, stats.1, stats.2
+    );
+    assert!(stats.0 > 1000 && stats.1 > 1000 && stats.2 > 0);
 }
