@@ -15,7 +15,8 @@
 //!   region moves the face to its closest boundary edge by a perimeter scan (§3.3.3);
 //!   a vertex lodged below a face runs `handleLocalMin` (Alg. 3).
 //! - Penetration witnesses: an edge piercing a face (EF), a vertex inside the other
-//!   polyhedron (Alg. 3), or two features that meet (distance exactly 0, §3.2).
+//!   polyhedron (Alg. 3), or two features that meet (distance exactly 0, §3.2); a witness
+//!   whose shapes provably only touch becomes a zero distance.
 //! - Everything runs in A's local frame; B's vertices and normals are mapped by the relative
 //!   pose as they are used (no per-query allocation, no per-query O(n) transform).
 //!
@@ -58,15 +59,19 @@
 //!   perimeter, taking the edge at least segment–segment distance (O(s) like the walk's worst
 //!   case; a closest point at a shared vertex is refined by the next EE/VE step at equal
 //!   distance). This is the only place the iteration computes closest points.
-//! - "Penetration" means the closed polyhedra intersect: a final pair at distance exactly 0 is
-//!   reported as penetrating with the common point (the paper's rule for degenerate
-//!   derivatives), so exactly touching shapes may come back `Penetrating`.
+//! - Features that meet (distance exactly 0, an edge touching a face's plane, a vertex on the
+//!   surface) are penetration witnesses in the paper's closed-set sense. Before reporting
+//!   them we try the normals the witness features suggest (face normals, the cross product of
+//!   two edges) as touching planes: if the shapes overlap by at most the contact tolerance
+//!   along one (two hill-climbing support queries started at the features), the answer is
+//!   `Separated` with distance 0 (`Touching` for `intersect`), as the query contract asks for
+//!   touching pairs; otherwise it is `Penetrating`.
 //! - Touching band: when the certified distance is within [`contact_tolerance`], Theorem 1's
 //!   sign tests sit on rounding noise (a vertex rounded 1 ulp off the edge it lies on passes
 //!   them while the shapes overlap by 1e-6 of their size). There the answer is kept only if
-//!   the separating plane leaves at most the contact tolerance of overlap along its normal
-//!   (two hill-climbing support queries started at the features); otherwise the pair is
-//!   reported as a penetration witness at the midpoint of the (coincident) closest points.
+//!   a touching plane (the separating plane first, then the candidates above) exists;
+//!   otherwise the pair is reported as a penetration witness at the midpoint of the
+//!   (coincident) closest points.
 //! - Output planes (not part of the iteration): the normal is `point_b − point_a`, made (to
 //!   rounding) perpendicular to the closest features (face normal; crossing edges' cross product, see
 //!   [`CROSSING_EDGES_SIN2`]; edge direction projected out), so tiny gaps on large shapes still
@@ -746,15 +751,17 @@ pub fn intersect(
     pb: &Pose,
     cache: &mut VClipCache,
 ) -> Result<Intersection, PolycdError> {
-    Ok(match distance(a, pa, b, pb, cache)? {
-        Distance::Separated {
-            distance,
-            point_a,
-            point_b,
-            features,
-            iterations,
-        } => {
-            let plane = separating_plane(a, pa, b, pb, point_a, point_b, features, distance);
+    Ok(match distance_with_plane(a, pa, b, pb, cache) {
+        (
+            Distance::Separated {
+                distance,
+                point_a,
+                point_b,
+                iterations,
+                ..
+            },
+            Some(plane),
+        ) => {
             if distance <= contact_tolerance(a, pa, b, pb) {
                 Intersection::Touching {
                     point: (point_a + point_b) * 0.5,
@@ -765,10 +772,15 @@ pub fn intersect(
                 Intersection::Disjoint { plane, iterations }
             }
         }
-        Distance::Penetrating {
-            witness, iterations, ..
-        } => Intersection::Overlapping { witness, iterations },
-        Distance::NotConverged { iterations } => Intersection::NotConverged { iterations },
+        (
+            Distance::Penetrating {
+                witness, iterations, ..
+            },
+            _,
+        ) => Intersection::Overlapping { witness, iterations },
+        (d, _) => Intersection::NotConverged {
+            iterations: d.iterations(),
+        },
     })
 }
 
@@ -837,31 +849,144 @@ fn feature_vertex(p: &ConvexPolyhedron, f: Feature) -> u32 {
     }
 }
 
-/// Whether the separating plane of a certified pair leaves at most the contact tolerance of
-/// overlap between the shapes along its normal (support points by hill-climbing from the
-/// features, a few steps). Used only when the certified distance is itself within the
-/// contact tolerance: there the Voronoi tests of Theorem 1 sit on rounding noise (a vertex
-/// computed 1 ulp off an edge it lies on passes them), and only a supporting plane shows
-/// whether the shapes merely touch (departure from the paper, which reports penetration
-/// only for an exactly zero distance).
-#[allow(clippy::too_many_arguments)]
-fn plane_holds(
+/// `(max_A n·x, min_B n·x)` for a world direction `n`: support vertices by hill-climbing from
+/// the witness features (a step or two when the features are near the supports).
+fn extents(
     a: &ConvexPolyhedron,
     pa: &Pose,
     b: &ConvexPolyhedron,
     pb: &Pose,
-    wa: DVec3,
-    wb: DVec3,
     pair: FeaturePair,
-    d: f64,
-) -> bool {
-    let plane = separating_plane(a, pa, b, pb, wa, wb, pair, d);
-    let n = plane.normal;
+    n: DVec3,
+) -> (f64, f64) {
     let va = a.support_climb(pa.inverse_transform_vector(n), feature_vertex(a, pair.a));
     let vb = b.support_climb(pb.inverse_transform_vector(-n), feature_vertex(b, pair.b));
-    let top_a = n.dot(pa.transform_point(a.vertex(va)));
-    let bottom_b = n.dot(pb.transform_point(b.vertex(vb)));
-    top_a - bottom_b <= contact_tolerance(a, pa, b, pb)
+    (
+        n.dot(pa.transform_point(a.vertex(va))),
+        n.dot(pb.transform_point(b.vertex(vb))),
+    )
+}
+
+/// A plane showing that the shapes overlap by at most the contact tolerance (so they touch),
+/// tried along the normals the witness features suggest: a face's normal, the cross product
+/// of two edges. Used when the features meet (distance 0 or within the contact tolerance):
+/// the plane through the mid-slab is returned, A below and B above up to the tolerance.
+fn touching_plane(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    pair: FeaturePair,
+    extra: Option<DVec3>,
+) -> Option<Plane> {
+    let tol = contact_tolerance(a, pa, b, pb);
+    let edge_dir = |p: &ConvexPolyhedron, pose: &Pose, f: Feature| match f {
+        Feature::Edge(e) => {
+            let [t, h] = p.edge(e).vertices;
+            Some(pose.transform_vector(p.vertex(h) - p.vertex(t)))
+        }
+        _ => None,
+    };
+    let face_a = match pair.a {
+        Feature::Face(f) => Some(pa.transform_vector(a.face(f).normal)),
+        _ => None,
+    };
+    let face_b = match pair.b {
+        Feature::Face(f) => Some(-pb.transform_vector(b.face(f).normal)),
+        _ => None,
+    };
+    let cross = match (edge_dir(a, pa, pair.a), edge_dir(b, pb, pair.b)) {
+        (Some(u), Some(v)) => {
+            let c = u.cross(v);
+            (c.length_squared() > CROSSING_EDGES_SIN2 * u.length_squared() * v.length_squared()).then(|| c.normalize())
+        }
+        _ => None,
+    };
+    let candidates = [extra, face_a, face_b, cross, cross.map(|c| -c)];
+    for n in candidates.into_iter().flatten() {
+        let (top_a, bottom_b) = extents(a, pa, b, pb, pair, n);
+        if top_a - bottom_b <= tol {
+            return Some(Plane {
+                normal: n,
+                offset: 0.5 * (top_a + bottom_b),
+            });
+        }
+    }
+    None
+}
+
+/// V-Clip's answer plus, for separated and touching answers, the separating plane.
+fn distance_with_plane(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    cache: &mut VClipCache,
+) -> (Distance, Option<Plane>) {
+    let penetrating = |features, point, iterations| Distance::Penetrating {
+        witness: OverlapWitness::Features { features, point },
+        penetration: None,
+        iterations,
+    };
+    match run(a, pa, b, pb, cache) {
+        Run::Closest {
+            pair,
+            pa: xa,
+            pb: xb,
+            iterations,
+        } => {
+            let wa = pa.transform_point(xa);
+            let wb = pa.transform_point(xb);
+            let d = (wb - wa).length();
+            let separated = |plane| {
+                (
+                    Distance::Separated {
+                        distance: d,
+                        point_a: wa,
+                        point_b: wb,
+                        features: pair,
+                        iterations,
+                    },
+                    Some(plane),
+                )
+            };
+            if d > 0.0 && xa != xb {
+                let plane = separating_plane(a, pa, b, pb, wa, wb, pair, d);
+                if d > contact_tolerance(a, pa, b, pb) {
+                    return separated(plane);
+                }
+                // Touching band: the Voronoi tests sit on rounding noise; keep the answer only
+                // if a plane shows the shapes overlap by at most the tolerance.
+                if let Some(p) = touching_plane(a, pa, b, pb, pair, Some(plane.normal)) {
+                    return separated(p);
+                }
+            } else if let Some(p) = touching_plane(a, pa, b, pb, pair, None) {
+                return separated(p);
+            }
+            (penetrating(pair, (wa + wb) * 0.5, iterations), None)
+        }
+        Run::Penetration {
+            pair,
+            point,
+            iterations,
+        } => {
+            let w = pa.transform_point(point);
+            match touching_plane(a, pa, b, pb, pair, None) {
+                Some(plane) => (
+                    Distance::Separated {
+                        distance: 0.0,
+                        point_a: w,
+                        point_b: w,
+                        features: pair,
+                        iterations,
+                    },
+                    Some(plane),
+                ),
+                None => (penetrating(pair, w, iterations), None),
+            }
+        }
+        Run::NotConverged { iterations } => (Distance::NotConverged { iterations }, None),
+    }
 }
 
 /// Distance V-Clip.
@@ -872,50 +997,5 @@ pub fn distance(
     pb: &Pose,
     cache: &mut VClipCache,
 ) -> Result<Distance, PolycdError> {
-    Ok(match run(a, pa, b, pb, cache) {
-        Run::Closest {
-            pair,
-            pa: xa,
-            pb: xb,
-            iterations,
-        } => {
-            let wa = pa.transform_point(xa);
-            let wb = pa.transform_point(xb);
-            let d = (wb - wa).length();
-            let meet = xa == xb
-                || !(d > 0.0)
-                || (d <= contact_tolerance(a, pa, b, pb) && !plane_holds(a, pa, b, pb, wa, wb, pair, d));
-            if meet {
-                Distance::Penetrating {
-                    witness: OverlapWitness::Features {
-                        features: pair,
-                        point: (wa + wb) * 0.5,
-                    },
-                    penetration: None,
-                    iterations,
-                }
-            } else {
-                Distance::Separated {
-                    distance: d,
-                    point_a: wa,
-                    point_b: wb,
-                    features: pair,
-                    iterations,
-                }
-            }
-        }
-        Run::Penetration {
-            pair,
-            point,
-            iterations,
-        } => Distance::Penetrating {
-            witness: OverlapWitness::Features {
-                features: pair,
-                point: pa.transform_point(point),
-            },
-            penetration: None,
-            iterations,
-        },
-        Run::NotConverged { iterations } => Distance::NotConverged { iterations },
-    })
+    Ok(distance_with_plane(a, pa, b, pb, cache).0)
 }
