@@ -229,7 +229,7 @@ pub struct CdDualCache {
     face_a: u32,
     warm_a: u32,
     warm_b: u32,
-    stack: Vec<(u32, u32)>,
+    stack: Vec<Cand>,
     ties: Vec<u32>,
     pts_a: Vec<P2>,
     pts_b: Vec<P2>,
@@ -583,7 +583,65 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let t2 = clock();
     let mut best = if vb.key > fv_best.key { vb } else { fv_best };
     cache.stack.clear();
-    match best.face {
+    push_ee_pairs(ctx, &best, cache);
+    let (ep, eq) = (p.edges().len() as u64, q.edges().len() as u64);
+    let (hp, hq) = (p.half_edges().len() as u64, q.half_edges().len() as u64);
+    let faces = ep * eq + (p.faces().len() + q.faces().len()) as u64 + 1;
+    let bound = (cache.stack.len() as u64).saturating_add(faces.saturating_mul(2 * (hp + hq) + 8));
+    let mut pops: u64 = 0;
+    while let Some(cand) = cache.stack.pop() {
+        pops += 1;
+        if pops > bound {
+            st.nanos[2] = elapsed(t2);
+            return Outcome::NotConverged { best };
+        }
+        st.steps[2] = st.steps[2].saturating_add(1);
+        let ev = match cand {
+            Cand::Ee(ea, eb) => match ctx.eval_ee(ea, eb) {
+                Some(ev) => ev,
+                None => continue,
+            },
+            Cand::Fv(f, warm) => {
+                let mut w = warm;
+                ctx.eval_fv(f, &mut w)
+            }
+            Cand::Vf(g, warm) => {
+                let mut w = warm;
+                ctx.eval_vf(g, &mut w)
+            }
+        };
+        if early_exit && ev.k < 0.0 {
+            st.nanos[2] = elapsed(t2);
+            remember(ctx, cache, &ev);
+            return finish(ev, cache, true);
+        }
+        if ev.key > best.key {
+            best = ev;
+            cache.stack.clear();
+            push_neighbours(ctx, &best, cache);
+        }
+    }
+    st.nanos[2] = elapsed(t2);
+    remember(ctx, cache, &best);
+    Outcome::Done { best, early: false }
+}
+
+/// A candidate face of M on the Search-EE stack.
+#[derive(Clone, Copy, Debug)]
+enum Cand {
+    /// Edge of A, edge of B.
+    Ee(u32, u32),
+    /// Face of A, warm-start vertex of B.
+    Fv(u32, u32),
+    /// Face of B, warm-start vertex of A.
+    Vf(u32, u32),
+}
+
+/// The edge pairs adjacent (in M) to an FV or VF face: the edges of its face × the edges
+/// incident at its vertex — at every tied supporting vertex (appendix, cases 2 and 3).
+fn push_ee_pairs(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
+    let (p, q) = (ctx.p, ctx.q);
+    match face.face {
         DualFace::Fv { face_a, vertex_b } => {
             let nb = ctx.rt * (-p.face(face_a).normal);
             Ctx::collect_ties(q, vertex_b, nb, &mut cache.ties);
@@ -591,7 +649,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
                 let ea = p.half_edge(h).edge;
                 for &tv in &cache.ties {
                     for &g in q.outgoing(tv) {
-                        cache.stack.push((ea, q.half_edge(g).edge));
+                        cache.stack.push(Cand::Ee(ea, q.half_edge(g).edge));
                     }
                 }
             }
@@ -603,58 +661,65 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
                 let eb = q.half_edge(h).edge;
                 for &tv in &cache.ties {
                     for &g in p.outgoing(tv) {
-                        cache.stack.push((p.half_edge(g).edge, eb));
+                        cache.stack.push(Cand::Ee(p.half_edge(g).edge, eb));
                     }
                 }
             }
         }
         DualFace::Ee { .. } => {}
     }
-    let (ep, eq) = (p.edges().len() as u64, q.edges().len() as u64);
-    let (hp, hq) = (p.half_edges().len() as u64, q.half_edges().len() as u64);
-    let bound = (cache.stack.len() as u64).saturating_add((ep * eq + 1).saturating_mul(hp + hq));
-    let mut pops: u64 = 0;
-    while let Some((ea, eb)) = cache.stack.pop() {
-        pops += 1;
-        if pops > bound {
-            st.nanos[2] = elapsed(t2);
-            return Outcome::NotConverged { best };
+}
+
+/// Every face of M adjacent to `face` (the arcs of the superimposed Gaussian images leaving
+/// its vertex): for FV/VF faces the same-family neighbours and the edge pairs of
+/// [`push_ee_pairs`]; for EE faces the pairs sharing one edge (Lemma 4) and the FV/VF faces at
+/// the four arc end points.
+fn push_neighbours(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
+    let (p, q) = (ctx.p, ctx.q);
+    match face.face {
+        DualFace::Fv { face_a, vertex_b } => {
+            for h in p.face_half_edges(face_a) {
+                cache
+                    .stack
+                    .push(Cand::Fv(p.half_edge(p.half_edge(h).twin).face, vertex_b));
+            }
+            push_ee_pairs(ctx, face, cache);
         }
-        st.steps[2] = st.steps[2].saturating_add(1);
-        let Some(ev) = ctx.eval_ee(ea, eb) else {
-            continue;
-        };
-        if early_exit && ev.k < 0.0 {
-            st.nanos[2] = elapsed(t2);
-            remember(ctx, cache, &ev);
-            return finish(ev, cache, true);
+        DualFace::Vf { vertex_a, face_b } => {
+            for h in q.face_half_edges(face_b) {
+                cache
+                    .stack
+                    .push(Cand::Vf(q.half_edge(q.half_edge(h).twin).face, vertex_a));
+            }
+            push_ee_pairs(ctx, face, cache);
         }
-        if ev.key > best.key {
-            best = ev;
-            cache.stack.clear();
-            let e = p.edge(ea);
-            let g = q.edge(eb);
+        DualFace::Ee { edge_a, edge_b } => {
+            let e = p.edge(edge_a);
+            let g = q.edge(edge_b);
+            for f in e.faces {
+                cache.stack.push(Cand::Fv(f, g.vertices[0]));
+            }
+            for f in g.faces {
+                cache.stack.push(Cand::Vf(f, e.vertices[0]));
+            }
             for &v in &g.vertices {
                 for &h in q.outgoing(v) {
                     let e2 = q.half_edge(h).edge;
-                    if e2 != eb {
-                        cache.stack.push((ea, e2));
+                    if e2 != edge_b {
+                        cache.stack.push(Cand::Ee(edge_a, e2));
                     }
                 }
             }
             for &v in &e.vertices {
                 for &h in p.outgoing(v) {
                     let e2 = p.half_edge(h).edge;
-                    if e2 != ea {
-                        cache.stack.push((e2, eb));
+                    if e2 != edge_a {
+                        cache.stack.push(Cand::Ee(e2, edge_b));
                     }
                 }
             }
         }
     }
-    st.nanos[2] = elapsed(t2);
-    remember(ctx, cache, &best);
-    Outcome::Done { best, early: false }
 }
 
 /// §4.4: store a face of A close to the final face for the next query.
