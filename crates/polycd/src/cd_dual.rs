@@ -60,7 +60,11 @@
 //! - The separating plane returned is the face plane of M shifted to the middle of the gap.
 //! - Overlap witness: the point `x* = c + λ*·dir` where the ray leaves M lies on `f_opt`;
 //!   writing `x* = p* − q*` with `p*`, `q*` on `f_opt`'s generating features and
-//!   `o = (1−θ)c + θx*`, the point `(1−θ)p_c + θp* = (1−θ)q_c + θq*` is common to A and B.
+//!   `o = (1−θ)c + θx*`, the point `(1−θ)p_c + θp* = (1−θ)q_c + θq*` is common to A and B
+//!   (`OverlapWitness::CommonPoint`). When `p*`/`q*` fall outside the generating features
+//!   (beyond 1e-9 × scale: the face of M is a merged face of a degenerate Gaussian image, e.g.
+//!   parallel box faces), we return `OverlapWitness::Features` with `f_opt`'s generating
+//!   features and the A-side point instead, which is then only approximately common.
 //! - §6: the paper computes one end of the chord of the line `{t s}` through M. We compute the
 //!   end reached from `c` along `−s` (`lo`) and along `+s` (`hi`), each a full search with its
 //!   own ray direction, and read `t` from the face plane (`t = k / (N·s)`, independent of `c`).
@@ -767,17 +771,22 @@ fn interior_point(a: &ConvexPolyhedron, b: &ConvexPolyhedron, r: DMat3, t: DVec3
     best
 }
 
-/// The points `p*` (on A's generating feature) and `q*` (on B's) with `p* − q* ≈ x`, for a
-/// point `x` of the face's plane (A frame).
-fn split_point(ctx: &Ctx, face: DualFace, x: DVec3) -> (DVec3, DVec3) {
+/// The points `p*` (on A's generating feature) and `q*` (on B's) with `p* − q* = x`, for a
+/// point `x` of the face's plane (A frame), and whether they lie on those features (within
+/// `tol`). They do unless the face of M is larger than the generating features' sum (a
+/// degenerate Gaussian image: parallel faces or edges).
+fn split_point(ctx: &Ctx, face: DualFace, x: DVec3, tol: f64) -> (DVec3, DVec3, bool) {
     match face {
-        DualFace::Fv { vertex_b, .. } => {
+        DualFace::Fv { face_a, vertex_b } => {
             let qs = ctx.qv(vertex_b);
-            (x + qs, qs)
+            let ps = x + qs;
+            (ps, qs, in_face(ctx.p, face_a, ps, tol))
         }
-        DualFace::Vf { vertex_a, .. } => {
+        DualFace::Vf { vertex_a, face_b } => {
             let ps = ctx.p.vertex(vertex_a);
-            (ps, ps - x)
+            let qs = ps - x;
+            let local = ctx.rt * (qs - ctx.t);
+            (ps, qs, in_face(ctx.q, face_b, local, tol))
         }
         DualFace::Ee { edge_a, edge_b } => {
             let e = ctx.p.edge(edge_a);
@@ -796,10 +805,31 @@ fn split_point(ctx: &Ctx, face: DualFace, x: DVec3) -> (DVec3, DVec3) {
             } else {
                 (0.5, 0.5)
             };
+            let (ta, tb) = (
+                tol / uu.sqrt().max(f64::MIN_POSITIVE),
+                tol / ww.sqrt().max(f64::MIN_POSITIVE),
+            );
+            let ok = det > 0.0 && sa >= -ta && sa <= 1.0 + ta && sb >= -tb && sb <= 1.0 + tb;
             let (sa, sb) = (sa.clamp(0.0, 1.0), sb.clamp(0.0, 1.0));
-            (p0 + u * sa, q0 - w * sb)
+            (p0 + u * sa, q0 - w * sb, ok)
         }
     }
+}
+
+/// Is `y` (a point of face `f`'s plane, local frame) inside the face polygon, within `tol`?
+fn in_face(shape: &ConvexPolyhedron, f: u32, y: DVec3, tol: f64) -> bool {
+    let n = shape.face(f).normal;
+    for h in shape.face_half_edges(f) {
+        let he = shape.half_edge(h);
+        let a = shape.vertex(he.origin);
+        let b = shape.vertex(shape.half_edge(he.next).origin);
+        let e = b - a;
+        let l = e.length();
+        if l > 0.0 && n.dot(e.cross(y - a)) < -tol * l {
+            return false;
+        }
+    }
+    true
 }
 
 /// The support value of A along `n` on the face (A frame), for unit or non-unit `n`.
@@ -911,14 +941,20 @@ pub fn intersect(
     let lambda = if nd > 0.0 { h / nd } else { 1.0 };
     let theta = if lambda > 1.0 { 1.0 / lambda } else { 1.0 };
     let xs = c + ctx.dir * lambda;
-    let (ps, qs) = split_point(&ctx, best.face, xs);
+    let tol = 1e-9 * (a.scale() + b.scale() + t.length());
+    let (ps, qs, exact) = split_point(&ctx, best.face, xs, tol);
     let on_a = pc * (1.0 - theta) + ps * theta;
     let on_b = qc * (1.0 - theta) + qs * theta;
     let point = pa.transform_point(0.5 * (on_a + on_b));
-    Ok(Intersection::Overlapping {
-        witness: OverlapWitness::CommonPoint(point),
-        iterations,
-    })
+    let witness = if exact {
+        OverlapWitness::CommonPoint(point)
+    } else {
+        OverlapWitness::Features {
+            features: best.face.features(),
+            point: pa.transform_point(on_a),
+        }
+    };
+    Ok(Intersection::Overlapping { witness, iterations })
 }
 
 #[inline]

@@ -105,6 +105,7 @@ struct Tally {
     wrong: usize,
     bad_planes: usize,
     bad_witnesses: usize,
+    feature_witnesses: usize,
     not_converged: usize,
 }
 
@@ -149,6 +150,8 @@ fn check_boolean(
                     t.bad_witnesses += 1;
                     eprintln!("{what}: witness {o:e} outside (oracle {truth:e})");
                 }
+            } else {
+                t.feature_witnesses += 1;
             }
         }
         Intersection::NotConverged { .. } => {
@@ -186,11 +189,11 @@ fn assert_clean(t: &Tally) {
     assert_eq!(t.not_converged, 0, "{t:?}");
 }
 
-/// ~8 000 random pairs over 66 family combinations, a quarter of them within 1e-6 of contact.
+/// ~5 000 random pairs over 66 family combinations, a quarter of them within 1e-6 of contact.
 #[test]
 fn boolean_agrees_with_oracle_on_random_pairs() {
-    let t = random_boolean_suite(1, 120);
-    assert!(t.pairs > 5000);
+    let t = random_boolean_suite(1, 80);
+    assert!(t.pairs > 4000);
     assert!(t.disjoint > 1000 && t.overlapping > 1000, "{t:?}");
     assert_clean(&t);
 }
@@ -210,6 +213,7 @@ fn boolean_agrees_with_oracle_on_many_random_pairs() {
         all.wrong += t.wrong;
         all.bad_planes += t.bad_planes;
         all.bad_witnesses += t.bad_witnesses;
+        all.feature_witnesses += t.feature_witnesses;
         all.not_converged += t.not_converged;
     }
     assert!(all.pairs >= 100_000);
@@ -410,6 +414,7 @@ struct DirTally {
     max_err: f64,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn check_directional(
     a: &ConvexPolyhedron,
     pa: &Pose,
@@ -438,7 +443,10 @@ fn check_directional(
             // The contact plane separates A from B moved by t·s.
             let moved = Pose::new(pb.rotation, pb.translation + s * tg);
             let v = separation_violation(&plane, &world_vertices(a, pa), &world_vertices(b, &moved));
-            assert!(v <= 1e-12 * scale, "{what}: contact plane violated by {v:e}");
+            assert!(
+                v <= 1e-12 * scale,
+                "{what}: contact plane {plane:?} violated by {v:e}, t {tg} oracle {tt} s {s}"
+            );
         }
         (tr, g) => panic!("{what}: oracle {tr:?}, CD-Dual {g:?}"),
     }
@@ -465,7 +473,7 @@ fn directional_agrees_with_oracle() {
             1 => shapes::unit_vector(&mut rng),
             // Perpendicular to the centre offset, after moving B far sideways: never touches.
             _ => {
-                let s = centre.any_orthonormal_vector();
+                let s = centre.normalize_or(DVec3::X).any_orthonormal_vector();
                 let far = centre.normalize_or(DVec3::X) * 3.0 * (a.scale() + b.scale());
                 let moved = Pose::new(pb.rotation, pb.translation + far);
                 let what = format!("never {} vs {} #{k}", fa.name, fb.name);
