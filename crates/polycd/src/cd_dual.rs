@@ -1032,6 +1032,31 @@ fn hull2d(pts: &mut [P2], out: &mut Vec<P2>) {
     out.pop();
 }
 
+/// Drops hull vertices within `tol` of their predecessor (near-duplicate projections, e.g. the
+/// two ends of an edge parallel to the projection direction), so that the edge-angle merge of
+/// [`minkowski2d`] only sees edges with a meaningful direction.
+fn dedup_hull(h: &mut Vec<P2>, tol: f64) {
+    if h.len() < 2 {
+        return;
+    }
+    let mut w = 1;
+    for i in 1..h.len() {
+        let (a, b) = (h[w - 1], h[i]);
+        if (b.x - a.x).abs().max((b.y - a.y).abs()) > tol {
+            h[w] = b;
+            w += 1;
+        }
+    }
+    h.truncate(w);
+    while h.len() > 1 {
+        let (a, b) = (h[h.len() - 1], h[0]);
+        if (b.x - a.x).abs().max((b.y - a.y).abs()) > tol {
+            break;
+        }
+        h.pop();
+    }
+}
+
 /// Lowest (then leftmost) vertex of a polygon given with a sign (±1 for A / −B).
 fn lowest(poly: &[P2], sign: f64) -> usize {
     let mut best = 0;
@@ -1178,6 +1203,9 @@ pub fn directional(
     }
     hull2d(&mut cache.pts_a, &mut cache.hull_a);
     hull2d(&mut cache.pts_b, &mut cache.hull_b);
+    let tol2 = COPLANAR_REL * (a.scale() + b.scale() + a.magnitude() + b.magnitude() + t.length());
+    dedup_hull(&mut cache.hull_a, tol2);
+    dedup_hull(&mut cache.hull_b, tol2);
     minkowski2d(&cache.hull_a, &cache.hull_b, &mut cache.mink);
     let Some((tri, bary)) = locate_origin(&cache.mink) else {
         return Ok(Directional::Never { iterations: 0 });
