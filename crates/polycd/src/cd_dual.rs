@@ -33,9 +33,10 @@
 //! # Termination
 //! FV (VF) moves only to a strictly better face of P (Q), so each face is current at most once:
 //! ≤ F_P (F_Q) moves. In EE every expansion strictly raises the best key, so each of the
-//! ≤ E_P·E_Q edge pairs is expanded at most once, and each expansion pushes fewer than
-//! `H_P + H_Q` pairs (H = half-edge count): pops are bounded by that product. These bounds are
-//! also enforced with counters; hitting one returns `NotConverged`.
+//! ≤ E_P·E_Q + F_P + F_Q faces is expanded at most once, and each expansion pushes at most
+//! `2(H_P + H_Q) + 8` candidates (H = half-edge count; the tie lists are bounded likewise):
+//! pops are bounded by that product. These bounds are also enforced with counters; hitting
+//! one returns `NotConverged`. Every other loop runs over a fixed vertex/edge list.
 //!
 //! # Decisions the paper leaves open, and departures
 //! - `c`: of the four differences `p_i − q_j` of the stored interior points, the longest one
@@ -64,7 +65,10 @@
 //!   or vertex of the other's Gaussian image means the supporting feature of the other shape is
 //!   an edge or face. The FV/VF key is unaffected (the support value is unique), and the EE
 //!   start set is built from the edges incident at *every* tied supporting vertex (ties within
-//!   `COPLANAR_REL` × scale), i.e. the arguments of Lemma 3 applied to each adjacent region.
+//!   `COPLANAR_REL` × scale), i.e. the arguments of Lemma 3 applied to each adjacent region;
+//!   with ties, the arcs of the other shape's supporting edge/face also leave the normal, so
+//!   the edges at the face's corners × the edges at the tied vertices are pushed as well
+//!   (without them a cube and a cone sharing an axis were misjudged).
 //!   Parallel edges (arcs on one great circle: all signed volumes zero) and arcs meeting only at
 //!   an end point form no EE face: the face of M there is the FV/VF face already evaluated.
 //! - The separating plane returned is the face plane of M shifted to the middle of the gap.
@@ -80,7 +84,11 @@
 //!   own ray direction, and read `t` from the face plane (`t = k / (N·s)`, independent of `c`).
 //!   The second search is skipped when the first end already decides the answer. The 2-D hulls
 //!   are built by monotone chain (exact `orient2d`), O(n log n) instead of the paper's
-//!   silhouette walk, into buffers held by the cache.
+//!   silhouette walk, into buffers held by the cache; near-duplicate hull vertices (ends of
+//!   edges parallel to `s`) are merged so that the edge-angle merge of the 2-D Minkowski
+//!   difference stays consistent.
+//! - Eq. (1) assumes the face plane written with `k > 0`; `d(f)` is invariant under flipping
+//!   the sign of `(N, k)`, so we keep outward normals throughout.
 //! - Grazing lines (the origin on the boundary of the projected Minkowski difference) are
 //!   treated as meeting M; the resulting `c` lies on ∂M and the answer is as good as the
 //!   floating-point faces allow.
