@@ -477,12 +477,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
 
     // ---- Search-FV ----
     let t0 = clock();
-    let start = if (cache.face_a as usize) < p.faces().len() {
-        cache.face_a
-    } else {
-        ctx.heuristic_face()
-    };
-    let mut warm_b = if (cache.warm_b as usize) < q.vertices().len() {
+    let coherent = (cache.face_a as usize) < p.faces().len();
+    let start = if coherent { cache.face_a } else { ctx.heuristic_face() };
+    // Without coherence the stored warm start is unrelated to this pose: use the hierarchy.
+    let mut warm_b = if coherent && (cache.warm_b as usize) < q.vertices().len() {
         cache.warm_b
     } else {
         q.support_hierarchy(ctx.rt * (-p.face(start).normal))
@@ -537,10 +535,13 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let DualFace::Fv { vertex_b: vq, .. } = fv_best.face else {
         return Outcome::NotConverged { best };
     };
-    let mut warm_a = if (cache.warm_a as usize) < p.vertices().len() {
+    let mut warm_a = if coherent && (cache.warm_a as usize) < p.vertices().len() {
         cache.warm_a
     } else {
-        0
+        match q.outgoing(vq).first() {
+            Some(&h) => p.support_hierarchy(-(ctx.r * q.face(q.half_edge(h).face).normal)),
+            None => 0,
+        }
     };
     let mut vbest: Option<Eval> = None;
     for &h in q.outgoing(vq) {

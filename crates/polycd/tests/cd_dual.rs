@@ -586,7 +586,6 @@ fn timing_paper_setup() {
                         timed: true,
                     };
                     let r = cd_dual::search(&a, &pa, &b, pb, &mut cache, o).unwrap();
-                    sep += r.separated as usize;
                     ph += r.nanos.iter().sum::<u64>();
                 }
             }
