@@ -352,6 +352,12 @@ fn refine_contact(
             witness: OverlapWitness::Simplex(s),
             ..
         } => simplex_depth(a, pose_a, b, pose_b, s) <= tol,
+        // A point inside both shapes at depth r in each: the overlap holds a ball of radius r,
+        // so no translation shorter than r separates them.
+        Intersection::Overlapping {
+            witness: OverlapWitness::CommonPoint(p),
+            ..
+        } => point_depth(a, pose_a, *p).min(point_depth(b, pose_b, *p)) <= tol,
         Intersection::Overlapping { .. } => true,
         // HS-jump gives up only in the contact band, where its spherical polygon is thinner
         // than rounding: measure, and answer "touching" only if the distance proves it.
@@ -407,6 +413,15 @@ pub(crate) fn separation_margin(
     let pa = pose_a.transform_point(a.vertex(a.support_hierarchy(na)));
     let pb = pose_b.transform_point(b.vertex(b.support_hierarchy(nb)));
     n.dot(pb) - n.dot(pa)
+}
+
+/// How deep a world point lies inside a shape (negative outside): the least distance below its
+/// face planes. O(F).
+fn point_depth(p: &ConvexPolyhedron, pose: &Pose, x: DVec3) -> f64 {
+    let local = pose.inverse_transform_point(x);
+    p.faces()
+        .iter()
+        .fold(f64::INFINITY, |m, f| m.min(f.offset - f.normal.dot(local)))
 }
 
 /// A lower bound on the penetration depth from a Minkowski simplex containing the origin:
