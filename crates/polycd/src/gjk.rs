@@ -318,8 +318,10 @@ fn solve(s: &mut Simplex) -> (DVec3, bool) {
             // Within rounding of the best, the larger face wins: it carries the direction
             // change that lets the next support make progress.
             let slack = 16.0 * f64::EPSILON * best_d;
-            if d < best_d - slack || (d <= best_d + slack && k > best_k) {
-                best_k = k;
+            let newest = mask & (1 << (n - 1)) != 0;
+            let rank = (newest as usize) * 8 + k;
+            if d < best_d - slack || (d <= best_d + slack && rank > best_k) {
+                best_k = rank;
                 best_d = d;
                 best_v = q;
                 best_lam = l;
@@ -337,7 +339,44 @@ fn solve(s: &mut Simplex) -> (DVec3, bool) {
         }
     }
     *s = out;
-    (best_v, false)
+    (refine(s, best_v), false)
+}
+
+/// One step of iterative refinement: removes from `v` its components along the simplex's
+/// edge directions (the exact nearest point is orthogonal to them). `v` is small near contact
+/// while its rounding error is of the order of the *coordinates*; the residuals `eᵢ·v` are
+/// computed to the accuracy of `v` itself, so the correction restores `v`'s direction.
+fn refine(s: &Simplex, v: DVec3) -> DVec3 {
+    match s.n {
+        2 => {
+            let e = s.v[1].w - s.v[0].w;
+            let ee = e.length_squared();
+            if ee > 0.0 {
+                v - e * (e.dot(v) / ee)
+            } else {
+                v
+            }
+        }
+        3 => {
+            let e1 = s.v[1].w - s.v[0].w;
+            let e2 = s.v[2].w - s.v[0].w;
+            let (g11, g12, g22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+            let det = g11 * g22 - g12 * g12;
+            if !(det > 0.0) || !det.is_finite() {
+                return v;
+            }
+            let (r1, r2) = (e1.dot(v), e2.dot(v));
+            let c1 = (g22 * r1 - g12 * r2) / det;
+            let c2 = (g11 * r2 - g12 * r1) / det;
+            let nv = v - e1 * c1 - e2 * c2;
+            if nv.is_finite() && nv.length_squared() <= v.length_squared() * (1.0 + 1e-9) {
+                nv
+            } else {
+                v
+            }
+        }
+        _ => v,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -416,6 +455,8 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
             break;
         }
         if sim.contains(sup.ia, sup.ib) {
+            // Cameron's repeated-vertex test: in exact arithmetic `w` in the simplex means
+            // `v·w ≥ |v|²`, i.e. `v` is optimal; here the support gap must confirm it.
             result = stall(sim, v, sup, slack, vlen, accept, ctx.tol, it);
             break;
         }

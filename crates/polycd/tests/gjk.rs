@@ -440,7 +440,7 @@ fn degeneracy(trials: usize, seed: u64) {
             let scale = pair_scale(&cube, &Pose::IDENTITY, &cube, &lo);
             if !((s - o).abs() <= AGREE * scale) {
                 bad += 1;
-                eprintln!("trial {trial}: gjk {s:e} vs oracle {o:e}");
+                eprintln!("trial {trial}: gjk {s:e} vs oracle {o:e} at {lo:?}");
             }
         }
     }
