@@ -678,16 +678,21 @@ fn blow_up(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<[SVert; 4]
         let dn = ctx.support(-nrm, cache);
         let hu = nrm.dot(up.w - s[0].w);
         let hd = nrm.dot(dn.w - s[0].w);
-        let pick = if h0 > 0.0 && hu >= h0 {
-            up
-        } else if h0 < 0.0 && hd <= h0 {
-            dn
-        } else if hu >= -hd {
-            up
+        // Prefer the side of the origin when that tetrahedron contains it and is not a
+        // sliver; otherwise the taller side (the origin is then on or near the triangle).
+        let (tall, short, ht, hs) = if hu.abs() >= hd.abs() {
+            (up, dn, hu, hd)
         } else {
-            dn
+            (dn, up, hd, hu)
         };
-        if nrm.dot(pick.w - s[0].w) == 0.0 {
+        let origin_side_ok = |h: f64| h0 != 0.0 && h.signum() == h0.signum() && h.abs() >= h0.abs();
+        let pick = if origin_side_ok(hs) && hs.abs() >= 1e-3 * ht.abs() {
+            short
+        } else {
+            tall
+        };
+        let _ = origin_side_ok(ht);
+        if !(nrm.dot(pick.w - s[0].w).abs() > f64::EPSILON * ctx.scale) {
             return None;
         }
         s[3] = pick;
