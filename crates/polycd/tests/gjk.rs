@@ -52,6 +52,7 @@ struct Stats {
 }
 
 /// Checks every query on one pair against the oracle.
+#[allow(clippy::too_many_arguments)]
 /// `full`: also the directional query and the depth-translation check (each costs another
 /// oracle hull).
 fn check_pair(
