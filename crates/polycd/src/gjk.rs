@@ -18,25 +18,39 @@
 //! point) simplex is tried: the origin's projection on its affine hull, with barycentric
 //! coordinates computed from cross products of vectors *relative to the projection* (so they
 //! carry the size of the face, not of the coordinates), is a candidate when all coordinates are
-//! positive; the candidate of least norm wins (vertices are always candidates). In exact
-//! arithmetic this is the unique Voronoi-region answer; under rounding it is still a point of
-//! the hull, so `|v|` remains an upper bound, which is what termination relies on.
+//! positive; the candidate of least norm wins (vertices are always candidates). Within 16 ulps
+//! of `|v|²` candidates count as tied and the one containing the newest support point, then
+//! the larger face, wins: near-parallel faces of `M` (V-Clip's degeneracy test) change `v`'s
+//! *direction* by more than they change its norm, and only that keeps the iteration moving.
+//! The winner is then refined once (its components along the face's edge vectors are
+//! projected out): near contact `|v|` is tiny while its rounding is of the order of the
+//! coordinates, and the refinement restores the direction that the support gap and the
+//! separating plane depend on. In exact arithmetic this is the unique Voronoi-region answer;
+//! under rounding it is still (to rounding) a point of the hull, so `|v|` stays an upper bound.
 //!
-//! Invariants: `|v|` never increases (a step that would increase it is a stall: the previous
-//! simplex is kept and the support gap decides); every simplex point is a vertex pair of `M`;
-//! the EPA polytope is convex with outward faces (oriented against an interior point).
+//! Invariants: `|v|` never increases beyond rounding (an increase is a stall: the previous
+//! simplex is kept and the support gap decides; at most 8 consecutive steps may leave `|v|²`
+//! unchanged within rounding); every simplex point is a vertex pair of `M`; the EPA polytope
+//! is convex with outward faces (checked against an interior point).
 //!
 //! Termination: GJK and the ray cast run at most `64 + min(|A|·|B|, 4096)` iterations (each
-//! non-terminating GJK step strictly decreases `|v|`, so in exact arithmetic no simplex repeats
-//! and the count of vertex pairs bounds it); EPA adds a new vertex of `M` per step, bounded by
-//! the same count. Hitting a bound yields `NotConverged`.
+//! non-terminating GJK step decreases `|v|`, so in exact arithmetic no simplex repeats and the
+//! count of vertex pairs bounds it); EPA adds a new vertex of `M` per step, bounded by the same
+//! count; the horizon walk visits each face a bounded number of times (guarded). Hitting a
+//! bound yields `NotConverged`, never a guessed answer.
 //!
-//! Departures from the papers: the all-faces minimum-norm sub-algorithm (above) replaces
-//! Johnson's; a stall (no decrease of `|v|` due to rounding) is accepted only when the support
-//! gap is within [`ACCEPT_GAP_REL`] × scale, otherwise reported as non-convergence (or, at
-//! `|v|` within the contact tolerance, decided by EPA); EPA faces are oriented against the
-//! initial tetrahedron's centroid rather than the origin, so a seed with the origin on its
-//! boundary (touching) is handled.
+//! Departures from the papers: the all-faces minimum-norm sub-algorithm with refinement
+//! (above) replaces Johnson's; a stall (repeated support pair, or no decrease of `|v|`) is
+//! accepted only when the support gap is within [`ACCEPT_GAP_REL`] × scale, otherwise decided
+//! by EPA when `|v|` is within the contact tolerance, else reported as non-convergence. A
+//! touching pair with `|v| = 0` (origin on a face of a simplex) goes to EPA too, which returns
+//! depth ≈ 0 and distance mode then reports `Separated` with the simplex's closest points.
+//! EPA faces are oriented against the initial tetrahedron's centroid rather than the origin,
+//! so a seed with the origin on its boundary (touching) is handled; a degenerate seed is
+//! blown up (segment: supports around it; triangle: the taller of the two normal supports,
+//! or the origin's side when that tetrahedron contains the origin). The EPA horizon is
+//! collected from live faces adjacent to removed ones and the new fan is linked by matching
+//! vertices, so no recursion is needed.
 
 use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
@@ -45,7 +59,7 @@ use crate::query::{
     contact_tolerance, pair_scale, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex,
     OverlapWitness, Penetration,
 };
-use crate::tolerance::{CONTACT_REL, DISTANCE_GAP_REL};
+use crate::tolerance::DISTANCE_GAP_REL;
 
 /// When rounding stops `|v|` from decreasing, the answer is accepted if the upper and lower
 /// distance bounds agree within this fraction of the pair scale (ten times the normal stopping
@@ -585,7 +599,6 @@ fn plane_between(ctx: &Ctx, pa: &Pose, n: DVec3, cache: &mut GjkCache) -> Plane 
 
 struct EpaOut {
     depth: f64,
-    upper: f64,
     normal: DVec3,
     pa: DVec3,
     pb: DVec3,
@@ -691,7 +704,6 @@ fn blow_up(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<[SVert; 4]
         } else {
             tall
         };
-        let _ = origin_side_ok(ht);
         if !(nrm.dot(pick.w - s[0].w).abs() > f64::EPSILON * ctx.scale) {
             return None;
         }
@@ -804,7 +816,6 @@ fn epa_run(
             };
             return Some(EpaOut {
                 depth: f.d.max(0.0),
-                upper,
                 normal: f.n,
                 pa: a.pa * l0 + b.pa * l1 + c.pa * l2,
                 pb: a.pb * l0 + b.pb * l1 + c.pb * l2,
@@ -854,7 +865,6 @@ fn epa_run(
             }
         }
         // Collect horizon edges: edges of live faces whose neighbour died in this step.
-        let mut edges_n = 0usize;
         let hz_faces = horizon.len();
         for k in 0..hz_faces {
             let (g, _) = horizon[k];
@@ -862,7 +872,6 @@ fn epa_run(
                 let nb = faces[g as usize].adj[e as usize] as usize;
                 if nb < faces.len() && !faces[nb].alive {
                     horizon.push((g, e));
-                    edges_n += 1;
                 }
             }
         }
@@ -876,7 +885,6 @@ fn epa_run(
                 k += 1;
             }
         }
-        let _ = edges_n;
         if horizon.len() < 3 {
             return None;
         }
@@ -1064,7 +1072,6 @@ fn separated(ctx: &Ctx, pa: &Pose, sim: &Simplex, v: DVec3, iters: u32) -> Dista
 }
 
 fn penetration_of(pa: &Pose, e: &EpaOut) -> Penetration {
-    let _ = e.upper;
     Penetration {
         depth: e.depth,
         normal: pa.transform_vector(e.normal),
@@ -1144,7 +1151,6 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3) -> Ray {
             return Ray::NotConverged { iters: it };
         }
         // Simplex in "x − p" coordinates.
-        let prev = sim;
         if !repeated {
             sim.push(p);
         }
@@ -1161,7 +1167,6 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3) -> Ray {
             };
         }
         if !advanced && nv.length_squared() >= vv {
-            let _ = prev;
             if vlen <= accept {
                 return Ray::Hit {
                     lambda,
@@ -1241,7 +1246,6 @@ pub fn directional(
     let sup = ctx.support(n, cache);
     let hi_a = n.dot(sup.pa);
     let lo_b = n.dot(sup.pb + sl * t);
-    let _ = CONTACT_REL;
     let plane = Plane {
         normal: n,
         offset: 0.5 * (hi_a + lo_b),
