@@ -623,6 +623,23 @@ fn make_face(verts: &[SVert], i: u32, j: u32, k: u32) -> Option<EpaFace> {
     })
 }
 
+/// Normalised barycentric coordinates (possibly negative) of the origin's foot on face `f`.
+fn face_bary(verts: &[SVert], f: &EpaFace) -> [f64; 3] {
+    let q = f.n * f.d;
+    let (x, y, z) = (
+        verts[f.v[0] as usize].w - q,
+        verts[f.v[1] as usize].w - q,
+        verts[f.v[2] as usize].w - q,
+    );
+    let l = [f.n.dot(y.cross(z)), f.n.dot(z.cross(x)), f.n.dot(x.cross(y))];
+    let s = l[0] + l[1] + l[2];
+    if s > 0.0 {
+        [l[0] / s, l[1] / s, l[2] / s]
+    } else {
+        [1.0, 0.0, 0.0]
+    }
+}
+
 /// Blows a simplex (origin in or near its hull) up to a tetrahedron of `M` vertices.
 fn blow_up(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<[SVert; 4]> {
     let mut s = [SVert::default(); 4];
@@ -801,13 +818,23 @@ fn epa_run(
             if iters >= ctx.max_iter && upper - f.d > ACCEPT_GAP_REL * ctx.scale {
                 return None;
             }
-            // Barycentric coordinates of the origin's projection on the face.
-            let (a, b, c) = (verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]);
-            let q = f.n * f.d;
-            let (x, y, z) = (a.w - q, b.w - q, c.w - q);
-            let l0 = f.n.dot(y.cross(z)).max(0.0);
-            let l1 = f.n.dot(z.cross(x)).max(0.0);
-            let l2 = f.n.dot(x.cross(y)).max(0.0);
+            // Points from the face whose foot point lies inside it: with coplanar triangles
+            // of `M`'s nearest face, the least-distance triangle may not hold the foot.
+            let mut pick = (face_bary(verts, &f), f);
+            if pick.0.iter().any(|l| *l < 0.0) {
+                for g in faces.iter() {
+                    if g.alive && g.d <= f.d + gap {
+                        let l = face_bary(verts, g);
+                        let m = l[0].min(l[1]).min(l[2]);
+                        if m > pick.0[0].min(pick.0[1]).min(pick.0[2]) {
+                            pick = (l, *g);
+                        }
+                    }
+                }
+            }
+            let (raw, g) = pick;
+            let (a, b, c) = (verts[g.v[0] as usize], verts[g.v[1] as usize], verts[g.v[2] as usize]);
+            let (l0, l1, l2) = (raw[0].max(0.0), raw[1].max(0.0), raw[2].max(0.0));
             let s = l0 + l1 + l2;
             let (l0, l1, l2) = if s > 0.0 {
                 (l0 / s, l1 / s, l2 / s)

@@ -139,6 +139,9 @@ fn check_pair(
                         if e > tol {
                             fail(format!("[{k}] depth {:e} vs {:e}", p.depth, -sd));
                         }
+                        if ((p.point_a - p.point_b).length() - p.depth).abs() > tol {
+                            fail(format!("[{k}] |pa-pb| != depth {p:?}"));
+                        }
                         if !full || k > 0 {
                             continue;
                         }
@@ -510,4 +513,40 @@ fn coherence_warm_equals_cold() {
             assert_eq!(iw.status(), ic.status(), "step {step}");
         }
     }
+}
+
+/// `gjk::penetration` agrees with the oracle's depth on overlapping pairs and is `None` on
+/// separated ones.
+#[test]
+fn penetration_function() {
+    let mut rng = ChaCha8Rng::seed_from_u64(21);
+    let (mut some, mut none) = (0, 0);
+    for i in 0..300 {
+        let (a, pa, b, pb, _, tag) = random_pair(&mut rng);
+        let scale = pair_scale(&a, &pa, &b, &pb);
+        let sd = oracle::signed_distance(&a, &pa, &b, &pb).unwrap().signed_distance;
+        let p = gjk::penetration(&a, &pa, &b, &pb, &mut GjkCache::default()).unwrap();
+        let tol = contact_tolerance(&a, &pa, &b, &pb);
+        match p {
+            Some(p) => {
+                some += 1;
+                assert!(sd <= tol, "#{i} {tag}: depth {} but sd {sd:e}", p.depth);
+                assert!(
+                    (p.depth + sd).abs() <= AGREE * scale,
+                    "#{i} {tag}: {} vs {sd:e}",
+                    p.depth
+                );
+                assert!((p.normal.length() - 1.0).abs() < 1e-12);
+                assert!(
+                    ((p.point_a - p.point_b).length() - p.depth).abs() <= AGREE * scale,
+                    "#{i} {tag}: {p:?}"
+                );
+            }
+            None => {
+                none += 1;
+                assert!(sd >= -tol, "#{i} {tag}: no depth but sd {sd:e}");
+            }
+        }
+    }
+    assert!(some > 50 && none > 50, "{some} {none}");
 }
