@@ -280,8 +280,15 @@ fn tet_candidate(p: &[DVec3; 4]) -> Option<[f64; 4]> {
 /// Nearest point of the simplex hull to the origin; reduces the simplex to the supporting face
 /// and sets the weights. Returns (v, enclosed): `enclosed` when a tetrahedron strictly contains
 /// the origin (then v = 0 and the simplex is kept whole).
-#[allow(clippy::needless_range_loop)]
 fn solve(s: &mut Simplex) -> (DVec3, bool) {
+    solve_with(s, false)
+}
+
+/// [`solve`], optionally restricted to the faces that contain the newest point (the last one):
+/// after a support step the nearest point must lie on such a face (exact arithmetic), which
+/// halves the work; a rounding-induced increase of `|v|` is caught by the caller's stall test.
+#[allow(clippy::needless_range_loop)]
+fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
     let n = s.n;
     let p = [s.v[0].w, s.v[1].w, s.v[2].w, s.v[3].w];
     if n == 4 {
@@ -290,13 +297,18 @@ fn solve(s: &mut Simplex) -> (DVec3, bool) {
             return (DVec3::ZERO, true);
         }
     }
-    let mut best_mask = 1u32;
-    let mut best_lam = [1.0, 0.0, 0.0, 0.0];
-    let mut best_v = p[0];
-    let mut best_d = p[0].length_squared();
+    let first = if newest_only && n > 0 { n - 1 } else { 0 };
+    let mut best_mask = 1u32 << first;
+    let mut best_lam = [0.0; 4];
+    best_lam[first] = 1.0;
+    let mut best_v = p[first];
+    let mut best_d = p[first].length_squared();
     let mut best_k = 1usize;
     let full = 1u32 << n;
     for mask in 1..full {
+        if newest_only && mask & (1 << (n - 1)) == 0 {
+            continue;
+        }
         let idx = [0usize, 1, 2, 3];
         let mut sel = [0usize; 4];
         let mut k = 0;
@@ -441,7 +453,14 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
         cache.warm_b = 0;
     }
     if sim.n == 0 {
-        sim.push(ctx.vert(cache.warm_a, cache.warm_b));
+        // Cold start: the support of M towards the origin from the centre of M.
+        let d0 = ctx.a.bounding_sphere().0 - (ctx.rot * ctx.b.bounding_sphere().0 + ctx.trans);
+        let s0 = if d0.length_squared() > 0.0 {
+            ctx.support(-d0, cache)
+        } else {
+            ctx.vert(cache.warm_a, cache.warm_b)
+        };
+        sim.push(s0);
     }
     let (mut v, enc) = solve(&mut sim);
     if enc {
@@ -476,7 +495,7 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
         }
         let prev = sim;
         sim.push(sup);
-        let (nv, enc) = solve(&mut sim);
+        let (nv, enc) = solve_with(&mut sim, true);
         if enc {
             result = Core::Enclosed { sim, iters: it };
             break;
