@@ -5,7 +5,7 @@
 //!
 //! Outline (everything in A's local frame; `M = A − B`, B mapped by `pose_a⁻¹ · pose_b`):
 //! 1. Seed the simplex with the cached (vertex of A, vertex of B) pairs of the last query
-//!    (coherence), or with the cached support vertices.
+//!    (coherence), or, cold, with the support of `M` towards the origin from `M`'s centre.
 //! 2. Repeat: `v` = point of the simplex hull nearest the origin (sub-algorithm below);
 //!    `w = s_M(−v)` by hill-climbing on A and B from the cached support vertices; stop when
 //!    `v·w/|v|` (lower bound) and `|v|` (upper bound) agree within `DISTANCE_GAP_REL × scale`,
@@ -18,7 +18,9 @@
 //! point) simplex is tried: the origin's projection on its affine hull, with barycentric
 //! coordinates computed from cross products of vectors *relative to the projection* (so they
 //! carry the size of the face, not of the coordinates), is a candidate when all coordinates are
-//! positive; the candidate of least norm wins (vertices are always candidates). Within 16 ulps
+//! positive; the candidate of least norm wins (vertices are always candidates; after a
+//! support step only faces containing the new point are tried, as in exact arithmetic the
+//! answer lies on one of them, and a rounding-induced increase is a stall). Within 16 ulps
 //! of `|v|²` candidates count as tied and the one containing the newest support point, then
 //! the larger face, wins: near-parallel faces of `M` (V-Clip's degeneracy test) change `v`'s
 //! *direction* by more than they change its norm, and only that keeps the iteration moving.
