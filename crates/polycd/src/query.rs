@@ -326,8 +326,39 @@ pub fn intersect(
             let r = hs_jump::intersect(a, &pa, b, &pb, &mut cache.hs_jump)?;
             refine_contact(a, &pa, b, &pb, r, cache)
         }
-        Algorithm::Qp => qp::intersect_faithful(a, &pa, b, &pb),
-        Algorithm::QpFast => qp::intersect_fast(a, &pa, b, &pb, &mut cache.qp),
+        Algorithm::Qp => {
+            let r = qp::intersect_faithful(a, &pa, b, &pb)?;
+            certify_overlap(a, &pa, b, &pb, r, cache)
+        }
+        Algorithm::QpFast => {
+            let r = qp::intersect_fast(a, &pa, b, &pb, &mut cache.qp)?;
+            certify_overlap(a, &pa, b, &pb, r, cache)
+        }
+    }
+}
+
+/// The convex program's optimum is the distance, 0 for every overlapping pair: it cannot tell
+/// touching from overlapping by itself. When it reports contact, the penetration depth (GJK +
+/// EPA) decides: deeper than the contact tolerance means overlapping.
+fn certify_overlap(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    r: Intersection,
+    cache: &mut PairCache,
+) -> Result<Intersection, PolycdError> {
+    let Intersection::Touching { iterations, .. } = r else {
+        return Ok(r);
+    };
+    let tol = contact_tolerance(a, pose_a, b, pose_b);
+    match gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk)? {
+        Distance::Penetrating {
+            witness,
+            penetration: Some(p),
+            ..
+        } if p.depth > tol => Ok(Intersection::Overlapping { witness, iterations }),
+        _ => Ok(r),
     }
 }
 
@@ -368,36 +399,81 @@ fn refine_contact(
         return Ok(r);
     }
     let iterations = r.iterations();
-    let touching = |point_a: DVec3, point_b: DVec3, normal: DVec3| {
-        let point = (point_a + point_b) * 0.5;
-        let n = normal.normalize_or_zero();
-        Intersection::Touching {
-            point,
-            plane: Plane {
-                normal: n,
-                offset: n.dot(point),
-            },
-            iterations,
-        }
+    let from_algorithm = match &r {
+        Intersection::Disjoint { plane, .. } => Some(plane.normal),
+        _ => None,
     };
-    match gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk) {
-        Ok(Distance::Separated {
+    let d = gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk)?;
+    let (point, normal) = match d {
+        Distance::Separated {
             distance,
             point_a,
             point_b,
             ..
-        }) if distance <= tol => {
-            let n = match &r {
-                Intersection::Disjoint { plane, .. } if distance <= 0.0 => plane.normal,
-                _ => point_b - point_a,
+        } if distance <= tol => {
+            let n = if distance > 0.0 {
+                (point_b - point_a) / distance
+            } else {
+                from_algorithm
+                    .or_else(|| {
+                        gjk::penetration(a, pose_a, b, pose_b, &mut cache.gjk)
+                            .ok()
+                            .flatten()
+                            .map(|p| p.normal)
+                    })
+                    .unwrap_or(DVec3::ZERO)
             };
-            Ok(touching(point_a, point_b, n))
+            ((point_a + point_b) * 0.5, n)
         }
-        Ok(Distance::Penetrating {
+        Distance::Penetrating {
             penetration: Some(p), ..
-        }) if p.depth <= tol => Ok(touching(p.point_a, p.point_b, p.normal)),
-        _ => Ok(r),
+        } if p.depth <= tol => ((p.point_a + p.point_b) * 0.5, p.normal),
+        // CD-Dual's fallback witness on merged faces (generating features and an approximate
+        // point) is not independently checkable; GJK's Minkowski simplex is.
+        Distance::Penetrating { witness, .. }
+            if matches!(
+                r,
+                Intersection::Overlapping {
+                    witness: OverlapWitness::Features { .. },
+                    ..
+                }
+            ) =>
+        {
+            return Ok(Intersection::Overlapping { witness, iterations });
+        }
+        _ => return Ok(r),
+    };
+    match contact_plane(a, pose_a, b, pose_b, normal) {
+        Some(plane) => Ok(Intersection::Touching {
+            point,
+            plane,
+            iterations,
+        }),
+        None => Ok(r),
     }
+}
+
+/// The plane with normal `±n` (the orientation that separates better) half-way between A's
+/// and B's supports: A below, B above. `None` for a zero or non-finite `n`.
+pub(crate) fn contact_plane(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    n: DVec3,
+) -> Option<Plane> {
+    let n = n.try_normalize()?;
+    let plus = separation_margin(a, pose_a, b, pose_b, n);
+    let minus = separation_margin(a, pose_a, b, pose_b, -n);
+    let n = if plus >= minus { n } else { -n };
+    let na = pose_a.inverse_transform_vector(n);
+    let nb = pose_b.inverse_transform_vector(-n);
+    let top_a = n.dot(pose_a.transform_point(a.vertex(a.support_hierarchy(na))));
+    let bottom_b = n.dot(pose_b.transform_point(b.vertex(b.support_hierarchy(nb))));
+    Some(Plane {
+        normal: n,
+        offset: 0.5 * (top_a + bottom_b),
+    })
 }
 
 /// `min_B n·b − max_A n·a` in the world frame: positive when `n` separates A below from B above.
@@ -466,15 +542,67 @@ pub fn distance(
     check_pose(pose_a)?;
     check_pose(pose_b)?;
     let (pa, pb) = (normalized(pose_a), normalized(pose_b));
-    match algorithm {
-        Algorithm::Auto | Algorithm::VClip => vclip::distance(a, &pa, b, &pb, &mut cache.vclip),
-        Algorithm::Gjk => gjk::distance(a, &pa, b, &pb, &mut cache.gjk),
-        Algorithm::Qp => qp::distance_faithful(a, &pa, b, &pb),
-        Algorithm::QpFast => qp::distance_fast(a, &pa, b, &pb, &mut cache.qp),
-        Algorithm::CdDual | Algorithm::HsJump => Err(PolycdError::Unsupported {
-            algorithm: algorithm.name(),
-            query: "distance",
-        }),
+    let d = match algorithm {
+        Algorithm::Auto | Algorithm::VClip => vclip::distance(a, &pa, b, &pb, &mut cache.vclip)?,
+        Algorithm::Gjk => return gjk::distance(a, &pa, b, &pb, &mut cache.gjk),
+        Algorithm::Qp => qp::distance_faithful(a, &pa, b, &pb)?,
+        Algorithm::QpFast => qp::distance_fast(a, &pa, b, &pb, &mut cache.qp)?,
+        Algorithm::CdDual | Algorithm::HsJump => {
+            return Err(PolycdError::Unsupported {
+                algorithm: algorithm.name(),
+                query: "distance",
+            })
+        }
+    };
+    complete_penetration(a, &pa, b, &pb, d, cache)
+}
+
+/// V-Clip reports penetration by witness features and the convex program by a zero distance;
+/// neither measures the depth. For overlapping (or zero-distance) answers the depth is
+/// measured by EPA (in [`gjk`]), so every distance answer carries a signed distance, and a
+/// zero distance that hides an overlap deeper than the contact tolerance is reported as the
+/// penetration it is.
+fn complete_penetration(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    d: Distance,
+    cache: &mut PairCache,
+) -> Result<Distance, PolycdError> {
+    let tol = contact_tolerance(a, pose_a, b, pose_b);
+    match d {
+        Distance::Penetrating {
+            witness,
+            penetration: None,
+            iterations,
+        } => {
+            let penetration = gjk::penetration(a, pose_a, b, pose_b, &mut cache.gjk)?;
+            match penetration {
+                Some(p) => Ok(Distance::Penetrating {
+                    witness,
+                    penetration: Some(p),
+                    iterations,
+                }),
+                // EPA finds no overlap: the witness features only touch.
+                None => Ok(d),
+            }
+        }
+        Distance::Separated {
+            distance, iterations, ..
+        } if distance <= tol => match gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk)? {
+            Distance::Penetrating {
+                witness,
+                penetration: Some(p),
+                ..
+            } if p.depth > tol => Ok(Distance::Penetrating {
+                witness,
+                penetration: Some(p),
+                iterations,
+            }),
+            _ => Ok(d),
+        },
+        other => Ok(other),
     }
 }
 
@@ -499,6 +627,7 @@ pub fn directional(
     let (pa, pb) = (normalized(pose_a), normalized(pose_b));
     match algorithm {
         Algorithm::Auto | Algorithm::CdDual => cd_dual::directional(a, &pa, b, &pb, s, &mut cache.cd_dual),
+        Algorithm::Gjk => gjk::directional(a, &pa, b, &pb, s, &mut cache.gjk),
         _ => Err(PolycdError::Unsupported {
             algorithm: algorithm.name(),
             query: "directional",

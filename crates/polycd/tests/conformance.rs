@@ -58,57 +58,9 @@ enum Question {
 /// of them passes: remove it then. Entries whose algorithm has not landed (it answers
 /// `Unsupported`) are kept until it does.
 ///
-/// Found against the `qp` branch at 4bda955: both QP solvers report `Touching` /
-/// `Separated { distance: 0 }` for clearly overlapping pairs (depth 1e-11…0.1: libccd #25's
-/// cubes, the 1e-9 kissing overlaps, the overlapping edge–face and crossed-edge boxes) — the
-/// paper's model (1) only sees d = 0, and the overlap certification of qp.rs (final corral
-/// tetrahedron, or the shrunk-pair run) does not fire for these face-aligned pairs.
-const KNOWN_FAILURES: &[(&str, Algorithm, Question)] = &[
-    ("edge_edge_crossed_z0.875", Algorithm::Qp, Question::Distance),
-    ("edge_edge_crossed_z0.875", Algorithm::Qp, Question::Intersect),
-    ("edge_edge_crossed_z0.875", Algorithm::QpFast, Question::Distance),
-    ("edge_edge_crossed_z0.875", Algorithm::QpFast, Question::Intersect),
-    ("edge_face_baked_x-0.95", Algorithm::Qp, Question::Distance),
-    ("edge_face_baked_x-0.95", Algorithm::Qp, Question::Intersect),
-    ("edge_face_baked_x-0.95", Algorithm::QpFast, Question::Distance),
-    ("edge_face_baked_x-0.95", Algorithm::QpFast, Question::Intersect),
-    ("edge_face_posed_x-0.95", Algorithm::Qp, Question::Distance),
-    ("edge_face_posed_x-0.95", Algorithm::Qp, Question::Intersect),
-    ("edge_face_posed_x-0.95", Algorithm::QpFast, Question::Distance),
-    ("edge_face_posed_x-0.95", Algorithm::QpFast, Question::Intersect),
-    ("kissing_s1e-1_r-1e-9", Algorithm::Qp, Question::Distance),
-    ("kissing_s1e-1_r-1e-9", Algorithm::Qp, Question::Intersect),
-    ("kissing_s1e-1_r-1e-9", Algorithm::QpFast, Question::Distance),
-    ("kissing_s1e-1_r-1e-9", Algorithm::QpFast, Question::Intersect),
-    ("kissing_s1e-2_r-1e-9", Algorithm::Qp, Question::Distance),
-    ("kissing_s1e-2_r-1e-9", Algorithm::Qp, Question::Intersect),
-    ("kissing_s1e-2_r-1e-9", Algorithm::QpFast, Question::Distance),
-    ("kissing_s1e-2_r-1e-9", Algorithm::QpFast, Question::Intersect),
-    ("kissing_s1e0_r-1e-9", Algorithm::Qp, Question::Distance),
-    ("kissing_s1e0_r-1e-9", Algorithm::Qp, Question::Intersect),
-    ("kissing_s1e0_r-1e-9", Algorithm::QpFast, Question::Distance),
-    ("kissing_s1e0_r-1e-9", Algorithm::QpFast, Question::Intersect),
-    ("kissing_s1e1_r-1e-9", Algorithm::Qp, Question::Distance),
-    ("kissing_s1e1_r-1e-9", Algorithm::Qp, Question::Intersect),
-    ("kissing_s1e1_r-1e-9", Algorithm::QpFast, Question::Distance),
-    ("kissing_s1e1_r-1e-9", Algorithm::QpFast, Question::Intersect),
-    ("kissing_s1e2_r-1e-9", Algorithm::Qp, Question::Distance),
-    ("kissing_s1e2_r-1e-9", Algorithm::Qp, Question::Intersect),
-    ("kissing_s1e2_r-1e-9", Algorithm::QpFast, Question::Distance),
-    ("kissing_s1e2_r-1e-9", Algorithm::QpFast, Question::Intersect),
-    ("kissing_s1e3_r-1e-9", Algorithm::Qp, Question::Distance),
-    ("kissing_s1e3_r-1e-9", Algorithm::Qp, Question::Intersect),
-    ("kissing_s1e3_r-1e-9", Algorithm::QpFast, Question::Distance),
-    ("kissing_s1e3_r-1e-9", Algorithm::QpFast, Question::Intersect),
-    ("libccd25_along_z", Algorithm::Qp, Question::Distance),
-    ("libccd25_along_z", Algorithm::Qp, Question::Intersect),
-    ("libccd25_along_z", Algorithm::QpFast, Question::Distance),
-    ("libccd25_along_z", Algorithm::QpFast, Question::Intersect),
-    ("libccd25_face_aligned_cubes", Algorithm::Qp, Question::Distance),
-    ("libccd25_face_aligned_cubes", Algorithm::Qp, Question::Intersect),
-    ("libccd25_face_aligned_cubes", Algorithm::QpFast, Question::Distance),
-    ("libccd25_face_aligned_cubes", Algorithm::QpFast, Question::Intersect),
-];
+/// Empty: the QP solvers' zero distance for overlapping pairs (found by this suite against the
+/// `qp` branch) is now certified by EPA in the query layer.
+const KNOWN_FAILURES: &[(&str, Algorithm, Question)] = &[];
 
 struct Case {
     name: String,
