@@ -414,3 +414,47 @@ pub(crate) fn compare_expected(x: &Outcome, expected: Class, tol: PairTolerance)
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(verdict: Verdict, distance: Option<f64>) -> Outcome {
+        let mut o = Outcome::new(verdict);
+        o.distance = distance;
+        o
+    }
+
+    const TOL: PairTolerance = PairTolerance {
+        contact: 1e-12,
+        scale: 10.0,
+    };
+
+    #[test]
+    fn statuses_contradict_only_across_contact() {
+        let apart = out(Verdict::Disjoint, Some(0.5));
+        let overlap = out(Verdict::Overlapping, None);
+        let parry_hit = out(Verdict::Intersecting, Some(0.0));
+        let touching = out(Verdict::Disjoint, Some(1e-13));
+        assert!(compare(&apart, &overlap, TOL, false).is_some());
+        assert!(compare(&parry_hit, &apart, TOL, true).is_some());
+        assert!(compare(&touching, &overlap, TOL, false).is_none());
+        assert!(compare(&touching, &apart, TOL, false).is_none());
+        assert!(compare(&parry_hit, &overlap, TOL, true).is_none());
+        assert!(compare_expected(&overlap, Class::Overlap, TOL).is_none());
+        assert!(compare_expected(&apart, Class::Overlap, TOL).is_some());
+        assert!(compare_expected(&out(Verdict::NotConverged, None), Class::Apart, TOL).is_some());
+    }
+
+    #[test]
+    fn distances_agree_within_the_library_tolerance() {
+        let a = out(Verdict::Disjoint, Some(1.0));
+        let b = out(Verdict::Disjoint, Some(1.0 + 1e-12));
+        let c = out(Verdict::Disjoint, Some(1.0 + 1e-9));
+        // polycd vs polycd: 1e-12 × scale 10 = 1e-11.
+        assert!(compare(&a, &b, TOL, false).is_none());
+        assert!(compare(&a, &c, TOL, false).is_some());
+        // with the peer: 1e-9 × 10 = 1e-8.
+        assert!(compare(&a, &c, TOL, true).is_none());
+    }
+}

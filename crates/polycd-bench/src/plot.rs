@@ -101,16 +101,16 @@ pub(crate) fn write_svg(path: &Path, chart: &Chart) -> Result<(), String> {
         (0.0, if y1 > 0.0 { y1 * 1.12 } else { 1.0 })
     };
     match (chart.x_log, y_log) {
-        (false, false) => draw(&root, chart, x0..x1, y0..y1),
-        (false, true) => draw(&root, chart, x0..x1, (y0..y1).log_scale()),
-        (true, false) => draw(&root, chart, (x0..x1).log_scale(), y0..y1),
-        (true, true) => draw(&root, chart, (x0..x1).log_scale(), (y0..y1).log_scale()),
+        (false, false) => draw(&root, chart, y_log, x0..x1, y0..y1),
+        (false, true) => draw(&root, chart, y_log, x0..x1, (y0..y1).log_scale()),
+        (true, false) => draw(&root, chart, y_log, (x0..x1).log_scale(), y0..y1),
+        (true, true) => draw(&root, chart, y_log, (x0..x1).log_scale(), (y0..y1).log_scale()),
     }
     .map_err(err)?;
     root.present().map_err(|e| err(e.to_string()))
 }
 
-fn draw<X, Y>(root: &DrawingArea<SVGBackend, Shift>, chart: &Chart, xr: X, yr: Y) -> Result<(), String>
+fn draw<X, Y>(root: &DrawingArea<SVGBackend, Shift>, chart: &Chart, y_log: bool, xr: X, yr: Y) -> Result<(), String>
 where
     X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
     Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
@@ -127,6 +127,9 @@ where
     let mut mesh = c.configure_mesh();
     if chart.x_log {
         mesh.x_labels(6);
+    }
+    if y_log {
+        mesh.y_labels(12);
     }
     mesh.x_desc(chart.x_label.as_str())
         .y_desc(chart.y_label.as_str())

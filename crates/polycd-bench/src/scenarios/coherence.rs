@@ -126,19 +126,30 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
                     .map(|c| PairTolerance::new(c.a, &c.pa, c.b, &c.pb))
                     .collect();
                 let mut answers: Vec<Option<Vec<Answer>>> = vec![None; methods.len()];
-                for (m, method) in methods.iter().enumerate() {
-                    if !av[m] {
-                        continue;
+                // Repetitions interleaved over the methods (a load burst hits all of them).
+                let mut rep_ns = vec![Vec::with_capacity(reps); methods.len()];
+                for round in 0..reps {
+                    for (m, method) in methods.iter().enumerate() {
+                        if !av[m] {
+                            continue;
+                        }
+                        rep_ns[m].push(bench.time(method, &cases, 1));
+                        if round == 0 {
+                            its[m].extend(
+                                bench
+                                    .answers
+                                    .iter()
+                                    .filter_map(|a| a.as_ref().ok().and_then(|o| o.iterations))
+                                    .map(|i| i as f64),
+                            );
+                            answers[m] = Some(std::mem::take(&mut bench.answers));
+                        }
                     }
-                    loop_ns[m].push(bench.time(method, &cases, reps));
-                    its[m].extend(
-                        bench
-                            .answers
-                            .iter()
-                            .filter_map(|a| a.as_ref().ok().and_then(|o| o.iterations))
-                            .map(|i| i as f64),
-                    );
-                    answers[m] = Some(std::mem::take(&mut bench.answers));
+                }
+                for (m, r) in rep_ns.iter_mut().enumerate() {
+                    if !r.is_empty() {
+                        loop_ns[m].push(crate::timing::median(r));
+                    }
                 }
                 // Agreement: every method against the first available one.
                 let Some(r) = answers.iter().position(|a| a.is_some()) else {

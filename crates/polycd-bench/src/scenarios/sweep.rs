@@ -7,7 +7,8 @@
 //! convex set in an interval) and `t_touch` is its upper end. For each signed offset l, Q is
 //! placed at `(t_touch + l)·x̂`: l > 0 is a gap of l along x̂, l < 0 a penetration of |l|
 //! along x̂. Every method answers the overlap question for the K poses of each l; the time
-//! per query is the mean over the K poses, median over the repetitions.
+//! per query is the mean over the K poses, median over the repetitions (interleaved: each
+//! round measures every offset and method once).
 //!
 //! `t_touch` is found by bisection on t ∈ [0, R_P + R_Q + 1] (overlapping at 0: both hulls
 //! contain the origin; apart at the top: beyond both bounding radii) with parry3d-f64's
@@ -190,49 +191,61 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
         };
         let first = poses_at(offsets[0]);
         let avail = available(ctx, methods, &first[0]);
-        // times[m][i]: median ns per query of method m at offset i.
-        let mut times = vec![vec![f64::NAN; offsets.len()]; methods.len()];
-        for (i, &l) in offsets.iter().enumerate() {
-            let cases = poses_at(l);
-            let tols: Vec<PairTolerance> = cases
-                .iter()
-                .map(|c| PairTolerance::new(c.a, &c.pa, c.b, &c.pb))
-                .collect();
-            let expected = if l < 0.0 { Class::Overlap } else { Class::Apart };
-            for (m, method) in methods.iter().enumerate() {
-                ctx.progress.tick(1);
-                if !avail[m] {
-                    csv_rows.push(row(v, &p, &q, l, method, f64::NAN, f64::NAN, k, reps, 0));
-                    continue;
-                }
-                let ns = bench.time(method, &cases, reps);
-                let mut its = Vec::new();
-                let mut bad = 0;
-                for (j, ans) in bench.answers.iter().enumerate() {
-                    let case = format!("{vname}, l = {l}, orientation {j}");
-                    match ans {
-                        Ok(o) => {
-                            if let Some(it) = o.iterations {
-                                its.push(it as f64);
+        // Repetitions are interleaved (every offset and method once per round) so that a burst
+        // of load on the machine spreads over all measurements instead of distorting one.
+        let all_cases: Vec<Vec<Case>> = offsets.iter().map(|&l| poses_at(l)).collect();
+        let mut samples = vec![vec![Vec::with_capacity(reps); offsets.len()]; methods.len()];
+        let mut its = vec![vec![f64::NAN; offsets.len()]; methods.len()];
+        let mut bad = vec![vec![0usize; offsets.len()]; methods.len()];
+        for round in 0..reps {
+            for (i, &l) in offsets.iter().enumerate() {
+                let cases = &all_cases[i];
+                for (m, method) in methods.iter().enumerate() {
+                    if round == 0 {
+                        ctx.progress.tick(1);
+                    }
+                    if !avail[m] {
+                        continue;
+                    }
+                    samples[m][i].push(bench.time(method, cases, 1));
+                    if round > 0 {
+                        continue;
+                    }
+                    // Check the answers of the first round.
+                    let expected = if l < 0.0 { Class::Overlap } else { Class::Apart };
+                    let mut it_sum = (0.0, 0usize);
+                    for (j, ans) in bench.answers.iter().enumerate() {
+                        let case = format!("{vname}, l = {l}, orientation {j}");
+                        let tol = PairTolerance::new(cases[j].a, &cases[j].pa, cases[j].b, &cases[j].pb);
+                        match ans {
+                            Ok(o) => {
+                                if let Some(it) = o.iterations {
+                                    it_sum.0 += it as f64;
+                                    it_sum.1 += 1;
+                                }
+                                if let Some(d) = compare_expected(o, expected, tol) {
+                                    bad[m][i] += 1;
+                                    ctx.disagree(case, method.label, "construction", d);
+                                }
                             }
-                            if let Some(d) = compare_expected(o, expected, tols[j]) {
-                                bad += 1;
-                                ctx.disagree(case, method.label, "construction", d);
+                            Err(e) => {
+                                bad[m][i] += 1;
+                                ctx.disagree(case, method.label, "construction", format!("{e:?}"));
                             }
-                        }
-                        Err(e) => {
-                            bad += 1;
-                            ctx.disagree(case, method.label, "construction", format!("{e:?}"));
                         }
                     }
+                    if it_sum.1 > 0 {
+                        its[m][i] = it_sum.0 / it_sum.1 as f64;
+                    }
                 }
-                let mean_it = if its.is_empty() {
-                    f64::NAN
-                } else {
-                    its.iter().sum::<f64>() / its.len() as f64
-                };
-                times[m][i] = ns;
-                csv_rows.push(row(v, &p, &q, l, method, ns, mean_it, k, reps, bad));
+            }
+        }
+        // times[m][i]: median ns per query of method m at offset i.
+        let mut times = vec![vec![f64::NAN; offsets.len()]; methods.len()];
+        for (m, method) in methods.iter().enumerate() {
+            for (i, &l) in offsets.iter().enumerate() {
+                times[m][i] = median(&mut samples[m][i]);
+                csv_rows.push(row(v, &p, &q, l, method, times[m][i], its[m][i], k, reps, bad[m][i]));
             }
         }
         // Text table.
