@@ -22,8 +22,11 @@
 //! - Shapes (polycd hulls, parry `ConvexPolyhedron`s built from the *same* hull vertices),
 //!   poses (in both libraries' types) and per-pair caches are prepared before the clock starts:
 //!   timing excludes construction.
-//! - Every measurement is repeated; the **median** over repetitions is reported (the mean
-//!   over a batch of pairs within one repetition, then the median of those means).
+//! - Every measurement is repeated and the **median** over the repetitions is kept: per
+//!   query for independent queries (then the mean over the pairs of a data point is
+//!   reported — a preemption of the process spoils one sample, not a data point), per
+//!   sequence for coherent ones (a warm cache must follow its sequence; repetitions of the
+//!   methods are interleaved so a burst of machine load hits them all alike).
 //! - The answers of the timed runs are kept and checked: status (disjoint / touching /
 //!   overlapping) and, where two methods both report a distance, the distances. Every
 //!   disagreement is listed in [`Report::disagreements`] and in `NAME-disagreements.csv`;

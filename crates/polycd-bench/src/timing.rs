@@ -55,9 +55,6 @@ pub(crate) struct Bench {
     /// Answers of the last repetition, one per case.
     pub answers: Vec<Answer>,
     samples: Vec<f64>,
-    /// Stop repeating once this much time (ns) has been spent on one measurement (at least
-    /// one repetition always runs): keeps slow methods (the interior-point QP) affordable.
-    pub budget_ns: Option<f64>,
 }
 
 impl Bench {
@@ -74,11 +71,7 @@ impl Bench {
             return f64::NAN;
         }
         let per_query_caches = method.coherence == Coherence::Cold;
-        let mut spent = 0.0;
         for _ in 0..reps {
-            if self.budget_ns.is_some_and(|b| spent > b) {
-                break;
-            }
             // Preparation, outside the timed region.
             let need = if per_query_caches { n } else { 1 };
             self.caches.truncate(need);
@@ -106,9 +99,7 @@ impl Bench {
                 );
                 self.answers.push(r);
             }
-            let total = start.elapsed().as_nanos() as f64;
-            spent += total;
-            let ns = total / n as f64;
+            let ns = start.elapsed().as_nanos() as f64 / n as f64;
             black_box(&self.answers);
             self.samples.push(ns);
         }
@@ -116,8 +107,13 @@ impl Bench {
     }
 }
 
-/// Times one query `reps` times (fresh cache each time for cold methods, the given warm cache
-/// otherwise) and returns (median ns, the last answer).
+/// Repetitions of one query stop once they have taken this long in total (ns): a single
+/// interior-point solve at n = 1 000 can take tens of milliseconds.
+pub(crate) const SINGLE_BUDGET_NS: f64 = 2e7;
+
+/// Times one query up to `reps` times (fresh cache each time for cold methods, the given warm
+/// cache otherwise; at least once, fewer when [`SINGLE_BUDGET_NS`] is spent) and returns
+/// (median ns, the last answer).
 pub(crate) fn time_single(
     method: &Method,
     case: &Case,
@@ -127,7 +123,11 @@ pub(crate) fn time_single(
 ) -> (f64, Answer) {
     samples.clear();
     let mut last = Err(MethodError::Unsupported);
+    let mut spent = 0.0;
     for _ in 0..reps.max(1) {
+        if spent > SINGLE_BUDGET_NS {
+            break;
+        }
         if method.coherence == Coherence::Cold {
             *cache = PairCache::default();
         }
@@ -139,7 +139,9 @@ pub(crate) fn time_single(
             black_box(&case.pb),
             cache,
         );
-        samples.push(start.elapsed().as_nanos() as f64);
+        let ns = start.elapsed().as_nanos() as f64;
+        spent += ns;
+        samples.push(ns);
         last = black_box(r);
     }
     (median(samples), last)

@@ -6,9 +6,9 @@
 //! which P and Q (rotated) still overlap: `{t : t·x̂ ∈ P − Q}` is an interval (a line meets a
 //! convex set in an interval) and `t_touch` is its upper end. For each signed offset l, Q is
 //! placed at `(t_touch + l)·x̂`: l > 0 is a gap of l along x̂, l < 0 a penetration of |l|
-//! along x̂. Every method answers the overlap question for the K poses of each l; the time
-//! per query is the mean over the K poses, median over the repetitions (interleaved: each
-//! round measures every offset and method once).
+//! along x̂. Every method answers the overlap question for the K poses of each l; each query
+//! is timed `reps` times (fresh cache each time) and its median kept; the time at l is the
+//! mean over the K poses.
 //!
 //! `t_touch` is found by bisection on t ∈ [0, R_P + R_Q + 1] (overlapping at 0: both hulls
 //! contain the origin; apart at the top: beyond both bounding radii) with parry3d-f64's
@@ -23,9 +23,9 @@ use super::{available, csv_out, svg_out, tag};
 use crate::methods::{compare_expected, Body, Class, Coherence, Method, PairTolerance, Placement, Question};
 use crate::plot::{Chart, Series};
 use crate::table::{ratio, us, Table};
-use crate::timing::{median, Bench, Case};
+use crate::timing::{median, time_single, Case};
 use crate::{Context, RunOptions};
-use polycd::{shapes, Algorithm, DQuat, DVec3, Pose};
+use polycd::{shapes, Algorithm, DQuat, DVec3, PairCache, Pose};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -160,7 +160,6 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
          (mean over {k} orientations, median of {reps}); l = offset along x̂ from first contact ==\n"
     ));
     let mut csv_rows: Vec<Vec<String>> = Vec::new();
-    let mut bench = Bench::default();
     for (vi, v) in variants.iter().enumerate() {
         let [a, b, c] = v.axes;
         let vname = format!("n = {}, {a}:{b}:{c}", v.n);
@@ -191,60 +190,56 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
         };
         let first = poses_at(offsets[0]);
         let avail = available(ctx, methods, &first[0]);
-        // Repetitions are interleaved (every offset and method once per round) so that a burst
-        // of load on the machine spreads over all measurements instead of distorting one.
-        let all_cases: Vec<Vec<Case>> = offsets.iter().map(|&l| poses_at(l)).collect();
-        let mut samples = vec![vec![Vec::with_capacity(reps); offsets.len()]; methods.len()];
+        // Each query is timed on its own, `reps` times, and its median kept (a preemption of
+        // the process spoils one sample of one query, not a whole batch); the time at an
+        // offset is the mean of the K per-query medians.
         let mut its = vec![vec![f64::NAN; offsets.len()]; methods.len()];
         let mut bad = vec![vec![0usize; offsets.len()]; methods.len()];
-        for round in 0..reps {
-            for (i, &l) in offsets.iter().enumerate() {
-                let cases = &all_cases[i];
-                for (m, method) in methods.iter().enumerate() {
-                    if round == 0 {
-                        ctx.progress.tick(1);
-                    }
-                    if !avail[m] {
-                        continue;
-                    }
-                    samples[m][i].push(bench.time(method, cases, 1));
-                    if round > 0 {
-                        continue;
-                    }
-                    // Check the answers of the first round.
-                    let expected = if l < 0.0 { Class::Overlap } else { Class::Apart };
-                    let mut it_sum = (0.0, 0usize);
-                    for (j, ans) in bench.answers.iter().enumerate() {
-                        let case = format!("{vname}, l = {l}, orientation {j}");
-                        let tol = PairTolerance::new(cases[j].a, &cases[j].pa, cases[j].b, &cases[j].pb);
-                        match ans {
-                            Ok(o) => {
-                                if let Some(it) = o.iterations {
-                                    it_sum.0 += it as f64;
-                                    it_sum.1 += 1;
-                                }
-                                if let Some(d) = compare_expected(o, expected, tol) {
-                                    bad[m][i] += 1;
-                                    ctx.disagree(case, method.label, "construction", d);
-                                }
+        let mut per_query = vec![vec![f64::NAN; offsets.len()]; methods.len()];
+        let mut cache = PairCache::default();
+        let mut samples = Vec::with_capacity(reps);
+        for (i, &l) in offsets.iter().enumerate() {
+            let cases = poses_at(l);
+            let expected = if l < 0.0 { Class::Overlap } else { Class::Apart };
+            for (m, method) in methods.iter().enumerate() {
+                ctx.progress.tick(1);
+                if !avail[m] {
+                    continue;
+                }
+                let mut sum_ns = 0.0;
+                let mut it_sum = (0.0, 0usize);
+                for (j, c) in cases.iter().enumerate() {
+                    let (ns, ans) = time_single(method, c, reps, &mut cache, &mut samples);
+                    sum_ns += ns;
+                    let case = format!("{vname}, l = {l}, orientation {j}");
+                    let tol = PairTolerance::new(c.a, &c.pa, c.b, &c.pb);
+                    match ans {
+                        Ok(o) => {
+                            if let Some(it) = o.iterations {
+                                it_sum.0 += it as f64;
+                                it_sum.1 += 1;
                             }
-                            Err(e) => {
+                            if let Some(d) = compare_expected(&o, expected, tol) {
                                 bad[m][i] += 1;
-                                ctx.disagree(case, method.label, "construction", format!("{e:?}"));
+                                ctx.disagree(case, method.label, "construction", d);
                             }
                         }
+                        Err(e) => {
+                            bad[m][i] += 1;
+                            ctx.disagree(case, method.label, "construction", format!("{e:?}"));
+                        }
                     }
-                    if it_sum.1 > 0 {
-                        its[m][i] = it_sum.0 / it_sum.1 as f64;
-                    }
+                }
+                per_query[m][i] = sum_ns / cases.len().max(1) as f64;
+                if it_sum.1 > 0 {
+                    its[m][i] = it_sum.0 / it_sum.1 as f64;
                 }
             }
         }
         // times[m][i]: median ns per query of method m at offset i.
-        let mut times = vec![vec![f64::NAN; offsets.len()]; methods.len()];
+        let times = per_query;
         for (m, method) in methods.iter().enumerate() {
             for (i, &l) in offsets.iter().enumerate() {
-                times[m][i] = median(&mut samples[m][i]);
                 csv_rows.push(row(v, &p, &q, l, method, times[m][i], its[m][i], k, reps, bad[m][i]));
             }
         }
@@ -337,7 +332,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             "hull_vertices_q",
             "l",
             "method",
-            "median_us_per_query",
+            "mean_of_median_us_per_query",
             "mean_iterations",
             "orientations",
             "repetitions",
