@@ -79,7 +79,9 @@ pub(crate) fn ratio(x: f64) -> String {
     }
     if x >= 10.0 {
         format!("{x:.0}×")
-    } else {
+    } else if x >= 0.1 {
         format!("{x:.2}×")
+    } else {
+        format!("{x:.1e}×")
     }
 }
