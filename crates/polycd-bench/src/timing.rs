@@ -107,12 +107,17 @@ impl Bench {
     }
 }
 
-/// Repetitions of one query stop once they have taken this long in total (ns): a single
-/// interior-point solve at n = 1 000 can take tens of milliseconds.
+/// Repetitions of one query stop once they have taken this long in total (ns) *and* at least
+/// [`MIN_SAMPLES`] samples exist (a single interior-point solve at n = 1 000 takes tens of
+/// milliseconds). The minimum keeps one preempted sample from becoming the median.
 pub(crate) const SINGLE_BUDGET_NS: f64 = 2e7;
+/// See [`SINGLE_BUDGET_NS`].
+pub(crate) const MIN_SAMPLES: usize = 3;
+/// Beyond this total (ns) one query is not repeated further whatever the sample count.
+pub(crate) const SINGLE_HARD_BUDGET_NS: f64 = 2e9;
 
 /// Times one query up to `reps` times (fresh cache each time for cold methods, the given warm
-/// cache otherwise; at least once, fewer when [`SINGLE_BUDGET_NS`] is spent) and returns
+/// cache otherwise; see [`SINGLE_BUDGET_NS`] for when it stops early) and returns
 /// (median ns, the last answer).
 pub(crate) fn time_single(
     method: &Method,
@@ -125,7 +130,7 @@ pub(crate) fn time_single(
     let mut last = Err(MethodError::Unsupported);
     let mut spent = 0.0;
     for _ in 0..reps.max(1) {
-        if spent > SINGLE_BUDGET_NS {
+        if (spent > SINGLE_BUDGET_NS && samples.len() >= MIN_SAMPLES) || spent > SINGLE_HARD_BUDGET_NS {
             break;
         }
         if method.coherence == Coherence::Cold {

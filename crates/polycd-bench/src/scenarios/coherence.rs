@@ -76,7 +76,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
     let (omegas, loops, steps, reps): (&[f64], usize, usize, usize) = if opts.quick {
         (&QUICK_OMEGAS, 1, 100, 1)
     } else {
-        (&OMEGAS, 10, 1000, 3)
+        (&OMEGAS, 10, 1000, 5)
     };
     let bodies = [
         Body::from_result("cube", shapes::cuboid(2.0, 2.0, 2.0))?,

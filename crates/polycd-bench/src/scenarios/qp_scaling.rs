@@ -7,8 +7,8 @@
 //! random orientation with its centre at distance D·(R_P + R_Q) in a random direction, D
 //! uniform in [0.5, 1.5] (mostly separated, some overlapping). Every method is cold (fresh
 //! cache per query): the paper's solver has no coherence. Each query is timed up to `reps`
-//! times and its median kept (repetitions stop after 20 ms, for the interior-point solver at
-//! n = 1 000); the time at n is the mean over the pairs. The table reports the growth exponent between
+//! times and its median kept (repetitions stop after 20 ms and 3 samples, for the interior-point
+//! solver at n = 1 000); the time at n is the mean over the pairs. The table reports the growth exponent between
 //! successive n — the paper states O((n_A + n_B)²) for the faithful solver.
 
 use super::{available, csv_out, svg_out};
