@@ -98,7 +98,8 @@ impl std::fmt::Debug for Scenario {
 pub struct RunOptions {
     /// Seconds instead of minutes: fewer pairs, parameters and repetitions (CI smoke test).
     pub quick: bool,
-    /// Directory the CSV and SVG files are written to (created if missing).
+    /// Directory the CSV and SVG files are written to (created if missing; default `bench-out`,
+    /// which the repository ignores).
     pub out_dir: PathBuf,
     /// Draw a progress bar on stderr (the only output the library itself produces).
     pub progress: bool,
@@ -110,7 +111,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         Self {
             quick: false,
-            out_dir: PathBuf::from("bench-results"),
+            out_dir: PathBuf::from("bench-out"),
             progress: false,
             seed: 2026,
         }
