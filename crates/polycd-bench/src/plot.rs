@@ -137,7 +137,7 @@ where
         .y_label_formatter(&|v| fmt_num(*v))
         .label_style(("sans-serif", 15))
         .axis_desc_style(("sans-serif", 17))
-        .light_line_style(RGBColor(235, 235, 235))
+        .light_line_style(TRANSPARENT)
         .bold_line_style(RGBColor(205, 205, 205))
         .draw()
         .map_err(|e| e.to_string())?;
