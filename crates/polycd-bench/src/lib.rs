@@ -31,6 +31,9 @@
 //!   overlapping) and, where two methods both report a distance, the distances. Every
 //!   disagreement is listed in [`Report::disagreements`] and in `NAME-disagreements.csv`;
 //!   nothing is averaged away. A method that does not converge is reported the same way.
+//!   A disagreement of a polycd method makes [`Report::agrees`] false; a deviation of the
+//!   peer (parry against the oracle, the construction or a polycd method) is counted apart in
+//!   [`Report::peer_deviation_total`] and does not.
 //! - A polycd algorithm that answers `Err(Unsupported)` (not merged yet, or not its question)
 //!   is skipped for that scenario and shown as `n/a`; the harness never asserts on it.
 //!
