@@ -212,6 +212,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Demo { pairs } => {
             demo::run(pairs)?;
+            demo_versus_parry()?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Bench {
@@ -223,13 +224,64 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
+/// The short version of the benchmarks: quick runs of two scenarios, side by side with parry3d.
+#[cfg(feature = "bench")]
+fn demo_versus_parry() -> Result<(), String> {
+    println!("== side by side with parry3d (quick runs; full runs: `polycd bench NAME`, see BENCHMARKS.md)");
+    let out = std::env::temp_dir().join(format!("polycd-demo-{}", std::process::id()));
+    for name in ["random-distance", "ellipsoid-sweep"] {
+        let opts = polycd_bench::RunOptions {
+            quick: true,
+            out_dir: out.clone(),
+            progress: false,
+            ..Default::default()
+        };
+        let r = polycd_bench::run(name, &opts)?;
+        print!("{}", r.table);
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    Ok(())
+}
+
+#[cfg(not(feature = "bench"))]
+fn demo_versus_parry() -> Result<(), String> {
+    Ok(())
+}
+
+#[cfg(feature = "bench")]
 fn bench(scenario: Option<String>, list: bool, quick: bool, out: PathBuf) -> Result<ExitCode, String> {
-    let _ = (&scenario, quick, &out);
     if list || scenario.is_none() {
-        println!("benchmark scenarios: (harness not merged yet)");
+        println!("benchmark scenarios (run one with `polycd bench NAME [--quick]`, or `all`):");
+        for s in polycd_bench::scenarios() {
+            println!("  {:<18} {}", s.name, s.description);
+        }
         return Ok(ExitCode::SUCCESS);
     }
-    Err("the benchmark harness is not available in this build".into())
+    let name = scenario.unwrap_or_else(|| "all".into());
+    let opts = polycd_bench::RunOptions {
+        quick,
+        out_dir: out,
+        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        ..Default::default()
+    };
+    let r = polycd_bench::run(&name, &opts)?;
+    print!("{}", r.table);
+    for f in &r.files {
+        println!("wrote {}", f.display());
+    }
+    for u in &r.unavailable {
+        println!("n/a: {u}");
+    }
+    if !r.agrees() {
+        eprintln!("polycd: the methods disagreed (see the disagreements file)");
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(feature = "bench"))]
+fn bench(_scenario: Option<String>, _list: bool, _quick: bool, _out: PathBuf) -> Result<ExitCode, String> {
+    Err("this build of polycd has no benchmark harness (built without the `bench` feature)".into())
 }
 
 fn print_answer(ans: &batch::Answer, json: bool) {

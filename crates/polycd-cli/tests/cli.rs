@@ -98,3 +98,110 @@ fn info_and_errors() {
     assert!(!out.status.success());
     assert!(String::from_utf8(out.stderr).unwrap().contains("pose"));
 }
+
+#[test]
+fn bench_lists_its_scenarios() {
+    let out = polycd().args(["bench", "--list"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in [
+        "ellipsoid-sweep",
+        "coherence",
+        "degeneracy",
+        "qp-scaling",
+        "support",
+        "random-distance",
+    ] {
+        assert!(text.contains(name), "{name} missing from {text}");
+    }
+    let out = polycd().args(["bench", "no-such-scenario"]).output().unwrap();
+    assert!(!out.status.success());
+}
+
+#[test]
+fn query_answers_and_verifies() {
+    for algo in ["auto", "gjk", "vclip", "qp", "qp_fast"] {
+        let out = polycd()
+            .args([
+                "query",
+                "box:1,1,1",
+                "box:1,1,1",
+                "--pose-b",
+                "3 0 0",
+                "--query",
+                "distance",
+                "--algo",
+                algo,
+                "--json",
+                "--verify",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{algo}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "disjoint");
+        assert!((v["distance"].as_f64().unwrap() - 2.0).abs() < 1e-12, "{algo}: {v}");
+    }
+    for algo in ["auto", "gjk", "cd_dual"] {
+        let out = polycd()
+            .args([
+                "query",
+                "cube",
+                "cube",
+                "--pose-b",
+                "0.5 0 0",
+                "--query",
+                "directional",
+                "--direction",
+                "1 0 0",
+                "--algo",
+                algo,
+                "--json",
+                "--verify",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{algo}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "overlapping");
+        assert!((v["directional"].as_f64().unwrap() - 0.5).abs() < 1e-12, "{algo}: {v}");
+    }
+}
+
+#[test]
+fn hull_writes_a_mesh_and_info_reads_it() {
+    let dir = std::env::temp_dir().join(format!("polycd-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pts = dir.join("points.txt");
+    let mut text = String::new();
+    for i in 0..3 {
+        for j in 0..3 {
+            for k in 0..3 {
+                text.push_str(&format!("{i} {j} {k}\n"));
+            }
+        }
+    }
+    std::fs::write(&pts, text).unwrap();
+    let obj = dir.join("hull.obj");
+    let out = polycd()
+        .args(["hull", pts.to_str().unwrap(), "-o", obj.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = polycd().args(["info", obj.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("vertices:         8") && text.contains("faces:            6"),
+        "{text}"
+    );
+    std::fs::write(dir.join("broken.off"), "OFF\n8 6 0\n0 0 0\n").unwrap();
+    let out = polycd()
+        .args(["info", dir.join("broken.off").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("broken.off"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -399,38 +399,17 @@ fn refine_contact(
         return Ok(r);
     }
     let iterations = r.iterations();
-    let from_algorithm = match &r {
-        Intersection::Disjoint { plane, .. } => Some(plane.normal),
-        _ => None,
-    };
-    let d = gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk)?;
-    let (point, normal) = match d {
-        Distance::Separated {
-            distance,
-            point_a,
-            point_b,
-            ..
-        } if distance <= tol => {
-            let n = if distance > 0.0 {
-                (point_b - point_a) / distance
-            } else {
-                from_algorithm
-                    .or_else(|| {
-                        gjk::penetration(a, pose_a, b, pose_b, &mut cache.gjk)
-                            .ok()
-                            .flatten()
-                            .map(|p| p.normal)
-                    })
-                    .unwrap_or(DVec3::ZERO)
-            };
-            ((point_a + point_b) * 0.5, n)
-        }
-        Distance::Penetrating {
-            penetration: Some(p), ..
-        } if p.depth <= tol => ((p.point_a + p.point_b) * 0.5, p.normal),
+    // GJK measures the pair; in the contact band it reports `Touching` with a plane built
+    // from its corrected nearest point (accurate where closest-point differences are not).
+    match gjk::intersect(a, pose_a, b, pose_b, &mut cache.gjk)? {
+        Intersection::Touching { point, plane, .. } => Ok(Intersection::Touching {
+            point,
+            plane,
+            iterations,
+        }),
         // CD-Dual's fallback witness on merged faces (generating features and an approximate
         // point) is not independently checkable; GJK's Minkowski simplex is.
-        Distance::Penetrating { witness, .. }
+        Intersection::Overlapping { witness, .. }
             if matches!(
                 r,
                 Intersection::Overlapping {
@@ -439,41 +418,10 @@ fn refine_contact(
                 }
             ) =>
         {
-            return Ok(Intersection::Overlapping { witness, iterations });
+            Ok(Intersection::Overlapping { witness, iterations })
         }
-        _ => return Ok(r),
-    };
-    match contact_plane(a, pose_a, b, pose_b, normal) {
-        Some(plane) => Ok(Intersection::Touching {
-            point,
-            plane,
-            iterations,
-        }),
-        None => Ok(r),
+        _ => Ok(r),
     }
-}
-
-/// The plane with normal `±n` (the orientation that separates better) half-way between A's
-/// and B's supports: A below, B above. `None` for a zero or non-finite `n`.
-pub(crate) fn contact_plane(
-    a: &ConvexPolyhedron,
-    pose_a: &Pose,
-    b: &ConvexPolyhedron,
-    pose_b: &Pose,
-    n: DVec3,
-) -> Option<Plane> {
-    let n = n.try_normalize()?;
-    let plus = separation_margin(a, pose_a, b, pose_b, n);
-    let minus = separation_margin(a, pose_a, b, pose_b, -n);
-    let n = if plus >= minus { n } else { -n };
-    let na = pose_a.inverse_transform_vector(n);
-    let nb = pose_b.inverse_transform_vector(-n);
-    let top_a = n.dot(pose_a.transform_point(a.vertex(a.support_hierarchy(na))));
-    let bottom_b = n.dot(pose_b.transform_point(b.vertex(b.support_hierarchy(nb))));
-    Some(Plane {
-        normal: n,
-        offset: 0.5 * (top_a + bottom_b),
-    })
 }
 
 /// `min_B n·b − max_A n·a` in the world frame: positive when `n` separates A below from B above.
