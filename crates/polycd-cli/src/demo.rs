@@ -82,7 +82,7 @@ pub fn run(pairs: usize) -> Result<(), String> {
 
 fn report(a: &ConvexPolyhedron, b: &ConvexPolyhedron, pairs: &[Pair]) -> Result<(), String> {
     let pa = Pose::IDENTITY;
-    // Reference answers: V-Clip distance (status, signed distance) and CD-Dual directional.
+    // Reference answers: `auto` (GJK) distance (status, signed distance) and directional.
     let mut ref_status = Vec::with_capacity(pairs.len());
     let mut ref_dist = Vec::with_capacity(pairs.len());
     let mut ref_dir = Vec::with_capacity(pairs.len());
@@ -198,6 +198,6 @@ fn report(a: &ConvexPolyhedron, b: &ConvexPolyhedron, pairs: &[Pair]) -> Result<
             }
         }
     }
-    println!("(reference: `auto` — V-Clip for distance and contact status, CD-Dual for directional)");
+    println!("(reference: `auto` — GJK for distance, contact status and directional (ray casts))");
     Ok(())
 }
