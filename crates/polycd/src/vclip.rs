@@ -35,15 +35,33 @@
 //! it and lowers a feature's dimension (the state graph has no cycle of distance-preserving
 //! arrows), and there are finitely many feature pairs (paper §2.2). In floating point that
 //! argument does not hold, so the loop is bounded by `4·(V+E+F of both) + 100` handler calls
-//! and, since each handler is a deterministic function of the feature pair alone, any repeated
-//! pair is a cycle; Brent's cycle detection (O(1) memory) finds it. Both outcomes report
-//! `NotConverged`, never a guess. The perimeter scan visits each edge of the face once.
+//! and, since each handler is a deterministic function of the feature pair alone (for a given
+//! pose), any repeated pair is a genuine cycle; Brent's cycle detection (O(1) memory) finds it.
+//! A cycle is walked once more (its period is known, so the walk is bounded) to look for a pair
+//! a separating slab certifies (see *Cycles* below); otherwise, and when the bound is reached,
+//! the answer is `NotConverged`, never a guess. The perimeter scan visits each edge of the face
+//! once.
 //!
 //! # Departures from the paper (and decisions where it is silent)
 //! - VF step 6: the paper writes `|D_P(V)| > |D_P(V')|`; the text asks for "an edge incident
 //!   to V that points toward F", i.e. whether the projection of V on F lies in VR(V). We test
-//!   exactly that: `D_P(V)·(D_P(V) − D_P(V')) > 0` (sign-aware; the literal absolute-value
-//!   test misses edges crossing the plane of F).
+//!   exactly that, sign-aware (the literal absolute-value test misses edges crossing the plane
+//!   of F): `D_P(V) > 0` and `(V' − V)·n_F < 0`, or `D_P(V) < 0` and `(V' − V)·n_F > 0`. The
+//!   slope is computed as `(V' − V)·n_F`, bit for bit the expression EF's derivative check
+//!   uses (`u·n_F` with `u = head − tail`, exactly negated when V is the head), not as
+//!   `D_P(V') − D_P(V)`: for an edge parallel to F the two round differently, VF then moved to
+//!   the edge while EF sent it straight back to V, and the pair cycled (coherence scenario,
+//!   icosahedron translated without rotation).
+//! - Cycles: translated copies of a centrally symmetric shape (rotation a multiple of 360°,
+//!   i.e. 1e-16 from the identity) have exactly parallel faces and edges; every
+//!   distance-decreasing update between them is then decided by rounding noise and the
+//!   iteration can cycle through pairs that are all at the same distance (to rounding). The
+//!   paper claims V-Clip never cycles; it does here. On a cycle we walk it once, take the pair
+//!   with the nearest closest points that are certainly on both shapes (VV, VE, EE; VF when
+//!   the vertex lies in the face's prism), and accept it only if the slab along the difference
+//!   of the points (two hill-climbing support queries) certifies it: the true distance lies in
+//!   `[gap, d]` and `d − gap ≤ DISTANCE_GAP_REL × pair scale` (the same certificate GJK stops
+//!   on). The iteration itself still uses no tolerance.
 //! - Compound exclusion (Alg. 1 returns FALSE with two different planes): for a vertex region
 //!   we apply footnote 3 (test line 1 of Alg. 2, otherwise take the other plane). In EE's
 //!   face-edge stage (§3.3.2) a vertex-edge/face-edge pair is resolved by the vertex's
@@ -83,7 +101,8 @@ use crate::error::PolycdError;
 use crate::geometry::{closest_on_segment, closest_segment_segment};
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
-use crate::query::{contact_tolerance, Distance, Feature, FeaturePair, Intersection, OverlapWitness};
+use crate::query::{contact_tolerance, pair_scale, Distance, Feature, FeaturePair, Intersection, OverlapWitness};
+use crate::tolerance::DISTANCE_GAP_REL;
 
 /// Output only (separating planes, never the iteration): two closest edges whose directions
 /// satisfy `|u₁ × u₂|² > CROSSING_EDGES_SIN2 · |u₁|²|u₂|²` (angle above ~1e-3 rad) take their
@@ -105,6 +124,10 @@ impl VClipCache {
     /// Forgets the cached pair (the next query starts cold).
     pub fn reset(&mut self) {
         self.pair = None;
+    }
+    /// A cache whose next query starts from `pair` (e.g. to replay a recorded warm query).
+    pub fn starting_at(pair: FeaturePair) -> Self {
+        VClipCache { pair: Some(pair) }
     }
 }
 
@@ -378,8 +401,8 @@ fn vf(w: &View, vp: u32, fq: u32) -> Step {
     // Step 6: an edge of V pointing toward the plane of F.
     let dv = w.q.face_dist(fq, x);
     for &he in w.p.poly.outgoing(vp) {
-        let dw = w.q.face_dist(fq, w.p.vertex(w.p.head(he)));
-        if (dv > 0.0 && dw < dv) || (dv < 0.0 && dw > dv) {
+        let slope = (w.p.vertex(w.p.head(he)) - x).dot(n);
+        if (dv > 0.0 && slope < 0.0) || (dv < 0.0 && slope > 0.0) {
             return Step::P(Feature::Edge(w.p.poly.half_edge(he).edge));
         }
     }
@@ -680,6 +703,78 @@ fn closest_points(ab: &View, fa: Feature, fb: Feature) -> (DVec3, DVec3) {
     }
 }
 
+/// Closest points of a pair on the cycle that are certainly points of the two shapes (to
+/// rounding): VV, VE and EE pairs always (clamped segments), VF pairs only when the vertex
+/// lies in the face's prism (its projection is then on the face); EF and FF pairs have none.
+fn cycle_candidate(ab: &View, fa: Feature, fb: Feature) -> Option<(DVec3, DVec3)> {
+    let in_prism = |body: &Body, f: u32, x: DVec3| {
+        let n = body.normal(f);
+        body.poly.face_half_edges(f).all(|h| {
+            let a = body.vertex(body.poly.half_edge(h).origin);
+            let b = body.vertex(body.head(h));
+            fe_plane(n, a, b, x) >= 0.0
+        })
+    };
+    match (fa, fb) {
+        (Feature::Edge(_), Feature::Face(_))
+        | (Feature::Face(_), Feature::Edge(_))
+        | (Feature::Face(_), Feature::Face(_)) => None,
+        (Feature::Vertex(v), Feature::Face(f)) if !in_prism(&ab.q, f, ab.p.vertex(v)) => None,
+        (Feature::Face(f), Feature::Vertex(v)) if !in_prism(&ab.p, f, ab.q.vertex(v)) => None,
+        _ => Some(closest_points(ab, fa, fb)),
+    }
+}
+
+/// `min_Q n·y − max_P n·x` (common frame): a lower bound on the distance, for any direction
+/// `n`, by two hill-climbing support queries started at the given features.
+fn slab_gap(ab: &View, fa: Feature, fb: Feature, n: DVec3) -> f64 {
+    let local = |body: &Body, d: DVec3| match &body.frame {
+        None => d,
+        Some((m, _)) => m.transpose() * d,
+    };
+    let va = ab.p.poly.support_climb(local(&ab.p, n), feature_vertex(ab.p.poly, fa));
+    let vb = ab.q.poly.support_climb(local(&ab.q, -n), feature_vertex(ab.q.poly, fb));
+    n.dot(ab.q.vertex(vb)) - n.dot(ab.p.vertex(va))
+}
+
+/// Resolves a cycle of the iteration (period `period`, through `start`). In exact arithmetic
+/// V-Clip cannot cycle; in floating point it does when distance-decreasing updates are decided
+/// by rounding noise, e.g. between exactly parallel faces or edges (a translated copy of a
+/// centrally symmetric shape), where every pair on the cycle is at the same distance to
+/// rounding. The pair of the cycle whose closest points (both on the shapes) are nearest is
+/// accepted when the slab along their difference certifies it: the true distance lies in
+/// `[gap, d]`, so `d − gap ≤ tol` bounds the error. Otherwise `None` (not converged).
+fn settle_cycle(
+    ab: &View,
+    ba: &View,
+    start: (Feature, Feature),
+    period: u32,
+    tol: f64,
+) -> Option<(FeaturePair, DVec3, DVec3)> {
+    let (mut fa, mut fb) = start;
+    let mut best: Option<(f64, FeaturePair, DVec3, DVec3)> = None;
+    for _ in 0..period {
+        if let Some((xa, xb)) = cycle_candidate(ab, fa, fb) {
+            let d = (xb - xa).length();
+            if best.as_ref().is_none_or(|b| d < b.0) {
+                best = Some((d, FeaturePair { a: fa, b: fb }, xa, xb));
+            }
+        }
+        match step(ab, ba, fa, fb) {
+            Outcome::A(f) => fa = f,
+            Outcome::B(f) => fb = f,
+            // Unreachable: the cycle was observed with the same deterministic handlers.
+            Outcome::Done | Outcome::Penetration(_) => return None,
+        }
+    }
+    let (d, pair, xa, xb) = best?;
+    if d.is_nan() || d <= 0.0 {
+        return None;
+    }
+    let gap = slab_gap(ab, pair.a, pair.b, (xb - xa) / d);
+    (d - gap <= tol).then_some((pair, xa, xb))
+}
+
 fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: &mut VClipCache) -> Run {
     let rel = pa.relative(pb);
     let body_a = Body { poly: a, frame: None };
@@ -728,9 +823,23 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
             }
         }
         if (fa, fb) == saved {
-            // A repeated pair: the deterministic iteration cycles.
-            cache.pair = None;
-            return Run::NotConverged { iterations };
+            // A repeated pair: the deterministic iteration cycles (ties decided by rounding).
+            let scale = pair_scale(a, pa, b, pb);
+            return match settle_cycle(&ab, &ba, (fa, fb), lam + 1, DISTANCE_GAP_REL * scale) {
+                Some((pair, xa, xb)) => {
+                    cache.pair = Some(pair);
+                    Run::Closest {
+                        pair,
+                        pa: xa,
+                        pb: xb,
+                        iterations: iterations.saturating_add(lam + 1),
+                    }
+                }
+                None => {
+                    cache.pair = None;
+                    Run::NotConverged { iterations }
+                }
+            };
         }
         lam += 1;
         if lam == power {

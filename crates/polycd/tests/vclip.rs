@@ -587,3 +587,265 @@ fn pass_through_trajectories() {
     );
     assert!(stats.0 > 1000 && stats.1 > 1000 && stats.2 > 0);
 }
+
+/// The feature pair a recorded warm query started from.
+fn fp(a: Feature, b: Feature) -> polycd::FeaturePair {
+    polycd::FeaturePair { a, b }
+}
+
+/// Regression: poses of the bench `coherence` scenario (V-Clip Alg. 9, seed 2026) on which
+/// V-Clip returned `NotConverged` although the shapes are well apart. Object 2 is a translated
+/// copy of object 1 whose rotation is a multiple of 360° (a quaternion 1e-16 from ±identity),
+/// so faces and edges of the two copies of a centrally symmetric shape are parallel.
+/// - Icosahedron: VF step 6 judged an edge parallel to the face as descending by a different
+///   rounding than EF's derivative check, which sent it back (2-cycle from the warm pair).
+/// - 642-vertex sphere: an 8-cycle through pairs on two parallel faces, all at the same
+///   distance; resolved by the slab-certified cycle exit.
+///
+/// Each pose is checked cold and warm (from the recorded cached pair) against GJK.
+#[test]
+fn coherence_parallel_copies_converge() {
+    use polycd::query::{self, PairCache};
+    let ico = shapes::icosahedron(1.0).unwrap();
+    let sphere = shapes::icosphere(3, 1.0).unwrap();
+    use Feature::{Edge, Face, Vertex};
+    // (shape, quaternion [x, y, z, w], translation, warm-start pair)
+    #[allow(clippy::type_complexity)]
+    let cases: [(&ConvexPolyhedron, [f64; 4], [f64; 3], polycd::FeaturePair); 11] = [
+        (
+            &ico,
+            [
+                7.647150561808827e-17,
+                -2.1018760048876144e-16,
+                9.981819841969607e-17,
+                1.0,
+            ],
+            [-2.3110571456630655, 2.8476192584440843, 3.0911993505469106],
+            fp(Face(11), Vertex(4)),
+        ),
+        (
+            &ico,
+            [
+                8.508078232428298e-17,
+                -5.800309764641017e-17,
+                6.629101725820445e-17,
+                -1.0,
+            ],
+            [-1.972203701173052, -2.575228531502001, -1.266930705055261],
+            fp(Vertex(2), Face(12)),
+        ),
+        (
+            &sphere,
+            [
+                4.6640176620551076e-17,
+                -1.0033871531931863e-16,
+                5.248270152622778e-17,
+                -1.0,
+            ],
+            [-2.105033017654518, -2.625872679060091, 1.3675699844692022],
+            fp(Vertex(134), Face(801)),
+        ),
+        (
+            &sphere,
+            [
+                -6.332614184453956e-17,
+                3.4437938945234027e-16,
+                -1.1122507055104876e-16,
+                -1.0,
+            ],
+            [3.1077436885194665, -0.6935129812183359, 1.452639454576955],
+            fp(Vertex(598), Edge(1491)),
+        ),
+        (
+            &sphere,
+            [
+                7.779497754533812e-16,
+                1.3593504739056095e-15,
+                1.5511873296894374e-15,
+                1.0,
+            ],
+            [-1.9316099352299099, -2.950745508202941, 0.8928645538984551],
+            fp(Vertex(91), Edge(977)),
+        ),
+        (
+            &sphere,
+            [
+                4.326312128729053e-16,
+                7.559581129802439e-16,
+                8.626418787067829e-16,
+                -1.0,
+            ],
+            [-1.9316099352298932, -2.9507455082029477, 0.8928645538984756],
+            fp(Vertex(91), Edge(977)),
+        ),
+        (
+            &sphere,
+            [
+                4.368931765824398e-19,
+                7.634052549052451e-19,
+                8.711399904286779e-19,
+                -1.0,
+            ],
+            [-1.931609935229899, -2.9507455082029312, 0.8928645538985107],
+            fp(Vertex(91), Edge(977)),
+        ),
+        (
+            &sphere,
+            [
+                -9.51209717313905e-16,
+                -1.742216593430372e-15,
+                -1.4348939145145541e-15,
+                1.0,
+            ],
+            [1.6771071254681382, 2.745309847792021, 0.6049240145049823],
+            fp(Edge(1008), Edge(189)),
+        ),
+        (
+            &sphere,
+            [
+                1.3859232767548952e-17,
+                1.7284712913777143e-17,
+                2.439252993706424e-16,
+                1.0,
+            ],
+            [-2.543898483472063, 2.587253333515967, -1.3694631705904932],
+            fp(Face(963), Vertex(530)),
+        ),
+        (
+            &sphere,
+            [
+                4.039363026471514e-17,
+                -3.1035107981512863e-16,
+                -1.924290579179463e-16,
+                -1.0,
+            ],
+            [2.7942642829579167, -0.36554711624852754, -2.6348654412664727],
+            fp(Edge(1359), Vertex(66)),
+        ),
+        (
+            &sphere,
+            [
+                1.758558507492258e-16,
+                -1.8409812271555628e-16,
+                9.473415956869198e-16,
+                -1.0,
+            ],
+            [3.0347406357215707, 1.459482422931478, 2.5587245811738586],
+            fp(Edge(821), Edge(1559)),
+        ),
+    ];
+    for (k, (shape, q, t, warm)) in cases.iter().enumerate() {
+        let pb = Pose::new(DQuat::from_array(*q), DVec3::from_array(*t));
+        let pa = Pose::IDENTITY;
+        let reference = match query::distance(
+            shape,
+            &pa,
+            shape,
+            &pb,
+            polycd::Algorithm::Gjk,
+            &mut PairCache::default(),
+        ) {
+            Ok(Distance::Separated { distance, .. }) => distance,
+            other => panic!("case {k}: GJK {other:?}"),
+        };
+        let tol = 1e-12 * pair_scale(shape, &pa, shape, &pb);
+        for (label, mut cache) in [
+            ("cold", VClipCache::default()),
+            ("warm", VClipCache::starting_at(*warm)),
+        ] {
+            let d = vclip::distance(shape, &pa, shape, &pb, &mut cache).unwrap();
+            let Distance::Separated { distance, .. } = d else {
+                panic!("case {k} ({label}): {d:?}");
+            };
+            assert!(
+                (distance - reference).abs() <= tol,
+                "case {k} ({label}): {distance} vs GJK {reference}"
+            );
+            assert!(cache.pair().is_some(), "case {k} ({label}): the pair is cached");
+        }
+    }
+    // The VF/EF consistency fix on its own: the recorded warm pair of the first case is
+    // certified at once (it used to bounce VF → EF → VF).
+    let pb = Pose::new(DQuat::from_array(cases[0].1), DVec3::from_array(cases[0].2));
+    let d = vclip::distance(
+        &ico,
+        &Pose::IDENTITY,
+        &ico,
+        &pb,
+        &mut VClipCache::starting_at(cases[0].3),
+    )
+    .unwrap();
+    assert!(matches!(d, Distance::Separated { iterations: 1, .. }), "{d:?}");
+}
+
+/// The bench `coherence` scenario (V-Clip Alg. 9) replayed in full (seed 2026, 4 shapes ×
+/// 8 rates × 10 loops × 1 000 steps, warm cache per loop through the query layer): no
+/// `NotConverged`, every distance within 1e-12 × pair scale of GJK's.
+#[test]
+fn coherence_scenario_replay() {
+    use polycd::query::{self, PairCache};
+    let tau = std::f64::consts::TAU;
+    let omegas = [0.0, 1.0, 2.0, 5.0, 10.0, 15.0, 20.0, 25.0];
+    let bodies = [
+        shapes::cuboid(2.0, 2.0, 2.0).unwrap(),
+        shapes::icosahedron(1.0).unwrap(),
+        shapes::prism(60, 10.0, 1.0).unwrap(),
+        shapes::icosphere(3, 1.0).unwrap(),
+    ];
+    let mut failures = Vec::new();
+    for (si, body) in bodies.iter().enumerate() {
+        let radius = body.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
+        for (wi, &omega) in omegas.iter().enumerate() {
+            let mut rng = ChaCha8Rng::seed_from_u64(2026 + 100 * si as u64 + wi as u64);
+            for lp in 0..10 {
+                // The scenario's path: phases redrawn until |Σ e^{2iδ}| ≤ 2, then a random axis.
+                let (dx, dy, dz) = loop {
+                    let d: [f64; 3] = [
+                        rng.random_range(0.0..tau),
+                        rng.random_range(0.0..tau),
+                        rng.random_range(0.0..tau),
+                    ];
+                    let (s, c) = d
+                        .iter()
+                        .fold((0.0, 0.0), |(s, c), x: &f64| (s + (2.0 * x).sin(), c + (2.0 * x).cos()));
+                    if (s * s + c * c).sqrt() <= 2.0 {
+                        break (d[0], d[1], d[2]);
+                    }
+                };
+                let axis = shapes::unit_vector(&mut rng);
+                let amp = 2.2 * std::f64::consts::SQRT_2 * radius;
+                let mut cache = PairCache::default();
+                for i in 1..=1000 {
+                    let theta = (omega * i as f64).to_radians();
+                    let c = DVec3::new(
+                        amp * (theta + dx).cos(),
+                        amp * (theta + dy).cos(),
+                        amp * (theta + dz).cos(),
+                    );
+                    let pb = Pose::new(DQuat::from_axis_angle(axis, theta), c);
+                    let pa = Pose::IDENTITY;
+                    let d = query::distance(body, &pa, body, &pb, polycd::Algorithm::VClip, &mut cache).unwrap();
+                    let g = query::distance(body, &pa, body, &pb, polycd::Algorithm::Gjk, &mut PairCache::default())
+                        .unwrap();
+                    let ok = match (&d, &g) {
+                        (Distance::Separated { distance: x, .. }, Distance::Separated { distance: y, .. }) => {
+                            (x - y).abs() <= 1e-12 * pair_scale(body, &pa, body, &pb)
+                        }
+                        _ => false,
+                    };
+                    if !ok {
+                        failures.push(format!(
+                            "shape {si}, ω = {omega}, loop {lp}, step {i}: {d:?} / GJK {g:?}"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failure(s): {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(10)]
+    );
+}
