@@ -186,6 +186,25 @@ pub fn differential(pairs: usize, seed: u64) -> Result<Report, String> {
             per_alg[ai]
         );
     }
+    // Kinds of disagreement: the message up to its second ':' (question and check).
+    let mut kinds: std::collections::BTreeMap<(&str, &str, String), usize> = std::collections::BTreeMap::new();
+    for (_, alg, q, msg) in &report.records {
+        let body = msg.split_once("]: ").map(|x| x.1).unwrap_or(msg);
+        let kind: String = body.splitn(4, ": ").skip(1).take(2).collect::<Vec<_>>().join(": ");
+        let kind = kind
+            .split(|c: char| c.is_ascii_digit() || c == '(')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_string();
+        *kinds.entry((alg.name(), q, kind)).or_default() += 1;
+    }
+    if !kinds.is_empty() {
+        let _ = writeln!(t, "disagreements by kind:");
+        for ((alg, q, kind), n) in &kinds {
+            let _ = writeln!(t, "  {n:>6}  {alg} {q}: {kind}");
+        }
+    }
     if !details.is_empty() {
         let _ = writeln!(t, "first disagreements:");
         for d in &details {
