@@ -3,6 +3,7 @@
 
 pub mod batch;
 pub mod demo;
+pub mod differential;
 pub mod input;
 
 use polycd::query::Status;

@@ -73,6 +73,16 @@ enum Command {
         #[arg(long, default_value_t = 200)]
         pairs: usize,
     },
+    /// Every algorithm against the brute-force oracle on seeded random pairs of every shape
+    /// family; exits non-zero on any disagreement.
+    Differential {
+        /// Number of random pairs.
+        #[arg(long, default_value_t = 1000)]
+        pairs: usize,
+        /// Random seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// The papers' experiments side by side with parry3d (`--list` shows them).
     Bench {
         /// Scenario name, or `all`.
@@ -129,6 +139,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 ExitCode::FAILURE
             })
         }
+        Command::Differential { pairs, seed } => match polycd_cli::differential::run(pairs, seed) {
+            Ok(report) => {
+                print!("{report}");
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(report) => {
+                print!("{report}");
+                Ok(ExitCode::FAILURE)
+            }
+        },
         Command::Hull { points, output } => {
             let pts = input::load_points(&points).map_err(|e| e.to_string())?;
             let p = polycd::ConvexPolyhedron::from_points(&pts).map_err(|e| format!("{}: {e}", points.display()))?;
