@@ -97,7 +97,7 @@ use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::predicates::{orient3d, Orientation};
-use crate::query::{Directional, Feature, FeaturePair, Intersection, OverlapWitness};
+use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Intersection, OverlapWitness};
 use crate::tolerance::COPLANAR_REL;
 use std::time::Instant;
 
@@ -300,7 +300,18 @@ struct Eval {
     key: f64,
 }
 
+/// The outcome of [`Ctx::certify_separation`] for a plane that passed it.
+#[derive(Clone, Copy, Debug)]
+enum Cert {
+    /// Fresh support queries confirm A's maximum lies below B's minimum.
+    Apart { top_a: f64, gap: f64 },
+    /// The overlap along the normal is within the contact tolerance (rounding-level contact).
+    Touching { top_a: f64, gap: f64, point: DVec3 },
+}
+
 struct Ctx<'a> {
+    /// The contact tolerance of the pair: a certificate gap in `[0, ctol]` means touching.
+    ctol: f64,
     p: &'a ConvexPolyhedron,
     q: &'a ConvexPolyhedron,
     /// Rotation B-local → A frame, its transpose, and the translation.
@@ -400,6 +411,16 @@ impl Ctx<'_> {
         if n.dot(a + b) < 0.0 {
             n = -n;
         }
+        // The arc test decides on the face normals, the plane is built from the edges. When
+        // the arcs (nearly) lie on one great circle — parallel edges, e.g. shapes related by a
+        // symmetry — rounding can make `arcs_cross` say yes while `n` (the cross product of two
+        // parallel vectors) points anywhere around the edges: its plane is then no supporting
+        // plane of M and its `k` is meaningless (a deep overlap was reported as Disjoint).
+        // Keep the pair only if its plane genuinely supports M: the edges' first vertices are
+        // local — by convexity global — maxima of `n` on P and of `−n` on −Q.
+        if !self.supports_at(n, e.vertices[0], g.vertices[0]) {
+            return None;
+        }
         let k = n.dot(p0 - q0);
         Some(Eval {
             face: DualFace::Ee { edge_a: ea, edge_b: eb },
@@ -407,6 +428,58 @@ impl Ctx<'_> {
             k,
             key: self.key(n, k),
         })
+    }
+
+    /// Rounding allowance of a support comparison along a direction of length `len`.
+    #[inline]
+    fn tol(&self, len: f64) -> f64 {
+        COPLANAR_REL
+            * (self.p.scale() + self.p.magnitude() + self.q.scale() + self.q.magnitude() + self.t.length())
+            * len
+    }
+
+    /// Is `n·x` maximal on P at vertex `vp` and `n·y` minimal on Q (A frame) at vertex `vq`,
+    /// up to rounding? A local test over the neighbours, exact for convex shapes.
+    fn supports_at(&self, n: DVec3, vp: u32, vq: u32) -> bool {
+        let tol = self.tol(n.length());
+        if !(tol.is_finite() && tol > 0.0) {
+            return false;
+        }
+        let xp = self.p.vertex(vp);
+        if self.p.neighbors(vp).iter().any(|&w| n.dot(self.p.vertex(w) - xp) > tol) {
+            return false;
+        }
+        let m = self.rt * (-n);
+        let xq = self.q.vertex(vq);
+        !self.q.neighbors(vq).iter().any(|&w| m.dot(self.q.vertex(w) - xq) > tol)
+    }
+
+    /// The certificate demanded before a separation is reported: fresh support queries
+    /// (Dobkin–Kirkpatrick, O(log n), independent of the search) confirm that A's maximum along
+    /// `n` lies below B's minimum. A face with `k < 0` that fails it is no face of M.
+    /// Returns, for the unit normal `n/|n|`, A's maximum along it, the gap to B's minimum
+    /// (negative when they are apart) and the midpoint of the two support points (A frame).
+    fn certify_separation(&self, n: DVec3) -> Option<Cert> {
+        let len = n.length();
+        if !(len > 0.0 && len.is_finite()) {
+            return None;
+        }
+        let n = n / len;
+        let pa = self.p.vertex(self.p.support_hierarchy(n));
+        let qb = self.qv(self.q.support_hierarchy(self.rt * (-n)));
+        let top_a = n.dot(pa);
+        let gap = top_a - n.dot(qb);
+        if gap < 0.0 {
+            Some(Cert::Apart { top_a, gap })
+        } else if gap <= self.ctol {
+            Some(Cert::Touching {
+                top_a,
+                gap,
+                point: 0.5 * (pa + qb),
+            })
+        } else {
+            None
+        }
     }
 
     /// The heuristic start face of §4.2 (see the module notes).
@@ -488,7 +561,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let mut best = ctx.eval_fv(start, &mut warm_b);
     st.steps[0] += 1;
     let finish = |best: Eval, _cache: &mut CdDualCache, early: bool| Outcome::Done { best, early };
-    if early_exit && best.k < 0.0 {
+    if early_exit && best.k < 0.0 && ctx.certify_separation(best.n).is_some() {
         st.nanos[0] = elapsed(t0);
         remember(ctx, cache, &best);
         return finish(best, cache, true);
@@ -509,6 +582,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             let ev = ctx.eval_fv(nb, &mut w);
             st.steps[0] += 1;
             if early_exit && ev.k < 0.0 {
+                if ctx.certify_separation(ev.n).is_none() {
+                    // Not a genuine separating plane (a search bug): ignore the face.
+                    continue;
+                }
                 st.nanos[0] = elapsed(t0);
                 remember(ctx, cache, &ev);
                 return finish(ev, cache, true);
@@ -551,6 +628,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         warm_a = w;
         st.steps[1] += 1;
         if early_exit && ev.k < 0.0 {
+            if ctx.certify_separation(ev.n).is_none() {
+                // Not a genuine separating plane (a search bug): ignore the face.
+                continue;
+            }
             st.nanos[1] = elapsed(t1);
             remember(ctx, cache, &ev);
             return finish(ev, cache, true);
@@ -578,6 +659,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             let ev = ctx.eval_vf(nb, &mut w);
             st.steps[1] += 1;
             if early_exit && ev.k < 0.0 {
+                if ctx.certify_separation(ev.n).is_none() {
+                    // Not a genuine separating plane (a search bug): ignore the face.
+                    continue;
+                }
                 st.nanos[1] = elapsed(t1);
                 remember(ctx, cache, &ev);
                 return finish(ev, cache, true);
@@ -634,6 +719,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             }
         };
         if early_exit && ev.k < 0.0 {
+            if ctx.certify_separation(ev.n).is_none() {
+                // Not a genuine separating plane (a search bug): ignore the face.
+                continue;
+            }
             st.nanos[2] = elapsed(t2);
             remember(ctx, cache, &ev);
             return finish(ev, cache, true);
@@ -899,6 +988,7 @@ pub fn search(
     let (r, t) = relative(pa, pb);
     let (c, _, _) = interior_point(a, b, r, t);
     let ctx = Ctx {
+        ctol: contact_tolerance(a, pa, b, pb),
         p: a,
         q: b,
         r,
@@ -949,6 +1039,7 @@ pub fn intersect(
     let (r, t) = relative(pa, pb);
     let (c, pc, qc) = interior_point(a, b, r, t);
     let ctx = Ctx {
+        ctol: contact_tolerance(a, pa, b, pb),
         p: a,
         q: b,
         r,
@@ -971,14 +1062,29 @@ pub fn intersect(
     let n = best.n / len;
     let k = best.k / len;
     if k < 0.0 {
-        // h_A(n) − h_{−B}... the plane midway between A's support and B's.
-        let top_a = support_a(&ctx, best.face, n);
-        let plane = Plane {
-            normal: n,
-            offset: top_a - 0.5 * k,
-        }
-        .transformed(pa);
-        return Ok(Intersection::Disjoint { plane, iterations });
+        // Certificate: fresh support queries must confirm the gap; the plane is placed midway
+        // between A's maximum and B's minimum along n. A failure is a search bug: never
+        // report Disjoint then.
+        return Ok(match ctx.certify_separation(best.n) {
+            Some(Cert::Apart { top_a, gap }) => Intersection::Disjoint {
+                plane: Plane {
+                    normal: n,
+                    offset: top_a - 0.5 * gap,
+                }
+                .transformed(pa),
+                iterations,
+            },
+            Some(Cert::Touching { top_a, gap, point }) => Intersection::Touching {
+                point: pa.transform_point(point),
+                plane: Plane {
+                    normal: n,
+                    offset: top_a - 0.5 * gap,
+                }
+                .transformed(pa),
+                iterations,
+            },
+            None => Intersection::NotConverged { iterations },
+        });
     }
     // o ∈ M: the ray c → o leaves M at x* = c + λ*·dir with λ* ≥ 1.
     let nd = best.n.dot(ctx.dir);
@@ -1229,6 +1335,7 @@ pub fn directional(
     let c = sl * kc;
     let mut st = Stats::default();
     let mut ctx = Ctx {
+        ctol: contact_tolerance(a, pa, b, pb),
         p: a,
         q: b,
         r,
