@@ -840,6 +840,22 @@ fn push_neighbours(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
             for f in g.faces {
                 cache.stack.push(Cand::Vf(f, e.vertices[0]));
             }
+            // Degenerate Gaussian images: a face normal of one shape may lie exactly on the
+            // other's arc (e.g. shapes related by a symmetry). Walking along the arc of B's
+            // edge inside the region of a vertex of A's edge, the next feature met can then be
+            // a corner of that region — a face of A at that vertex, not one of the edge's two
+            // faces — where `arcs_cross` rightly sees no EE face. Push the FV (VF) faces at
+            // both end vertices so the neighbourhood in M stays complete.
+            for &v in &e.vertices {
+                for &h in p.outgoing(v) {
+                    cache.stack.push(Cand::Fv(p.half_edge(h).face, g.vertices[0]));
+                }
+            }
+            for &v in &g.vertices {
+                for &h in q.outgoing(v) {
+                    cache.stack.push(Cand::Vf(q.half_edge(h).face, e.vertices[0]));
+                }
+            }
             for &v in &g.vertices {
                 for &h in q.outgoing(v) {
                     let e2 = q.half_edge(h).edge;
