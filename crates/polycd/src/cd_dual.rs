@@ -727,8 +727,17 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             remember(ctx, cache, &ev);
             return finish(ev, cache, true);
         }
-        if ev.key > best.key {
-            best = ev;
+        // An FV/VF face whose key ties an EE best (same plane up to rounding) is the merged
+        // face of parallel features that the EE pair only touches at a Gaussian vertex: move to
+        // it so that its neighbourhood is examined too. Only EE → FV/VF moves on a tie, so
+        // between two strict improvements there is at most one tie move.
+        let tie = best.face.kind() == FaceKind::Ee
+            && ev.face.kind() != FaceKind::Ee
+            && (ev.key - best.key).abs() <= COPLANAR_REL * best.key.abs();
+        if ev.key > best.key || tie {
+            // Keep the larger key on a tie, so the EE pair cannot win back by rounding.
+            let key = ev.key.max(best.key);
+            best = Eval { key, ..ev };
             cache.stack.clear();
             push_neighbours(ctx, &best, cache);
         }
