@@ -689,9 +689,16 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
 
     // ---- Search-EE ----
     let t2 = clock();
-    let mut best = if vb.key > fv_best.key { vb } else { fv_best };
+    let (mut best, other) = if vb.key > fv_best.key {
+        (vb, fv_best)
+    } else {
+        (fv_best, vb)
+    };
     cache.stack.clear();
-    push_ee_pairs(ctx, &best, cache);
+    // The whole neighbourhood in M of both phase results (FV/VF local maxima over the face
+    // adjacency of P/Q need not be local maxima in M when Gaussian images are degenerate).
+    push_neighbours(ctx, &other, cache);
+    push_neighbours(ctx, &best, cache);
     let (ep, eq) = (p.edges().len() as u64, q.edges().len() as u64);
     let (hp, hq) = (p.half_edges().len() as u64, q.half_edges().len() as u64);
     let faces = ep * eq + (p.faces().len() + q.faces().len()) as u64 + 1;
@@ -831,6 +838,23 @@ fn push_neighbours(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
                     .push(Cand::Fv(p.half_edge(p.half_edge(h).twin).face, vertex_b));
             }
             push_ee_pairs(ctx, face, cache);
+            // Tied support (B's supporting feature is an edge or face): B's arcs leave this
+            // Gaussian vertex through the regions of the face's corners and may next meet a
+            // face normal of A at a corner, or end at a face normal of B around the tied
+            // vertices. Those faces of M border this one too.
+            if cache.ties.len() > 1 {
+                for &w in p.face_vertices(face_a) {
+                    for &h in p.outgoing(w) {
+                        cache.stack.push(Cand::Fv(p.half_edge(h).face, vertex_b));
+                    }
+                }
+                let va = p.face_vertices(face_a).first().copied().unwrap_or(0);
+                for i in 0..cache.ties.len() {
+                    for &h in q.outgoing(cache.ties[i]) {
+                        cache.stack.push(Cand::Vf(q.half_edge(h).face, va));
+                    }
+                }
+            }
         }
         DualFace::Vf { vertex_a, face_b } => {
             for h in q.face_half_edges(face_b) {
@@ -839,6 +863,19 @@ fn push_neighbours(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
                     .push(Cand::Vf(q.half_edge(q.half_edge(h).twin).face, vertex_a));
             }
             push_ee_pairs(ctx, face, cache);
+            if cache.ties.len() > 1 {
+                for &w in q.face_vertices(face_b) {
+                    for &h in q.outgoing(w) {
+                        cache.stack.push(Cand::Vf(q.half_edge(h).face, vertex_a));
+                    }
+                }
+                let vb = q.face_vertices(face_b).first().copied().unwrap_or(0);
+                for i in 0..cache.ties.len() {
+                    for &h in p.outgoing(cache.ties[i]) {
+                        cache.stack.push(Cand::Fv(p.half_edge(h).face, vb));
+                    }
+                }
+            }
         }
         DualFace::Ee { edge_a, edge_b } => {
             let e = p.edge(edge_a);

@@ -133,7 +133,7 @@ fn cd_dual_symmetric_shapes_agree_with_oracle() {
     let mut rng = ChaCha8Rng::seed_from_u64(0x005e_edcd_d0a1);
     let (mut pairs, mut disjoint, mut overlapping, mut contacts) = (0, 0, 0, 0);
     let mut bad = Vec::new();
-    for i in 0..2500 {
+    for i in 0..8000 {
         let (na, a, ra) = symmetric_shape(&mut rng);
         let (nb, b, rb) = symmetric_shape(&mut rng);
         let f = match rng.random_range(0..4) {
