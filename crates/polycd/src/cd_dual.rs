@@ -740,6 +740,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         // between two strict improvements there is at most one tie move.
         let tie = best.face.kind() == FaceKind::Ee
             && ev.face.kind() != FaceKind::Ee
+            && best.key.is_finite()
             && (ev.key - best.key).abs() <= COPLANAR_REL * best.key.abs();
         if ev.key > best.key || tie {
             // Keep the larger key on a tie, so the EE pair cannot win back by rounding.
