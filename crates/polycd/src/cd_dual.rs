@@ -26,8 +26,14 @@
 //!
 //! # Invariants
 //! - Every evaluated plane is a genuine supporting plane of `M`: FV/VF planes use the exact
-//!   support value of the other shape (ties do not change the value), EE planes are only
-//!   formed when the arcs cross, so a reported separating plane is always a valid one.
+//!   support value of the other shape (ties do not change the value); EE planes are formed only
+//!   when the arcs cross *and* a local support test at both edges confirms the plane (the arc
+//!   test runs on rounded normals: for parallel edges — shapes related by a symmetry — it can
+//!   say "cross" while the edges' cross product is noise pointing anywhere).
+//! - A positive `d` (separation) is reported only after a certificate: fresh support queries
+//!   (Dobkin–Kirkpatrick) must show A's maximum along the normal below B's minimum. A face that
+//!   fails it is ignored and the search goes on; a failing final face gives `NotConverged`
+//!   (or `Touching` when the overlap along the normal is within the contact tolerance).
 //! - Within each phase the key strictly increases from one current face to the next.
 //!
 //! # Termination
@@ -71,7 +77,17 @@
 //!   (without them a cube and a cone sharing an axis were misjudged).
 //!   Parallel edges (arcs on one great circle: all signed volumes zero) and arcs meeting only at
 //!   an end point form no EE face: the face of M there is the FV/VF face already evaluated.
-//! - The separating plane returned is the face plane of M shifted to the middle of the gap.
+//! - Degenerate Gaussian images also break the face graph the local search walks: a face
+//!   normal of one shape lying exactly on an arc of the other (or two coinciding normals) makes
+//!   some neighbours of a face of M faces that are not in the generic neighbour lists. Search-EE
+//!   therefore starts from the full M-neighbourhood of both the FV and the VF result; an EE
+//!   face also pushes the FV/VF faces at all faces around its edges' end vertices; a tied FV
+//!   (VF) face pushes the faces at its corners and the other shape's faces at the tied
+//!   vertices; and an FV/VF face whose key ties (within `COPLANAR_REL`, relative) a finite EE
+//!   best replaces it (same plane: the merged face of parallel faces), keeping the larger key
+//!   so no cycle can form (at most one tie move between strict improvements).
+//! - The separating plane returned is the face plane of M shifted to the middle of the gap
+//!   measured by the certificate's support queries.
 //! - Overlap witness: the point `x* = c + λ*·dir` where the ray leaves M lies on `f_opt`;
 //!   writing `x* = p* − q*` with `p*`, `q*` on `f_opt`'s generating features and
 //!   `o = (1−θ)c + θx*`, the point `(1−θ)p_c + θp* = (1−θ)q_c + θq*` is common to A and B
