@@ -26,8 +26,14 @@
 //!
 //! # Invariants
 //! - Every evaluated plane is a genuine supporting plane of `M`: FV/VF planes use the exact
-//!   support value of the other shape (ties do not change the value), EE planes are only
-//!   formed when the arcs cross, so a reported separating plane is always a valid one.
+//!   support value of the other shape (ties do not change the value); EE planes are formed only
+//!   when the arcs cross *and* a local support test at both edges confirms the plane (the arc
+//!   test runs on rounded normals: for parallel edges — shapes related by a symmetry — it can
+//!   say "cross" while the edges' cross product is noise pointing anywhere).
+//! - A positive `d` (separation) is reported only after a certificate: fresh support queries
+//!   (Dobkin–Kirkpatrick) must show A's maximum along the normal below B's minimum. A face that
+//!   fails it is ignored and the search goes on; a failing final face gives `NotConverged`
+//!   (or `Touching` when the overlap along the normal is within the contact tolerance).
 //! - Within each phase the key strictly increases from one current face to the next.
 //!
 //! # Termination
@@ -71,7 +77,17 @@
 //!   (without them a cube and a cone sharing an axis were misjudged).
 //!   Parallel edges (arcs on one great circle: all signed volumes zero) and arcs meeting only at
 //!   an end point form no EE face: the face of M there is the FV/VF face already evaluated.
-//! - The separating plane returned is the face plane of M shifted to the middle of the gap.
+//! - Degenerate Gaussian images also break the face graph the local search walks: a face
+//!   normal of one shape lying exactly on an arc of the other (or two coinciding normals) makes
+//!   some neighbours of a face of M faces that are not in the generic neighbour lists. Search-EE
+//!   therefore starts from the full M-neighbourhood of both the FV and the VF result; an EE
+//!   face also pushes the FV/VF faces at all faces around its edges' end vertices; a tied FV
+//!   (VF) face pushes the faces at its corners and the other shape's faces at the tied
+//!   vertices; and an FV/VF face whose key ties (within `COPLANAR_REL`, relative) a finite EE
+//!   best replaces it (same plane: the merged face of parallel faces), keeping the larger key
+//!   so no cycle can form (at most one tie move between strict improvements).
+//! - The separating plane returned is the face plane of M shifted to the middle of the gap
+//!   measured by the certificate's support queries.
 //! - Overlap witness: the point `x* = c + λ*·dir` where the ray leaves M lies on `f_opt`;
 //!   writing `x* = p* − q*` with `p*`, `q*` on `f_opt`'s generating features and
 //!   `o = (1−θ)c + θx*`, the point `(1−θ)p_c + θp* = (1−θ)q_c + θq*` is common to A and B
@@ -97,7 +113,7 @@ use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::predicates::{orient3d, Orientation};
-use crate::query::{Directional, Feature, FeaturePair, Intersection, OverlapWitness};
+use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Intersection, OverlapWitness};
 use crate::tolerance::COPLANAR_REL;
 use std::time::Instant;
 
@@ -300,7 +316,18 @@ struct Eval {
     key: f64,
 }
 
+/// The outcome of [`Ctx::certify_separation`] for a plane that passed it.
+#[derive(Clone, Copy, Debug)]
+enum Cert {
+    /// Fresh support queries confirm A's maximum lies below B's minimum.
+    Apart { top_a: f64, gap: f64 },
+    /// The overlap along the normal is within the contact tolerance (rounding-level contact).
+    Touching { top_a: f64, gap: f64, point: DVec3 },
+}
+
 struct Ctx<'a> {
+    /// The contact tolerance of the pair: a certificate gap in `[0, ctol]` means touching.
+    ctol: f64,
     p: &'a ConvexPolyhedron,
     q: &'a ConvexPolyhedron,
     /// Rotation B-local → A frame, its transpose, and the translation.
@@ -400,6 +427,16 @@ impl Ctx<'_> {
         if n.dot(a + b) < 0.0 {
             n = -n;
         }
+        // The arc test decides on the face normals, the plane is built from the edges. When
+        // the arcs (nearly) lie on one great circle — parallel edges, e.g. shapes related by a
+        // symmetry — rounding can make `arcs_cross` say yes while `n` (the cross product of two
+        // parallel vectors) points anywhere around the edges: its plane is then no supporting
+        // plane of M and its `k` is meaningless (a deep overlap was reported as Disjoint).
+        // Keep the pair only if its plane genuinely supports M: the edges' first vertices are
+        // local — by convexity global — maxima of `n` on P and of `−n` on −Q.
+        if !self.supports_at(n, e.vertices[0], g.vertices[0]) {
+            return None;
+        }
         let k = n.dot(p0 - q0);
         Some(Eval {
             face: DualFace::Ee { edge_a: ea, edge_b: eb },
@@ -407,6 +444,58 @@ impl Ctx<'_> {
             k,
             key: self.key(n, k),
         })
+    }
+
+    /// Rounding allowance of a support comparison along a direction of length `len`.
+    #[inline]
+    fn tol(&self, len: f64) -> f64 {
+        COPLANAR_REL
+            * (self.p.scale() + self.p.magnitude() + self.q.scale() + self.q.magnitude() + self.t.length())
+            * len
+    }
+
+    /// Is `n·x` maximal on P at vertex `vp` and `n·y` minimal on Q (A frame) at vertex `vq`,
+    /// up to rounding? A local test over the neighbours, exact for convex shapes.
+    fn supports_at(&self, n: DVec3, vp: u32, vq: u32) -> bool {
+        let tol = self.tol(n.length());
+        if !(tol.is_finite() && tol > 0.0) {
+            return false;
+        }
+        let xp = self.p.vertex(vp);
+        if self.p.neighbors(vp).iter().any(|&w| n.dot(self.p.vertex(w) - xp) > tol) {
+            return false;
+        }
+        let m = self.rt * (-n);
+        let xq = self.q.vertex(vq);
+        !self.q.neighbors(vq).iter().any(|&w| m.dot(self.q.vertex(w) - xq) > tol)
+    }
+
+    /// The certificate demanded before a separation is reported: fresh support queries
+    /// (Dobkin–Kirkpatrick, O(log n), independent of the search) confirm that A's maximum along
+    /// `n` lies below B's minimum. A face with `k < 0` that fails it is no face of M.
+    /// Returns, for the unit normal `n/|n|`, A's maximum along it, the gap to B's minimum
+    /// (negative when they are apart) and the midpoint of the two support points (A frame).
+    fn certify_separation(&self, n: DVec3) -> Option<Cert> {
+        let len = n.length();
+        if !(len > 0.0 && len.is_finite()) {
+            return None;
+        }
+        let n = n / len;
+        let pa = self.p.vertex(self.p.support_hierarchy(n));
+        let qb = self.qv(self.q.support_hierarchy(self.rt * (-n)));
+        let top_a = n.dot(pa);
+        let gap = top_a - n.dot(qb);
+        if gap < 0.0 {
+            Some(Cert::Apart { top_a, gap })
+        } else if gap <= self.ctol {
+            Some(Cert::Touching {
+                top_a,
+                gap,
+                point: 0.5 * (pa + qb),
+            })
+        } else {
+            None
+        }
     }
 
     /// The heuristic start face of §4.2 (see the module notes).
@@ -488,7 +577,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let mut best = ctx.eval_fv(start, &mut warm_b);
     st.steps[0] += 1;
     let finish = |best: Eval, _cache: &mut CdDualCache, early: bool| Outcome::Done { best, early };
-    if early_exit && best.k < 0.0 {
+    if early_exit && best.k < 0.0 && ctx.certify_separation(best.n).is_some() {
         st.nanos[0] = elapsed(t0);
         remember(ctx, cache, &best);
         return finish(best, cache, true);
@@ -509,6 +598,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             let ev = ctx.eval_fv(nb, &mut w);
             st.steps[0] += 1;
             if early_exit && ev.k < 0.0 {
+                if ctx.certify_separation(ev.n).is_none() {
+                    // Not a genuine separating plane (a search bug): ignore the face.
+                    continue;
+                }
                 st.nanos[0] = elapsed(t0);
                 remember(ctx, cache, &ev);
                 return finish(ev, cache, true);
@@ -551,6 +644,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         warm_a = w;
         st.steps[1] += 1;
         if early_exit && ev.k < 0.0 {
+            if ctx.certify_separation(ev.n).is_none() {
+                // Not a genuine separating plane (a search bug): ignore the face.
+                continue;
+            }
             st.nanos[1] = elapsed(t1);
             remember(ctx, cache, &ev);
             return finish(ev, cache, true);
@@ -578,6 +675,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             let ev = ctx.eval_vf(nb, &mut w);
             st.steps[1] += 1;
             if early_exit && ev.k < 0.0 {
+                if ctx.certify_separation(ev.n).is_none() {
+                    // Not a genuine separating plane (a search bug): ignore the face.
+                    continue;
+                }
                 st.nanos[1] = elapsed(t1);
                 remember(ctx, cache, &ev);
                 return finish(ev, cache, true);
@@ -604,9 +705,16 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
 
     // ---- Search-EE ----
     let t2 = clock();
-    let mut best = if vb.key > fv_best.key { vb } else { fv_best };
+    let (mut best, other) = if vb.key > fv_best.key {
+        (vb, fv_best)
+    } else {
+        (fv_best, vb)
+    };
     cache.stack.clear();
-    push_ee_pairs(ctx, &best, cache);
+    // The whole neighbourhood in M of both phase results (FV/VF local maxima over the face
+    // adjacency of P/Q need not be local maxima in M when Gaussian images are degenerate).
+    push_neighbours(ctx, &other, cache);
+    push_neighbours(ctx, &best, cache);
     let (ep, eq) = (p.edges().len() as u64, q.edges().len() as u64);
     let (hp, hq) = (p.half_edges().len() as u64, q.half_edges().len() as u64);
     let faces = ep * eq + (p.faces().len() + q.faces().len()) as u64 + 1;
@@ -634,12 +742,26 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             }
         };
         if early_exit && ev.k < 0.0 {
+            if ctx.certify_separation(ev.n).is_none() {
+                // Not a genuine separating plane (a search bug): ignore the face.
+                continue;
+            }
             st.nanos[2] = elapsed(t2);
             remember(ctx, cache, &ev);
             return finish(ev, cache, true);
         }
-        if ev.key > best.key {
-            best = ev;
+        // An FV/VF face whose key ties an EE best (same plane up to rounding) is the merged
+        // face of parallel features that the EE pair only touches at a Gaussian vertex: move to
+        // it so that its neighbourhood is examined too. Only EE → FV/VF moves on a tie, so
+        // between two strict improvements there is at most one tie move.
+        let tie = best.face.kind() == FaceKind::Ee
+            && ev.face.kind() != FaceKind::Ee
+            && best.key.is_finite()
+            && (ev.key - best.key).abs() <= COPLANAR_REL * best.key.abs();
+        if ev.key > best.key || tie {
+            // Keep the larger key on a tie, so the EE pair cannot win back by rounding.
+            let key = ev.key.max(best.key);
+            best = Eval { key, ..ev };
             cache.stack.clear();
             push_neighbours(ctx, &best, cache);
         }
@@ -733,6 +855,23 @@ fn push_neighbours(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
                     .push(Cand::Fv(p.half_edge(p.half_edge(h).twin).face, vertex_b));
             }
             push_ee_pairs(ctx, face, cache);
+            // Tied support (B's supporting feature is an edge or face): B's arcs leave this
+            // Gaussian vertex through the regions of the face's corners and may next meet a
+            // face normal of A at a corner, or end at a face normal of B around the tied
+            // vertices. Those faces of M border this one too.
+            if cache.ties.len() > 1 {
+                for &w in p.face_vertices(face_a) {
+                    for &h in p.outgoing(w) {
+                        cache.stack.push(Cand::Fv(p.half_edge(h).face, vertex_b));
+                    }
+                }
+                let va = p.face_vertices(face_a).first().copied().unwrap_or(0);
+                for i in 0..cache.ties.len() {
+                    for &h in q.outgoing(cache.ties[i]) {
+                        cache.stack.push(Cand::Vf(q.half_edge(h).face, va));
+                    }
+                }
+            }
         }
         DualFace::Vf { vertex_a, face_b } => {
             for h in q.face_half_edges(face_b) {
@@ -741,6 +880,19 @@ fn push_neighbours(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
                     .push(Cand::Vf(q.half_edge(q.half_edge(h).twin).face, vertex_a));
             }
             push_ee_pairs(ctx, face, cache);
+            if cache.ties.len() > 1 {
+                for &w in q.face_vertices(face_b) {
+                    for &h in q.outgoing(w) {
+                        cache.stack.push(Cand::Vf(q.half_edge(h).face, vertex_a));
+                    }
+                }
+                let vb = q.face_vertices(face_b).first().copied().unwrap_or(0);
+                for i in 0..cache.ties.len() {
+                    for &h in p.outgoing(cache.ties[i]) {
+                        cache.stack.push(Cand::Fv(p.half_edge(h).face, vb));
+                    }
+                }
+            }
         }
         DualFace::Ee { edge_a, edge_b } => {
             let e = p.edge(edge_a);
@@ -750,6 +902,22 @@ fn push_neighbours(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
             }
             for f in g.faces {
                 cache.stack.push(Cand::Vf(f, e.vertices[0]));
+            }
+            // Degenerate Gaussian images: a face normal of one shape may lie exactly on the
+            // other's arc (e.g. shapes related by a symmetry). Walking along the arc of B's
+            // edge inside the region of a vertex of A's edge, the next feature met can then be
+            // a corner of that region — a face of A at that vertex, not one of the edge's two
+            // faces — where `arcs_cross` rightly sees no EE face. Push the FV (VF) faces at
+            // both end vertices so the neighbourhood in M stays complete.
+            for &v in &e.vertices {
+                for &h in p.outgoing(v) {
+                    cache.stack.push(Cand::Fv(p.half_edge(h).face, g.vertices[0]));
+                }
+            }
+            for &v in &g.vertices {
+                for &h in q.outgoing(v) {
+                    cache.stack.push(Cand::Vf(q.half_edge(h).face, e.vertices[0]));
+                }
             }
             for &v in &g.vertices {
                 for &h in q.outgoing(v) {
@@ -899,6 +1067,7 @@ pub fn search(
     let (r, t) = relative(pa, pb);
     let (c, _, _) = interior_point(a, b, r, t);
     let ctx = Ctx {
+        ctol: contact_tolerance(a, pa, b, pb),
         p: a,
         q: b,
         r,
@@ -949,6 +1118,7 @@ pub fn intersect(
     let (r, t) = relative(pa, pb);
     let (c, pc, qc) = interior_point(a, b, r, t);
     let ctx = Ctx {
+        ctol: contact_tolerance(a, pa, b, pb),
         p: a,
         q: b,
         r,
@@ -971,14 +1141,29 @@ pub fn intersect(
     let n = best.n / len;
     let k = best.k / len;
     if k < 0.0 {
-        // h_A(n) − h_{−B}... the plane midway between A's support and B's.
-        let top_a = support_a(&ctx, best.face, n);
-        let plane = Plane {
-            normal: n,
-            offset: top_a - 0.5 * k,
-        }
-        .transformed(pa);
-        return Ok(Intersection::Disjoint { plane, iterations });
+        // Certificate: fresh support queries must confirm the gap; the plane is placed midway
+        // between A's maximum and B's minimum along n. A failure is a search bug: never
+        // report Disjoint then.
+        return Ok(match ctx.certify_separation(best.n) {
+            Some(Cert::Apart { top_a, gap }) => Intersection::Disjoint {
+                plane: Plane {
+                    normal: n,
+                    offset: top_a - 0.5 * gap,
+                }
+                .transformed(pa),
+                iterations,
+            },
+            Some(Cert::Touching { top_a, gap, point }) => Intersection::Touching {
+                point: pa.transform_point(point),
+                plane: Plane {
+                    normal: n,
+                    offset: top_a - 0.5 * gap,
+                }
+                .transformed(pa),
+                iterations,
+            },
+            None => Intersection::NotConverged { iterations },
+        });
     }
     // o ∈ M: the ray c → o leaves M at x* = c + λ*·dir with λ* ≥ 1.
     let nd = best.n.dot(ctx.dir);
@@ -1229,6 +1414,7 @@ pub fn directional(
     let c = sl * kc;
     let mut st = Stats::default();
     let mut ctx = Ctx {
+        ctol: contact_tolerance(a, pa, b, pb),
         p: a,
         q: b,
         r,

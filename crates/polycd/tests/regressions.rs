@@ -1,10 +1,21 @@
 //! Regression tests: one per bug, with the literal inputs, the cause and where it was found.
 
-use polycd::query::{self, Status};
-use polycd::{oracle, shapes, Algorithm, DQuat, DVec3, PairCache, Pose};
+use polycd::cd_dual::{self, CdDualCache};
+use polycd::query::{self, Directional, Intersection, Status};
+use polycd::{oracle, shapes, Algorithm, ConvexPolyhedron, DQuat, DVec3, PairCache, Pose};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 /// Found by the `query` fuzz target (2026-11-22): two concentric-ish icospheres, deeply
 /// overlapping (signed distance −1.70), reported Disjoint by CD-Dual.
+///
+/// Cause: B is rotated by a symmetry of the icosphere, so many edges of A and B are parallel
+/// and their Gaussian-image arcs lie on one great circle. The exact arc test on the *rounded*
+/// face normals then said "the arcs cross", and the EE face's normal — the cross product of two
+/// parallel edges, i.e. rounding noise — pointed anywhere around them: a plane with negative
+/// support value that is no supporting plane of M. Fix (cd_dual.rs): an EE pair is kept only
+/// if its plane genuinely supports M (local support test at both edges), and every separating
+/// plane is certified by independent support queries before Disjoint is reported.
 #[test]
 fn fuzz_cd_dual_icospheres_deep_overlap() {
     let a = shapes::icosphere(1, 1.21).unwrap();
@@ -22,4 +33,172 @@ fn fuzz_cd_dual_icospheres_deep_overlap() {
             assert_eq!(r.status(), Status::Overlapping, "{algo:?}: {r:?}");
         }
     }
+}
+
+/// A symmetric test shape and its bounding radius.
+fn symmetric_shape(rng: &mut ChaCha8Rng) -> (String, ConvexPolyhedron, f64) {
+    let r = rng.random_range(0.3..3.0);
+    match rng.random_range(0..6) {
+        0 => (format!("icosphere(1,{r})"), shapes::icosphere(1, r).unwrap(), r),
+        1 => (format!("icosahedron({r})"), shapes::icosahedron(r).unwrap(), r),
+        2 => (format!("cube({r})"), shapes::cuboid(r, r, r).unwrap(), r * 0.87),
+        3 => {
+            let n = [3, 4, 5, 6, 8][rng.random_range(0..5)];
+            let h = rng.random_range(0.3..2.0) * r;
+            (format!("prism({n},{r},{h})"), shapes::prism(n, r, h).unwrap(), r + h)
+        }
+        4 => (format!("icosphere(0,{r})"), shapes::icosphere(0, r).unwrap(), r),
+        _ => (format!("octahedron({r})"), shapes::octahedron(r).unwrap(), r),
+    }
+}
+
+/// A rotation from the symmetry groups of the shapes above (identity, 90°/180° about the
+/// axes, 120° about the cube diagonals, 72°/144° about an icosahedron vertex axis, 60° about
+/// z), sometimes perturbed by a tiny random rotation (1e-13 … 1e-6 rad).
+fn symmetric_rotation(rng: &mut ChaCha8Rng) -> DQuat {
+    let phi = (1.0 + 5f64.sqrt()) / 2.0;
+    let axes = [
+        DVec3::X,
+        DVec3::Y,
+        DVec3::Z,
+        DVec3::new(1.0, 1.0, 1.0),
+        DVec3::new(-1.0, 1.0, 1.0),
+        DVec3::new(1.0, -1.0, 1.0),
+        DVec3::new(0.0, 1.0, phi),
+        DVec3::new(1.0, phi, 0.0),
+    ];
+    let q = match rng.random_range(0..6) {
+        0 => DQuat::IDENTITY,
+        1 => DQuat::from_axis_angle(
+            axes[rng.random_range(0..3)],
+            std::f64::consts::FRAC_PI_2 * rng.random_range(1..4) as f64,
+        ),
+        2 => DQuat::from_axis_angle(
+            axes[rng.random_range(3..6)].normalize(),
+            2.0 * std::f64::consts::FRAC_PI_3 * rng.random_range(1..3) as f64,
+        ),
+        3 => DQuat::from_axis_angle(
+            axes[rng.random_range(6..8)].normalize(),
+            0.4 * std::f64::consts::PI * rng.random_range(1..5) as f64,
+        ),
+        4 => DQuat::from_axis_angle(DVec3::Z, std::f64::consts::FRAC_PI_3 * rng.random_range(1..6) as f64),
+        // The literal quaternion of the regression above (120° about (1,1,1)), and its kin.
+        _ => {
+            let sx = if rng.random_bool(0.5) { 0.5 } else { -0.5 };
+            let sy = if rng.random_bool(0.5) { 0.5 } else { -0.5 };
+            DQuat::from_xyzw(sx, sy, -0.5, -0.5)
+        }
+    };
+    if rng.random_bool(0.3) {
+        let eps = [1e-13, 1e-11, 1e-9, 1e-6][rng.random_range(0..4)];
+        (DQuat::from_axis_angle(shapes::unit_vector(rng), eps) * q).normalize()
+    } else {
+        q
+    }
+}
+
+/// An offset direction: half the time a symmetry direction (axis, diagonal, icosahedron
+/// vertex), possibly slightly jittered, otherwise random.
+fn symmetric_direction(rng: &mut ChaCha8Rng) -> DVec3 {
+    let phi = (1.0 + 5f64.sqrt()) / 2.0;
+    let dirs = [
+        DVec3::X,
+        DVec3::Y,
+        DVec3::Z,
+        DVec3::new(1.0, 1.0, 1.0),
+        DVec3::new(1.0, 1.0, 0.0),
+        DVec3::new(0.0, 1.0, phi),
+        DVec3::new(1.0, -1.0, 1.0),
+    ];
+    if rng.random_bool(0.5) {
+        let sign = if rng.random_bool(0.5) { 1.0 } else { -1.0 };
+        let d = dirs[rng.random_range(0..dirs.len())].normalize() * sign;
+        if rng.random_bool(0.3) {
+            (d + shapes::unit_vector(rng) * 1e-3).normalize()
+        } else {
+            d
+        }
+    } else {
+        shapes::unit_vector(rng)
+    }
+}
+
+/// Stress test for the bug above: random pairs of symmetric shapes (icospheres, icosahedra,
+/// cubes, prisms, octahedra) under symmetry-group rotations (and tiny perturbations of them),
+/// at offsets from deep overlap to well apart, along symmetry and random directions. CD-Dual's
+/// boolean and directional answers must agree with the brute-force oracle on every pair
+/// (outside the contact band, where only "not wrong" is asked of the boolean answer).
+#[test]
+fn cd_dual_symmetric_shapes_agree_with_oracle() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x005e_edcd_d0a1);
+    let (mut pairs, mut disjoint, mut overlapping, mut contacts) = (0, 0, 0, 0);
+    let mut bad = Vec::new();
+    for i in 0..8000 {
+        let (na, a, ra) = symmetric_shape(&mut rng);
+        let (nb, b, rb) = symmetric_shape(&mut rng);
+        let f = match rng.random_range(0..4) {
+            0 => [0.0, 0.05, 0.3, 0.6, 0.9, 1.0, 1.2][rng.random_range(0..7)],
+            _ => rng.random_range(0.0..1.4),
+        };
+        let pa = Pose::new(symmetric_rotation(&mut rng), DVec3::ZERO);
+        let t = symmetric_direction(&mut rng) * f * (ra + rb);
+        let pb = Pose::new(symmetric_rotation(&mut rng), t);
+        let what = format!("#{i} {na} {pa:?} vs {nb} {pb:?}");
+        pairs += 1;
+        let sd = oracle::signed_distance(&a, &pa, &b, &pb).unwrap().signed_distance;
+        let tol = query::contact_tolerance(&a, &pa, &b, &pb);
+        let mut cache = CdDualCache::default();
+        let r = cd_dual::intersect(&a, &pa, &b, &pb, &mut cache).unwrap();
+        let ok = match r {
+            Intersection::Disjoint { .. } => {
+                disjoint += 1;
+                sd > -tol
+            }
+            Intersection::Overlapping { .. } => {
+                overlapping += 1;
+                sd < tol
+            }
+            Intersection::Touching { .. } => sd.abs() <= tol,
+            Intersection::NotConverged { .. } => sd.abs() <= tol,
+        };
+        if !ok {
+            bad.push(format!("{what}: intersect {r:?}, oracle {sd:e}"));
+        }
+        // Directional: along the offset line (never grazing) and a random direction.
+        let scale = query::pair_scale(&a, &pa, &b, &pb);
+        for s in [symmetric_direction(&mut rng), shapes::unit_vector(&mut rng)] {
+            let truth = oracle::directional(&a, &pa, &b, &pb, s).unwrap();
+            let mut cache = CdDualCache::default();
+            let got = cd_dual::directional(&a, &pa, &b, &pb, s, &mut cache).unwrap();
+            let ok = match (truth, got) {
+                (None, Directional::Never { .. }) => true,
+                (Some(tt), Directional::Contact { t, .. }) => {
+                    contacts += 1;
+                    // Equal magnitudes: both ends of the chord are equally near (symmetric
+                    // configurations); either is a correct answer if it touches.
+                    (tt - t).abs() <= 1e-12 * scale
+                        || ((tt.abs() - t.abs()).abs() <= 1e-12 * scale && {
+                            let moved = Pose::new(pb.rotation, pb.translation + s * t);
+                            let sd = oracle::signed_distance(&a, &pa, &b, &moved).unwrap().signed_distance;
+                            sd.abs() <= 1e-12 * scale
+                        })
+                }
+                // A line grazing M (the oracle's interval is empty or a point by rounding).
+                (None, Directional::Contact { t, .. }) | (Some(t), Directional::Never { .. }) => {
+                    let moved = Pose::new(pb.rotation, pb.translation + s * t);
+                    let sd = oracle::signed_distance(&a, &pa, &b, &moved).unwrap().signed_distance;
+                    sd.abs() <= 1e-12 * scale
+                }
+                _ => false,
+            };
+            if !ok {
+                bad.push(format!("{what}: directional s {s}: oracle {truth:?}, CD-Dual {got:?}"));
+            }
+        }
+    }
+    eprintln!("{pairs} pairs: {disjoint} disjoint, {overlapping} overlapping, {contacts} directional contacts");
+    for b in bad.iter().take(10) {
+        eprintln!("{b}");
+    }
+    assert!(bad.is_empty(), "{} disagreements", bad.len());
 }
