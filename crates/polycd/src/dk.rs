@@ -4,8 +4,8 @@
 //! Outline:
 //! 1. Level 0 is the polyhedron. Level i+1 is the convex hull of level i's vertices minus an
 //!    independent set `R_i` of vertices of degree ≤ [`MAX_REMOVED_DEGREE`], chosen greedily in
-//!    order of increasing degree (low-degree vertices block few others, so the set is large:
-//!    ~1/3 of the vertices on triangulated spheres).
+//!    order of increasing residual degree (the number of still-free neighbours: a vertex that
+//!    blocks few others goes first, so the set is large).
 //! 2. The construction stops when a level has at most [`TOP_SIZE`] vertices, when fewer than
 //!    1/[`MIN_REMOVED_FRACTION`] of the vertices can be removed, or when the hull of the
 //!    survivors would not keep every survivor as a vertex (tolerant facet merging).
@@ -101,16 +101,23 @@ impl DkHierarchy {
         // Scratch reused across levels.
         let mut by_degree: Vec<Vec<u32>> = vec![Vec::new(); MAX_REMOVED_DEGREE + 1];
         let mut state: Vec<u8> = Vec::new();
+        let mut resid: Vec<u32> = Vec::new();
         let mut local: Vec<u32> = Vec::new();
         // Each level removes at least one vertex, so at most n levels.
         while pos.len() > TOP_SIZE {
             let n = pos.len();
-            // Greedy independent set, lowest degree first.
+            // Greedy independent set, lowest *residual* degree (free neighbours) first, with a
+            // lazy bucket queue: an entry is stale when its vertex is no longer free or its
+            // residual degree has dropped since it was pushed. Each vertex is pushed once
+            // initially and at most once per neighbour that becomes blocked, so the loop is
+            // bounded by n + 2·(edges).
             for b in &mut by_degree {
                 b.clear();
             }
+            resid.clear();
             for v in 0..n {
                 let deg = (adj_start[v + 1] - adj_start[v]) as usize;
+                resid.push(deg as u32);
                 if deg <= MAX_REMOVED_DEGREE {
                     by_degree[deg].push(v as u32);
                 }
@@ -121,15 +128,35 @@ impl DkHierarchy {
             state.clear();
             state.resize(n, FREE);
             let mut count = 0usize;
-            for b in &by_degree {
-                for &v in b {
-                    if state[v as usize] != FREE {
+            let mut bucket = 0usize;
+            while bucket <= MAX_REMOVED_DEGREE {
+                let Some(v) = by_degree[bucket].pop() else {
+                    bucket += 1;
+                    continue;
+                };
+                let vu = v as usize;
+                if state[vu] != FREE || resid[vu] as usize != bucket {
+                    continue;
+                }
+                state[vu] = REMOVED;
+                count += 1;
+                for &w in &adj[adj_start[vu] as usize..adj_start[vu + 1] as usize] {
+                    let wu = w as usize;
+                    if state[wu] != FREE {
                         continue;
                     }
-                    state[v as usize] = REMOVED;
-                    count += 1;
-                    for &w in &adj[adj_start[v as usize] as usize..adj_start[v as usize + 1] as usize] {
-                        state[w as usize] = BLOCKED;
+                    state[wu] = BLOCKED;
+                    for &x in &adj[adj_start[wu] as usize..adj_start[wu + 1] as usize] {
+                        let xu = x as usize;
+                        if state[xu] == FREE && resid[xu] > 0 {
+                            resid[xu] -= 1;
+                            let d = resid[xu] as usize;
+                            let original = (adj_start[xu + 1] - adj_start[xu]) as usize;
+                            if original <= MAX_REMOVED_DEGREE {
+                                by_degree[d].push(x);
+                                bucket = bucket.min(d);
+                            }
+                        }
                     }
                 }
             }
