@@ -450,11 +450,12 @@ impl<'a> Quickhull<'a> {
             }
         }
         // Faces per vertex: a vertex is extreme iff it lies on at least three faces.
-        let mut vertex_groups: HashMap<u32, [u32; 3]> = HashMap::new();
+        // Indexed by input point; a point on no alive facet keeps `[NONE; 3]` and is skipped.
+        let mut vertex_groups: Vec<[u32; 3]> = vec![[NONE; 3]; pts.len()];
         for &f in &alive {
             let g = group[f as usize];
             for &v in &self.facets[f as usize].v {
-                let e = vertex_groups.entry(v).or_insert([NONE; 3]);
+                let e = &mut vertex_groups[v as usize];
                 if !e.contains(&g) {
                     if let Some(slot) = e.iter_mut().find(|x| **x == NONE) {
                         *slot = g;
@@ -462,37 +463,39 @@ impl<'a> Quickhull<'a> {
                 }
             }
         }
-        let mut new_index: HashMap<u32, u32> = HashMap::new();
+        let mut new_index: Vec<u32> = vec![NONE; pts.len()];
         let mut kept: Vec<u32> = Vec::new();
-        let mut keys: Vec<u32> = vertex_groups.keys().copied().collect();
-        keys.sort_unstable();
-        for v in keys {
-            if vertex_groups[&v][2] != NONE {
-                new_index.insert(v, kept.len() as u32);
+        for v in 0..pts.len() as u32 {
+            if vertex_groups[v as usize][2] != NONE {
+                new_index[v as usize] = kept.len() as u32;
                 kept.push(v);
             }
         }
         // Boundary loops of each group.
         let mut faces: Vec<Vec<u32>> = Vec::with_capacity(ngroups as usize);
         let mut done = vec![false; ngroups as usize];
+        // First boundary edge of each group (in `alive` order, then edge order): one pass
+        // instead of a search over all facets per group.
+        let mut first_boundary: Vec<Option<(u32, usize)>> = vec![None; ngroups as usize];
+        for &h in &alive {
+            let g = group[h as usize];
+            if first_boundary[g as usize].is_some() {
+                continue;
+            }
+            for i in 0..3 {
+                if group[self.facets[h as usize].nbr[i] as usize] != g {
+                    first_boundary[g as usize] = Some((h, i));
+                    break;
+                }
+            }
+        }
         for &f in &alive {
             let g = group[f as usize];
             if done[g as usize] {
                 continue;
             }
             // Find a boundary edge of this group starting from any of its facets.
-            let mut start: Option<(u32, usize)> = None;
-            'search: for &h in &alive {
-                if group[h as usize] != g {
-                    continue;
-                }
-                for i in 0..3 {
-                    if group[self.facets[h as usize].nbr[i] as usize] != g {
-                        start = Some((h, i));
-                        break 'search;
-                    }
-                }
-            }
+            let start = first_boundary[g as usize];
             done[g as usize] = true;
             let Some((sf, si)) = start else {
                 return Err(internal("a face group has no boundary"));
@@ -507,7 +510,8 @@ impl<'a> Quickhull<'a> {
                     return Err(internal("face boundary walk did not close"));
                 }
                 let v = self.facets[cf as usize].v[ci];
-                if let Some(&nv) = new_index.get(&v) {
+                let nv = new_index[v as usize];
+                if nv != NONE {
                     loop_v.push(nv);
                 }
                 // Next boundary edge: from the end vertex of (cf, ci), rotate through facets
