@@ -78,6 +78,9 @@ pub const BASE_ITERATIONS: u32 = 64;
 /// Cap on the vertex-pair term of the iteration bound.
 pub const MAX_PAIR_BOUND: u32 = 4096;
 
+/// Initial capacity of EPA's vertex buffer (faces: twice that), reserved once per cache.
+const EPA_RESERVE: usize = 64;
+
 /// A vertex of `M = A − B`: the pair of vertex ids and the points (A's local frame).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct SVert {
@@ -213,6 +216,27 @@ impl<'a> Ctx<'a> {
         cache.warm_a = ia;
         cache.warm_b = ib;
         self.vert(ia, ib)
+    }
+    /// The vertex of `M` maximising `d · x`, the climbs started from the best of the given
+    /// Minkowski vertices (supports for nearby directions: a short climb) instead of the last
+    /// support, which may lie across the hull.
+    #[inline]
+    fn support_near(&self, d: DVec3, near: &[SVert], cache: &mut GjkCache) -> SVert {
+        let mut best_a = (f64::NEG_INFINITY, cache.warm_a);
+        let mut best_b = (f64::INFINITY, cache.warm_b);
+        for s in near {
+            let da = d.dot(s.pa);
+            if da > best_a.0 {
+                best_a = (da, s.ia);
+            }
+            let db = d.dot(s.pb);
+            if db < best_b.0 {
+                best_b = (db, s.ib);
+            }
+        }
+        cache.warm_a = best_a.1;
+        cache.warm_b = best_b.1;
+        self.support(d, cache)
     }
     fn valid(&self, ia: u32, ib: u32) -> bool {
         (ia as usize) < self.a.vertices().len() && (ib as usize) < self.b.vertices().len()
@@ -759,7 +783,43 @@ fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
     let mut horizon = core::mem::take(&mut cache.epa_horizon);
     verts.clear();
     faces.clear();
-    let out = epa_run(ctx, cache, &tet, gap, &mut verts, &mut faces, &mut stack, &mut horizon);
+    // One allocation of a typical final size instead of repeated doubling (cold caches).
+    verts.reserve(EPA_RESERVE);
+    faces.reserve(2 * EPA_RESERVE);
+    stack.reserve(EPA_RESERVE);
+    horizon.reserve(EPA_RESERVE);
+    // Supports started from the expanded face's vertices (short climbs); should that run fail
+    // (degenerate, near-flat `M`, where ties among maximisers matter), the original
+    // last-support warm start decides, so the faster path never loses an answer.
+    let (wa, wb) = (cache.warm_a, cache.warm_b);
+    let mut out = epa_run(
+        ctx,
+        cache,
+        &tet,
+        gap,
+        true,
+        &mut verts,
+        &mut faces,
+        &mut stack,
+        &mut horizon,
+    );
+    if out.is_none() {
+        cache.warm_a = wa;
+        cache.warm_b = wb;
+        verts.clear();
+        faces.clear();
+        out = epa_run(
+            ctx,
+            cache,
+            &tet,
+            gap,
+            false,
+            &mut verts,
+            &mut faces,
+            &mut stack,
+            &mut horizon,
+        );
+    }
     cache.epa_verts = verts;
     cache.epa_faces = faces;
     cache.epa_stack = stack;
@@ -773,6 +833,7 @@ fn epa_run(
     cache: &mut GjkCache,
     tet: &[SVert; 4],
     gap: f64,
+    near_start: bool,
     verts: &mut Vec<SVert>,
     faces: &mut Vec<EpaFace>,
     stack: &mut Vec<(u32, u8)>,
@@ -832,7 +893,12 @@ fn epa_run(
             return None;
         }
         let f = faces[best];
-        let w = ctx.support(f.n, cache);
+        let w = if near_start {
+            let near = [verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]];
+            ctx.support_near(f.n, &near, cache)
+        } else {
+            ctx.support(f.n, cache)
+        };
         let upper = f.n.dot(w.w);
         let done = upper - f.d <= gap || verts.iter().any(|x| x.ia == w.ia && x.ib == w.ib) || iters >= ctx.max_iter;
         if done {
