@@ -258,6 +258,10 @@ pub struct CdDualCache {
     hull_a: Vec<P2>,
     hull_b: Vec<P2>,
     mink: Vec<M2>,
+    /// Separation margin `min_B n·b − max_A n·a` of the last boolean query's separating plane
+    /// (its `−h_M(n)`, exact up to rounding, as every evaluated plane supports `M`); NaN
+    /// unless that query answered `Disjoint`. Lets the query layer skip re-measuring it.
+    last_margin: f64,
 }
 
 impl Default for CdDualCache {
@@ -273,11 +277,16 @@ impl Default for CdDualCache {
             hull_a: Vec::new(),
             hull_b: Vec::new(),
             mink: Vec::new(),
+            last_margin: f64::NAN,
         }
     }
 }
 
 impl CdDualCache {
+    /// The separation margin of the last boolean query's `Disjoint` plane (NaN otherwise).
+    pub(crate) fn last_margin(&self) -> f64 {
+        self.last_margin
+    }
     /// Forgets the coherence state (the next query starts from the §4.2 heuristic).
     pub fn reset(&mut self) {
         self.face_a = u32::MAX;
@@ -946,6 +955,7 @@ pub fn intersect(
     pb: &Pose,
     cache: &mut CdDualCache,
 ) -> Result<Intersection, PolycdError> {
+    cache.last_margin = f64::NAN;
     let (r, t) = relative(pa, pb);
     let (c, pc, qc) = interior_point(a, b, r, t);
     let ctx = Ctx {
@@ -978,6 +988,7 @@ pub fn intersect(
             offset: top_a - 0.5 * k,
         }
         .transformed(pa);
+        cache.last_margin = -k;
         return Ok(Intersection::Disjoint { plane, iterations });
     }
     // o ∈ M: the ray c → o leaves M at x* = c + λ*·dir with λ* ≥ 1.

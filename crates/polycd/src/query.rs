@@ -320,6 +320,14 @@ pub fn intersect(
         Algorithm::VClip => vclip::intersect(a, &pa, b, &pb, &mut cache.vclip),
         Algorithm::CdDual => {
             let r = cd_dual::intersect(a, &pa, b, &pb, &mut cache.cd_dual)?;
+            // CD-Dual's separating plane supports `M`, so it knows its own margin: far
+            // outside the contact band (twice the tolerance, far beyond rounding) the two
+            // support queries that would re-measure it are skipped, with the same answer.
+            if matches!(r, Intersection::Disjoint { .. })
+                && cache.cd_dual.last_margin() > 2.0 * contact_tolerance(a, &pa, b, &pb)
+            {
+                return Ok(r);
+            }
             refine_contact(a, &pa, b, &pb, r, cache)
         }
         Algorithm::HsJump => {
