@@ -58,10 +58,10 @@ use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{
-    contact_tolerance, pair_scale, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex,
-    OverlapWitness, Penetration,
+    pair_scale, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
+    Penetration,
 };
-use crate::tolerance::DISTANCE_GAP_REL;
+use crate::tolerance::{CONTACT_REL, DISTANCE_GAP_REL};
 
 /// When rounding stops `|v|` from decreasing, the answer is accepted if the upper and lower
 /// distance bounds agree within this fraction of the pair scale (ten times the normal stopping
@@ -192,7 +192,8 @@ impl<'a> Ctx<'a> {
             rot_t: rot.transpose(),
             trans: rel.translation,
             scale,
-            tol: contact_tolerance(a, pa, b, pb),
+            // `contact_tolerance` is `CONTACT_REL × pair_scale`: the same value, one scale.
+            tol: CONTACT_REL * scale,
             max_iter: BASE_ITERATIONS + pairs.min(MAX_PAIR_BOUND as u64) as u32,
         }
     }
