@@ -503,9 +503,21 @@ pub(crate) fn separation_margin(
 /// face planes. O(F).
 fn point_depth(p: &ConvexPolyhedron, pose: &Pose, x: DVec3) -> f64 {
     let local = pose.inverse_transform_point(x);
-    p.faces()
+    // Four independent running minima (min is exact and associative: the same value as a
+    // single fold) so the scan is not one long dependency chain.
+    let faces = p.faces();
+    let mut m = [f64::INFINITY; 4];
+    let mut chunks = faces.chunks_exact(4);
+    for c in &mut chunks {
+        for (mk, f) in m.iter_mut().zip(c) {
+            *mk = mk.min(f.offset - f.normal.dot(local));
+        }
+    }
+    let rest = chunks
+        .remainder()
         .iter()
-        .fold(f64::INFINITY, |m, f| m.min(f.offset - f.normal.dot(local)))
+        .fold(f64::INFINITY, |m, f| m.min(f.offset - f.normal.dot(local)));
+    m[0].min(m[1]).min(m[2].min(m[3])).min(rest)
 }
 
 /// A lower bound on the penetration depth from a Minkowski simplex containing the origin:
