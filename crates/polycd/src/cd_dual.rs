@@ -274,6 +274,10 @@ pub struct CdDualCache {
     hull_a: Vec<P2>,
     hull_b: Vec<P2>,
     mink: Vec<M2>,
+    /// Separation margin `min_B n·b − max_A n·a` of the last boolean query's separating plane
+    /// (its `−h_M(n)`, exact up to rounding, as every evaluated plane supports `M`); NaN
+    /// unless that query answered `Disjoint`. Lets the query layer skip re-measuring it.
+    last_margin: f64,
 }
 
 impl Default for CdDualCache {
@@ -289,11 +293,16 @@ impl Default for CdDualCache {
             hull_a: Vec::new(),
             hull_b: Vec::new(),
             mink: Vec::new(),
+            last_margin: f64::NAN,
         }
     }
 }
 
 impl CdDualCache {
+    /// The separation margin of the last boolean query's `Disjoint` plane (NaN otherwise).
+    pub(crate) fn last_margin(&self) -> f64 {
+        self.last_margin
+    }
     /// Forgets the coherence state (the next query starts from the §4.2 heuristic).
     pub fn reset(&mut self) {
         self.face_a = u32::MAX;
@@ -1115,6 +1124,7 @@ pub fn intersect(
     pb: &Pose,
     cache: &mut CdDualCache,
 ) -> Result<Intersection, PolycdError> {
+    cache.last_margin = f64::NAN;
     let (r, t) = relative(pa, pb);
     let (c, pc, qc) = interior_point(a, b, r, t);
     let ctx = Ctx {
@@ -1145,14 +1155,17 @@ pub fn intersect(
         // between A's maximum and B's minimum along n. A failure is a search bug: never
         // report Disjoint then.
         return Ok(match ctx.certify_separation(best.n) {
-            Some(Cert::Apart { top_a, gap }) => Intersection::Disjoint {
-                plane: Plane {
-                    normal: n,
-                    offset: top_a - 0.5 * gap,
+            Some(Cert::Apart { top_a, gap }) => {
+                cache.last_margin = -gap;
+                Intersection::Disjoint {
+                    plane: Plane {
+                        normal: n,
+                        offset: top_a - 0.5 * gap,
+                    }
+                    .transformed(pa),
+                    iterations,
                 }
-                .transformed(pa),
-                iterations,
-            },
+            }
             Some(Cert::Touching { top_a, gap, point }) => Intersection::Touching {
                 point: pa.transform_point(point),
                 plane: Plane {

@@ -58,10 +58,10 @@ use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{
-    contact_tolerance, pair_scale, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex,
-    OverlapWitness, Penetration,
+    pair_scale, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
+    Penetration,
 };
-use crate::tolerance::DISTANCE_GAP_REL;
+use crate::tolerance::{CONTACT_REL, DISTANCE_GAP_REL};
 
 /// When rounding stops `|v|` from decreasing, the answer is accepted if the upper and lower
 /// distance bounds agree within this fraction of the pair scale (ten times the normal stopping
@@ -77,6 +77,9 @@ pub const BASE_ITERATIONS: u32 = 64;
 
 /// Cap on the vertex-pair term of the iteration bound.
 pub const MAX_PAIR_BOUND: u32 = 4096;
+
+/// Initial capacity of EPA's vertex buffer (faces: twice that), reserved once per cache.
+const EPA_RESERVE: usize = 64;
 
 /// A vertex of `M = A − B`: the pair of vertex ids and the points (A's local frame).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -189,7 +192,8 @@ impl<'a> Ctx<'a> {
             rot_t: rot.transpose(),
             trans: rel.translation,
             scale,
-            tol: contact_tolerance(a, pa, b, pb),
+            // `contact_tolerance` is `CONTACT_REL × pair_scale`: the same value, one scale.
+            tol: CONTACT_REL * scale,
             max_iter: BASE_ITERATIONS + pairs.min(MAX_PAIR_BOUND as u64) as u32,
         }
     }
@@ -214,9 +218,48 @@ impl<'a> Ctx<'a> {
         cache.warm_b = ib;
         self.vert(ia, ib)
     }
+    /// The vertex of `M` maximising `d · x`, the climbs started from the best of the given
+    /// Minkowski vertices (supports for nearby directions: a short climb) instead of the last
+    /// support, which may lie across the hull.
+    #[inline]
+    fn support_near(&self, d: DVec3, near: &[SVert], cache: &mut GjkCache) -> SVert {
+        let mut best_a = (f64::NEG_INFINITY, cache.warm_a);
+        let mut best_b = (f64::INFINITY, cache.warm_b);
+        for s in near {
+            let da = d.dot(s.pa);
+            if da > best_a.0 {
+                best_a = (da, s.ia);
+            }
+            let db = d.dot(s.pb);
+            if db < best_b.0 {
+                best_b = (db, s.ib);
+            }
+        }
+        cache.warm_a = best_a.1;
+        cache.warm_b = best_b.1;
+        self.support(d, cache)
+    }
     fn valid(&self, ia: u32, ib: u32) -> bool {
         (ia as usize) < self.a.vertices().len() && (ib as usize) < self.b.vertices().len()
     }
+}
+
+/// Vertices sampled (at a fixed stride) to choose a cold-start climb's first vertex.
+const START_SAMPLES: usize = 32;
+
+/// The best of [`START_SAMPLES`] vertices spread over the index range along `d`: a start from
+/// which the hill-climb is short on large hulls (only a start: the climb decides the support).
+fn sample_start(p: &ConvexPolyhedron, d: DVec3) -> u32 {
+    let verts = p.vertices();
+    let step = (verts.len() / START_SAMPLES).max(1);
+    let mut best = (f64::NEG_INFINITY, 0u32);
+    for i in (0..verts.len()).step_by(step) {
+        let x = d.dot(verts[i]);
+        if x > best.0 {
+            best = (x, i as u32);
+        }
+    }
+    best.1
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -458,6 +501,10 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
         // Cold start: the support of M towards the origin from the centre of M.
         let d0 = ctx.a.bounding_sphere().0 - (ctx.rot * ctx.b.bounding_sphere().0 + ctx.trans);
         let s0 = if d0.length_squared() > 0.0 {
+            // Start the first (longest) climbs from the best of a spread sample of vertices
+            // rather than from vertex 0, which may lie across the hull.
+            cache.warm_a = sample_start(ctx.a, -d0);
+            cache.warm_b = sample_start(ctx.b, ctx.rot_t * d0);
             ctx.support(-d0, cache)
         } else {
             ctx.vert(cache.warm_a, cache.warm_b)
@@ -759,7 +806,43 @@ fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
     let mut horizon = core::mem::take(&mut cache.epa_horizon);
     verts.clear();
     faces.clear();
-    let out = epa_run(ctx, cache, &tet, gap, &mut verts, &mut faces, &mut stack, &mut horizon);
+    // One allocation of a typical final size instead of repeated doubling (cold caches).
+    verts.reserve(EPA_RESERVE);
+    faces.reserve(2 * EPA_RESERVE);
+    stack.reserve(EPA_RESERVE);
+    horizon.reserve(EPA_RESERVE);
+    // Supports started from the expanded face's vertices (short climbs); should that run fail
+    // (degenerate, near-flat `M`, where ties among maximisers matter), the original
+    // last-support warm start decides, so the faster path never loses an answer.
+    let (wa, wb) = (cache.warm_a, cache.warm_b);
+    let mut out = epa_run(
+        ctx,
+        cache,
+        &tet,
+        gap,
+        true,
+        &mut verts,
+        &mut faces,
+        &mut stack,
+        &mut horizon,
+    );
+    if out.is_none() {
+        cache.warm_a = wa;
+        cache.warm_b = wb;
+        verts.clear();
+        faces.clear();
+        out = epa_run(
+            ctx,
+            cache,
+            &tet,
+            gap,
+            false,
+            &mut verts,
+            &mut faces,
+            &mut stack,
+            &mut horizon,
+        );
+    }
     cache.epa_verts = verts;
     cache.epa_faces = faces;
     cache.epa_stack = stack;
@@ -773,6 +856,7 @@ fn epa_run(
     cache: &mut GjkCache,
     tet: &[SVert; 4],
     gap: f64,
+    near_start: bool,
     verts: &mut Vec<SVert>,
     faces: &mut Vec<EpaFace>,
     stack: &mut Vec<(u32, u8)>,
@@ -832,7 +916,12 @@ fn epa_run(
             return None;
         }
         let f = faces[best];
-        let w = ctx.support(f.n, cache);
+        let w = if near_start {
+            let near = [verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]];
+            ctx.support_near(f.n, &near, cache)
+        } else {
+            ctx.support(f.n, cache)
+        };
         let upper = f.n.dot(w.w);
         let done = upper - f.d <= gap || verts.iter().any(|x| x.ia == w.ia && x.ib == w.ib) || iters >= ctx.max_iter;
         if done {

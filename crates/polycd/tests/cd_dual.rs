@@ -617,3 +617,40 @@ fn timing_paper_setup() {
         }
     }
 }
+
+/// Timing probe: CD-Dual alone vs through the query layer on overlapping 1 000-vertex
+/// ellipsoids. Run with `cargo test -p polycd --release --test cd_dual -- --ignored perf_probe --nocapture`.
+#[test]
+#[ignore]
+fn perf_probe_overlap() {
+    use std::time::Instant;
+    let p = polycd::shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1).unwrap();
+    let q = polycd::shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 2).unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let poses: Vec<(polycd::Pose, polycd::Pose)> = (0..200)
+        .map(|_| {
+            let pb = polycd::Pose::new(
+                polycd::shapes::random_rotation(&mut rng),
+                polycd::DVec3::new(150.0, 0.0, 0.0),
+            );
+            (polycd::Pose::IDENTITY, pb)
+        })
+        .collect();
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut k = 0;
+        for (pa, pb) in &poses {
+            let mut c = polycd::cd_dual::CdDualCache::default();
+            let r = polycd::cd_dual::intersect(&p, pa, &q, pb, &mut c).unwrap();
+            k += matches!(r, polycd::Intersection::Overlapping { .. }) as u32;
+        }
+        let raw = t.elapsed().as_nanos() as f64 / poses.len() as f64;
+        let t = Instant::now();
+        for (pa, pb) in &poses {
+            let mut c = polycd::PairCache::default();
+            let _ = polycd::query::intersect(&p, pa, &q, pb, polycd::Algorithm::CdDual, &mut c).unwrap();
+        }
+        let full = t.elapsed().as_nanos() as f64 / poses.len() as f64;
+        println!("overlapping {k}: cd_dual {raw:.0} ns, query {full:.0} ns");
+    }
+}

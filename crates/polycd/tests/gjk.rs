@@ -550,3 +550,78 @@ fn penetration_function() {
     }
     assert!(some > 50 && none > 50, "{some} {none}");
 }
+
+/// Timing probe for cold GJK distance on 1 000-vertex ellipsoids (the `random-distance`
+/// workload): prints mean time and iterations. Run with
+/// `cargo test -p polycd --release --test gjk -- --ignored perf_probe --nocapture`.
+#[test]
+#[ignore]
+fn perf_probe_random_distance() {
+    use std::time::Instant;
+    let p = shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 9000).unwrap();
+    let q = shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 9001).unwrap();
+    let reach = 400.0;
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let poses: Vec<(Pose, Pose)> = (0..500)
+        .map(|_| {
+            let pa = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
+            let d = rng.random_range(0.5..1.5) * reach;
+            let pb = Pose::new(shapes::random_rotation(&mut rng), shapes::unit_vector(&mut rng) * d);
+            (pa, pb)
+        })
+        .collect();
+    for round in 0..5 {
+        let (mut ns_sep, mut ns_pen, mut n_sep, mut n_pen, mut it_sep, mut it_pen) = (0.0, 0.0, 0, 0, 0u64, 0u64);
+        for (pa, pb) in &poses {
+            let mut c = polycd::PairCache::default();
+            let t = Instant::now();
+            let d = polycd::query::distance(&p, pa, &q, pb, polycd::Algorithm::Gjk, &mut c).unwrap();
+            let ns = t.elapsed().as_nanos() as f64;
+            if matches!(d, Distance::Separated { .. }) {
+                ns_sep += ns;
+                n_sep += 1;
+                it_sep += d.iterations() as u64;
+            } else {
+                if round == 4 && n_pen < 6 {
+                    let mut c = GjkCache::default();
+                    let t = Instant::now();
+                    let r = gjk::intersect(&p, pa, &q, pb, &mut c).unwrap();
+                    let t1 = t.elapsed().as_nanos();
+                    let t = Instant::now();
+                    let e = gjk::penetration(&p, pa, &q, pb, &mut c).unwrap();
+                    let t2 = t.elapsed().as_nanos();
+                    let t = Instant::now();
+                    let e2 = gjk::penetration(&p, pa, &q, pb, &mut c).unwrap();
+                    let t3 = t.elapsed().as_nanos();
+                    println!(
+                        "pen {ns} ns: intersect {t1} ns {} it, penetration {t2} ns, again {t3} {} {:?}",
+                        r.iterations(),
+                        e.is_some(),
+                        e2.map(|x| x.depth)
+                    );
+                }
+                ns_pen += ns;
+                n_pen += 1;
+                it_pen += d.iterations() as u64;
+            }
+        }
+        let t = Instant::now();
+        let mut s = 0u64;
+        for (pa, _) in &poses {
+            let dir = pa.rotation * DVec3::X;
+            s += p.support_hierarchy(dir) as u64;
+        }
+        let h = t.elapsed().as_nanos() as f64 / poses.len() as f64;
+        let t = Instant::now();
+        for (pa, _) in &poses {
+            let dir = pa.rotation * DVec3::X;
+            s += p.support_climb(dir, 0) as u64;
+        }
+        let c0 = t.elapsed().as_nanos() as f64 / poses.len() as f64;
+        println!(
+            "round {round}: separated {n_sep}: {:.0} ns, {:.1} it; penetrating {n_pen}: {:.0} ns, {:.1} it; hierarchy {h:.0} ns climb0 {c0:.0} ns ({s})",
+            ns_sep / n_sep.max(1) as f64, it_sep as f64 / n_sep.max(1) as f64,
+            ns_pen / n_pen.max(1) as f64, it_pen as f64 / n_pen.max(1) as f64,
+        );
+    }
+}
