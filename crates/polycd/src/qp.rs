@@ -646,19 +646,13 @@ fn depth_in(p: &ConvexPolyhedron, c: DVec3) -> f64 {
 // Features
 // ---------------------------------------------------------------------------------------
 
-/// The feature of `poly` spanned by the distinct vertex ids `ids` (weights `ws`).
-fn feature_of(poly: &ConvexPolyhedron, ids: &[u32], ws: &[f64]) -> Feature {
-    let heaviest = || {
-        let mut best = 0;
-        for k in 1..ids.len() {
-            if ws[k] > ws[best] {
-                best = k;
-            }
-        }
-        Feature::Vertex(ids.get(best).copied().unwrap_or(0))
-    };
+/// The feature of `poly` spanned by the distinct vertex ids `ids` (all with positive weight):
+/// the convex combination lies on a feature containing every one of them. When the ids span
+/// no single feature (possible only through rounding of near-zero weights), the feature is
+/// found from the point itself (`local`, in `poly`'s frame) by a scan — rare, O(V + E + F).
+fn feature_of(poly: &ConvexPolyhedron, ids: &[u32], local: DVec3) -> Feature {
     let Some(&v0) = ids.first() else {
-        return Feature::Vertex(0);
+        return feature_at(poly, local);
     };
     if ids.len() == 1 {
         return Feature::Vertex(v0);
@@ -679,33 +673,67 @@ fn feature_of(poly: &ConvexPolyhedron, ids: &[u32], ws: &[f64]) -> Feature {
             return Feature::Face(f);
         }
     }
-    heaviest()
+    feature_at(poly, local)
 }
 
-/// Distinct vertex ids of one side of a corral, with merged weights.
-fn corral_ids(c: &Corral, side_a: bool) -> ([u32; 4], [f64; 4], usize) {
+/// The lowest-dimensional feature of `poly` nearest to the boundary point `p` (local frame).
+fn feature_at(poly: &ConvexPolyhedron, p: DVec3) -> Feature {
+    let tol = 1e-9 * poly.scale().max(poly.magnitude());
+    let mut best = (f64::INFINITY, Feature::Vertex(0));
+    for (i, v) in poly.vertices().iter().enumerate() {
+        let d = (*v - p).length();
+        if d < best.0 {
+            best = (d, Feature::Vertex(i as u32));
+        }
+    }
+    if best.0 <= tol {
+        return best.1;
+    }
+    let mut edge = (f64::INFINITY, Feature::Vertex(0));
+    for (i, e) in poly.edges().iter().enumerate() {
+        let (q, _) = crate::geometry::closest_on_segment(p, poly.vertex(e.vertices[0]), poly.vertex(e.vertices[1]));
+        let d = (q - p).length();
+        if d < edge.0 {
+            edge = (d, Feature::Edge(i as u32));
+        }
+    }
+    if edge.0 <= tol {
+        return edge.1;
+    }
+    let mut face = (f64::INFINITY, best.1);
+    for f in 0..poly.faces().len() as u32 {
+        let d = poly.face_plane(f).signed_distance(p).abs();
+        if d < face.0 {
+            face = (d, Feature::Face(f));
+        }
+    }
+    face.1
+}
+
+/// Distinct vertex ids of one side of a corral with positive weight.
+fn corral_ids(c: &Corral, side_a: bool) -> ([u32; 4], usize) {
     let mut ids = [0u32; 4];
-    let mut ws = [0f64; 4];
     let mut n = 0;
     for k in 0..c.n {
+        if !(c.w[k] > 0.0) {
+            continue;
+        }
         let id = if side_a { c.p[k].ia } else { c.p[k].ib };
-        if let Some(j) = ids[..n].iter().position(|&v| v == id) {
-            ws[j] += c.w[k];
-        } else {
+        if !ids[..n].contains(&id) {
             ids[n] = id;
-            ws[n] = c.w[k];
             n += 1;
         }
     }
-    (ids, ws, n)
+    (ids, n)
 }
 
-fn corral_features(a: &ConvexPolyhedron, b: &ConvexPolyhedron, c: &Corral) -> FeaturePair {
-    let (ia, wa, na) = corral_ids(c, true);
-    let (ib, wb, nb) = corral_ids(c, false);
+/// Closest features; `to_a` / `to_b` map the solver's frame to A's / B's local frame.
+fn corral_features(a: &ConvexPolyhedron, to_a: &Pose, b: &ConvexPolyhedron, to_b: &Pose, c: &Corral) -> FeaturePair {
+    let (ia, na) = corral_ids(c, true);
+    let (ib, nb) = corral_ids(c, false);
     FeaturePair {
-        a: feature_of(a, &ia[..na], &wa[..na]),
-        b: feature_of(b, &ib[..nb], &wb[..nb]),
+        a: feature_of(a, &ia[..na], to_a.transform_point(c.point_a())),
+        b: feature_of(b, &ib[..nb], to_b.transform_point(c.point_b())),
     }
 }
 
@@ -828,7 +856,11 @@ pub fn distance_fast(
     cache: &mut QpCache,
 ) -> Result<Distance, PolycdError> {
     let (_, solved, _) = fast_solve(a, pa, b, pb, cache);
-    Ok(to_distance(&solved, pa, |c| corral_features(a, b, c)))
+    // The fast solver works in A's frame.
+    let to_b = pa.relative(pb).inverse();
+    Ok(to_distance(&solved, pa, |c| {
+        corral_features(a, &Pose::IDENTITY, b, &to_b, c)
+    }))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1330,5 +1362,8 @@ pub fn distance_faithful(
     pb: &Pose,
 ) -> Result<Distance, PolycdError> {
     let (_, _, _, solved, _) = faithful_poly(a, pa, b, pb);
-    Ok(to_distance(&solved, &Pose::IDENTITY, |c| corral_features(a, b, c)))
+    // The faithful solver works in the world frame.
+    Ok(to_distance(&solved, &Pose::IDENTITY, |c| {
+        corral_features(a, &pa.inverse(), b, &pb.inverse(), c)
+    }))
 }

@@ -402,7 +402,10 @@ fn refine_contact(
         // HS-jump gives up only in the contact band, where its spherical polygon is thinner
         // than rounding: measure, and answer "touching" only if the distance proves it.
         Intersection::NotConverged { .. } => true,
-        Intersection::Touching { .. } => false,
+        // CD-Dual's touching certificate is a supporting plane of M within the band; its
+        // contact point (between two support vertices) need not lie on either shape, so the
+        // pair is measured and GJK's contact point is reported.
+        Intersection::Touching { .. } => true,
     };
     if !near {
         return Ok(r);
@@ -428,6 +431,12 @@ fn refine_contact(
             ) =>
         {
             Ok(Intersection::Overlapping { witness, iterations })
+        }
+        // The algorithm's touching plane is within the band; GJK's measurement decides.
+        g @ (Intersection::Overlapping { .. } | Intersection::Disjoint { .. })
+            if matches!(r, Intersection::Touching { .. }) =>
+        {
+            Ok(g.with_iterations(iterations))
         }
         _ => Ok(r),
     }
@@ -625,6 +634,15 @@ impl Intersection {
             | Intersection::Overlapping { iterations, .. }
             | Intersection::NotConverged { iterations } => iterations,
         }
+    }
+    fn with_iterations(mut self, n: u32) -> Self {
+        match &mut self {
+            Intersection::Disjoint { iterations, .. }
+            | Intersection::Touching { iterations, .. }
+            | Intersection::Overlapping { iterations, .. }
+            | Intersection::NotConverged { iterations } => *iterations = n,
+        }
+        self
     }
 }
 

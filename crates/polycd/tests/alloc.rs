@@ -125,11 +125,6 @@ const KNOWN_ALLOCATING: &[(Algorithm, Question, &str)] = &[
         "gjk.rs:922 / gjk.rs:951 via query.rs:531 complete_penetration → gjk::penetration (EPA depth)",
     ),
     (
-        Algorithm::CdDual,
-        Question::Intersect,
-        "cd_dual.rs:675 (push_ee_pairs: cache.stack.push)",
-    ),
-    (
         Algorithm::HsJump,
         Question::Intersect,
         "hs_jump.rs:744 (cache.seen HashSet insert/rehash), hs_jump.rs:760 (cache.cons.push), \
