@@ -218,6 +218,49 @@ impl Corral {
         }
         self.x = (0..j).fold(DVec3::ZERO, |acc, k| acc + self.p[k].m() * self.w[k]);
     }
+    /// For a tetrahedron containing the origin: the corral of its facet whose plane is nearest
+    /// the origin, at the origin's projection on it (which lies in that facet). `None` when
+    /// the corral is not a tetrahedron or the facet is degenerate.
+    fn nearest_facet(&self) -> Option<Corral> {
+        if self.n < 4 {
+            return None;
+        }
+        let m = [self.p[0].m(), self.p[1].m(), self.p[2].m(), self.p[3].m()];
+        let mut best = (f64::INFINITY, 0);
+        for skip in 0..4 {
+            let i = [(skip + 1) % 4, (skip + 2) % 4, (skip + 3) % 4];
+            let n = (m[i[1]] - m[i[0]]).cross(m[i[2]] - m[i[0]]);
+            let l = n.length();
+            if l > 0.0 && l.is_finite() {
+                let h = (n.dot(m[i[0]]) / l).abs();
+                if h < best.0 {
+                    best = (h, skip);
+                }
+            }
+        }
+        if !best.0.is_finite() {
+            return None;
+        }
+        let skip = best.1;
+        let i = [(skip + 1) % 4, (skip + 2) % 4, (skip + 3) % 4];
+        let mut f = Corral {
+            p: [self.p[i[0]], self.p[i[1]], self.p[i[2]], self.p[i[2]]],
+            w: [0.0; 4],
+            n: 3,
+            x: DVec3::ZERO,
+        };
+        let (_, w) = affine_min(&f)?;
+        // The projection lies in the facet; clamp rounding-level negative weights.
+        let w = [w[0].max(0.0), w[1].max(0.0), w[2].max(0.0)];
+        let sum = w[0] + w[1] + w[2];
+        if !(sum > 0.0) {
+            return None;
+        }
+        f.w = [w[0] / sum, w[1] / sum, w[2] / sum, 0.0];
+        f.x = (0..3).fold(DVec3::ZERO, |acc, k| acc + f.p[k].m() * f.w[k]);
+        Some(f)
+    }
+
     /// Lower bound on the depth of the origin in M when the corral is a tetrahedron whose
     /// hull contains it: the least distance from the origin to its face planes.
     fn inner_depth(&self) -> f64 {
@@ -486,6 +529,16 @@ fn solve_pair<S: PairSupport>(
             seed: next,
         };
     }
+    // A tetrahedral corral around the origin but within `tol` of its boundary (contact): its
+    // barycentric weights are ill-conditioned when it is flat (near-parallel faces), so
+    // report the least-norm point of its facet nearest the origin instead — within
+    // `inner_depth ≤ tol` of the origin, with well-conditioned weights, so the witness
+    // points realise the reported distance.
+    let c = if out.end == End::Inside {
+        c.nearest_facet().unwrap_or(c)
+    } else {
+        c
+    };
     let d = c.x.length();
     if d > tol {
         return Solved {

@@ -768,11 +768,107 @@ fn settle_cycle(
         }
     }
     let (d, pair, xa, xb) = best?;
-    if d.is_nan() || d <= 0.0 {
+    if d.is_nan() {
         return None;
     }
-    let gap = slab_gap(ab, pair.a, pair.b, (xb - xa) / d);
+    if d > 0.0 && d - slab_gap(ab, pair.a, pair.b, (xb - xa) / d) <= tol {
+        return Some((pair, xa, xb));
+    }
+    // At (near-)contact the direction xb − xa is rounding noise. The slab normals that can
+    // certify a contact are the face normals at the cycle's features and the cross products
+    // of their edges (the extreme rays of the intersection of the two normal cones): walk the
+    // cycle once more collecting them, and take the best lower bound.
+    let mut dirs = LocalDirs::default();
+    let (mut ga, mut gb) = start;
+    for _ in 0..period {
+        dirs.add(&ab.p, ga, 1.0, true);
+        dirs.add(&ab.q, gb, -1.0, false);
+        match step(ab, ba, ga, gb) {
+            Outcome::A(f) => ga = f,
+            Outcome::B(f) => gb = f,
+            Outcome::Done | Outcome::Penetration(_) => return None,
+        }
+    }
+    let mut gap = f64::NEG_INFINITY;
+    for n in &dirs.normals[..dirs.nn] {
+        gap = gap.max(slab_gap(ab, pair.a, pair.b, *n));
+    }
+    for ea in &dirs.edges_a[..dirs.na] {
+        for eb in &dirs.edges_b[..dirs.nb] {
+            let c = ea.cross(*eb);
+            let l = c.length();
+            if l > 0.0 && l.is_finite() {
+                let n = c / l;
+                gap = gap.max(slab_gap(ab, pair.a, pair.b, n));
+                gap = gap.max(slab_gap(ab, pair.a, pair.b, -n));
+            }
+        }
+    }
     (d - gap <= tol).then_some((pair, xa, xb))
+}
+
+/// Candidate slab normals near a cycle's features (fixed capacity: the cycle path is rare and
+/// must not allocate; the caps bound its cost).
+struct LocalDirs {
+    normals: [DVec3; 48],
+    nn: usize,
+    edges_a: [DVec3; 16],
+    na: usize,
+    edges_b: [DVec3; 16],
+    nb: usize,
+}
+
+impl Default for LocalDirs {
+    fn default() -> Self {
+        LocalDirs {
+            normals: [DVec3::ZERO; 48],
+            nn: 0,
+            edges_a: [DVec3::ZERO; 16],
+            na: 0,
+            edges_b: [DVec3::ZERO; 16],
+            nb: 0,
+        }
+    }
+}
+
+impl LocalDirs {
+    fn normal(&mut self, n: DVec3) {
+        if self.nn < self.normals.len() && !self.normals[..self.nn].contains(&n) {
+            self.normals[self.nn] = n;
+            self.nn += 1;
+        }
+    }
+    fn edge(&mut self, e: DVec3, side_a: bool) {
+        let (buf, k) = if side_a {
+            (&mut self.edges_a, &mut self.na)
+        } else {
+            (&mut self.edges_b, &mut self.nb)
+        };
+        if *k < buf.len() && !buf[..*k].iter().any(|x| *x == e || *x == -e) {
+            buf[*k] = e;
+            *k += 1;
+        }
+    }
+    /// Face normals (times `sign`: outward for A, inward for B) and edge directions at `f`.
+    fn add(&mut self, body: &Body, f: Feature, sign: f64, side_a: bool) {
+        let poly = body.poly;
+        match f {
+            Feature::Vertex(v) => {
+                for &h in poly.outgoing(v) {
+                    let he = poly.half_edge(h);
+                    self.normal(sign * body.normal(he.face));
+                    self.edge(body.vertex(body.head(h)) - body.vertex(v), side_a);
+                }
+            }
+            Feature::Edge(e) => {
+                let ed = poly.edge(e);
+                self.normal(sign * body.normal(ed.faces[0]));
+                self.normal(sign * body.normal(ed.faces[1]));
+                self.edge(body.vertex(ed.vertices[1]) - body.vertex(ed.vertices[0]), side_a);
+            }
+            Feature::Face(x) => self.normal(sign * body.normal(x)),
+        }
+    }
 }
 
 fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: &mut VClipCache) -> Run {

@@ -607,8 +607,12 @@ fn local_normals(
             let c = da.cross(*db);
             let l = c.length();
             if l > 0.0 && l.is_finite() {
+                // Any unit vector's bound is sound, so both orientations are tried: the sign
+                // of a near-zero closest-point vector is rounding noise.
                 let n = c / l;
-                out.push(if n.dot(gap) < 0.0 { -n } else { n });
+                let n = if n.dot(gap) < 0.0 { -n } else { n };
+                out.push(n);
+                out.push(-n);
             }
         }
     }
