@@ -18,6 +18,13 @@
 //! the construction (l < 0: overlapping, l > 0: disjoint); l = 0 itself is not used. Every
 //! method's answer is checked against it — a wrong `t_touch` would show up as every method
 //! disagreeing at small |l|.
+//!
+//! Fig. 10 (time in Search-FV / VF / EE): CD-Dual's own search (`cd_dual::search` with its
+//! per-phase clock reads, early exit as in the boolean query, cold cache) on the same poses;
+//! mean nanoseconds per phase at each l go to `ellipsoid-sweep_cd-dual-phases.csv`, and the
+//! accumulated graph of the paper's configuration (n = 1 000, 200:100:100; in quick mode the
+//! first variant) to `ellipsoid-sweep_cd-dual-phases.svg`. The clock reads add a little to
+//! each phase, so these times are slightly above the untimed query's.
 
 use super::{available, csv_out, svg_out, tag};
 use crate::methods::{compare_expected, Body, Class, Coherence, Method, PairTolerance, Placement, Question};
@@ -25,6 +32,7 @@ use crate::plot::{Chart, Series};
 use crate::table::{ratio, us, Table};
 use crate::timing::{median, time_single, Case};
 use crate::{Context, RunOptions};
+use polycd::cd_dual::{self, CdDualCache, SearchOptions};
 use polycd::{shapes, Algorithm, DQuat, DVec3, PairCache, Pose};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -160,6 +168,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
          (mean over {k} orientations, median of {reps}); l = offset along x̂ from first contact ==\n"
     ));
     let mut csv_rows: Vec<Vec<String>> = Vec::new();
+    let mut phase_rows: Vec<Vec<String>> = Vec::new();
     for (vi, v) in variants.iter().enumerate() {
         let [a, b, c] = v.axes;
         let vname = format!("n = {}, {a}:{b}:{c}", v.n);
@@ -236,6 +245,81 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
                 }
             }
         }
+        // Fig. 10: mean time per CD-Dual phase at each offset.
+        let mut phases = vec![[f64::NAN; 3]; offsets.len()];
+        for (i, &l) in offsets.iter().enumerate() {
+            let cases = poses_at(l);
+            let (mut acc, mut count) = ([0u64; 3], 0u64);
+            for c in &cases {
+                for _ in 0..reps {
+                    let mut cc = CdDualCache::default();
+                    let opts = SearchOptions {
+                        early_exit: true,
+                        timed: true,
+                    };
+                    if let Ok(r) = cd_dual::search(&c.a.poly, &c.pa.pose, &c.b.poly, &c.pb.pose, &mut cc, opts) {
+                        for (a, n) in acc.iter_mut().zip(r.nanos) {
+                            *a += n;
+                        }
+                        count += 1;
+                    }
+                }
+            }
+            if count > 0 {
+                phases[i] = acc.map(|x| x as f64 / count as f64);
+            }
+            phase_rows.push(vec![
+                v.n.to_string(),
+                crate::csv::num(a),
+                crate::csv::num(b),
+                crate::csv::num(c),
+                crate::csv::num(l),
+                crate::csv::num(phases[i][0] / 1000.0),
+                crate::csv::num(phases[i][1] / 1000.0),
+                crate::csv::num(phases[i][2] / 1000.0),
+                count.to_string(),
+            ]);
+        }
+        let paper_config = v.n == 1000 && v.axes == [200.0, 100.0, 100.0];
+        if paper_config || (opts.quick && vi == 0) {
+            let acc_series = |label: &str, upto: usize| Series {
+                label: label.to_string(),
+                points: offsets
+                    .iter()
+                    .zip(&phases)
+                    .map(|(&l, ph)| (l, ph[..=upto].iter().sum::<f64>() / 1000.0))
+                    .collect(),
+                peer: false,
+            };
+            let chart = Chart {
+                title: format!(
+                    "CD-Dual time per phase (accumulated), n = {} ({a}:{b}:{c}), {k} orientations",
+                    v.n
+                ),
+                x_label: "signed offset l along x̂ (l < 0: penetration, l > 0: gap)".into(),
+                y_label: "accumulated time per query (µs)".into(),
+                x_log: false,
+                y_log: None,
+                legend_left: false,
+                series: vec![
+                    acc_series("Search-FV", 0),
+                    acc_series("Search-FV + Search-VF", 1),
+                    acc_series("Search-FV + VF + EE", 2),
+                ],
+            };
+            svg_out(ctx, "ellipsoid-sweep_cd-dual-phases.svg", &chart)?;
+        }
+        // Text row: the phase shares near contact and deep (the paper's Fig. 10 in numbers).
+        let share = |i: usize| {
+            let ph = phases[i];
+            let t: f64 = ph.iter().sum();
+            format!(
+                "{:.0}/{:.0}/{:.0}",
+                100.0 * ph[0] / t,
+                100.0 * ph[1] / t,
+                100.0 * ph[2] / t
+            )
+        };
         // times[m][i]: median ns per query of method m at offset i.
         let times = per_query;
         for (m, method) in methods.iter().enumerate() {
@@ -291,6 +375,19 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             t.row(r);
         }
         ctx.table.push_str(&t.render());
+        let shares: Vec<String> = TABLE_OFFSETS
+            .iter()
+            .filter_map(|l| {
+                offsets
+                    .iter()
+                    .position(|o| o == l)
+                    .map(|i| format!("l = {l}: {}", share(i)))
+            })
+            .collect();
+        ctx.table.push_str(&format!(
+            "CD-Dual time share FV/VF/EE (%, Fig. 10): {}\n",
+            shares.join(", ")
+        ));
         // Plot.
         let series = methods
             .iter()
@@ -320,6 +417,22 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             &chart,
         )?;
     }
+    csv_out(
+        ctx,
+        "ellipsoid-sweep_cd-dual-phases.csv",
+        &[
+            "n",
+            "a",
+            "b",
+            "c",
+            "l",
+            "search_fv_us",
+            "search_vf_us",
+            "search_ee_us",
+            "queries",
+        ],
+        &phase_rows,
+    )?;
     csv_out(
         ctx,
         "ellipsoid-sweep.csv",
