@@ -34,7 +34,12 @@
 //!   (1,0,0); distance 1 between (1,0,0) and (1,−1,0));
 //! - `vclip_degeneracy_*`: V-Clip Algorithm 10's cubes (side 2; B at (x, y, z), x, y uniform in
 //!   ±4, turned by e^−k radians, k uniform in 0…20, about a random axis), at z = 4 (the paper),
-//!   z = 2 + 1e-6 and z = 2 (grazing); expected answers from the oracle.
+//!   z = 2 + 1e-6 and z = 2 (grazing); expected answers from the oracle;
+//! - `dome_*`: thousands of nearly coplanar points (issue 8's adversarial family): the hull of a
+//!   jittered 45 × 45 grid on the dome z = −1e-9·(x² + y²) over [−1, 1]² plus an apex
+//!   below (every grid point is extreme, the top faces differ in slope by ~1e-10), against a
+//!   small slightly turned box placed at first contact along −z (by the oracle's directional
+//!   answer) plus a gap of 0, ±1e-9 or ±1e-3; expected answers from the oracle.
 
 use polycd::query::{self, contact_tolerance, pair_scale};
 use polycd::tolerance::AGREEMENT_REL;
@@ -281,6 +286,44 @@ fn cases() -> Vec<Case> {
                 two(),
                 Pose::IDENTITY,
                 two(),
+                pb,
+                sd,
+            ));
+        }
+    }
+    // Thousands of nearly coplanar points.
+    let dome = || {
+        let mut rng = ChaCha8Rng::seed_from_u64(45);
+        let mut pts = vec![DVec3::new(0.0, 0.0, -0.5)];
+        let k = 45;
+        for i in 0..k {
+            for j in 0..k {
+                let x = -1.0 + 2.0 * (i as f64 + rng.random_range(0.1..0.9)) / k as f64;
+                let y = -1.0 + 2.0 * (j as f64 + rng.random_range(0.1..0.9)) / k as f64;
+                pts.push(DVec3::new(x, y, -1e-9 * (x * x + y * y)));
+            }
+        }
+        ConvexPolyhedron::from_points(&pts).unwrap()
+    };
+    let d = dome();
+    let small = || shapes::cuboid(0.2, 0.15, 0.1).unwrap();
+    let rot =
+        DQuat::from_axis_angle(DVec3::new(0.3, -0.2, 1.0).normalize(), 0.4) * DQuat::from_axis_angle(DVec3::X, 1e-7);
+    for (i, (x, y)) in [(0.0, 0.0), (0.37, -0.52), (-0.81, 0.66)].into_iter().enumerate() {
+        let above = Pose::new(rot, DVec3::new(x, y, 0.5));
+        let t = oracle::directional(&d, &Pose::IDENTITY, &small(), &above, -DVec3::Z)
+            .unwrap()
+            .unwrap();
+        for gap in [0.0, 1e-9, -1e-9, 1e-3, -1e-3] {
+            let pb = Pose::new(rot, above.translation + DVec3::Z * (gap - t));
+            let sd = oracle::signed_distance(&d, &Pose::IDENTITY, &small(), &pb)
+                .unwrap()
+                .signed_distance;
+            out.push(case(
+                format!("dome_{i}_gap{gap}"),
+                d.clone(),
+                Pose::IDENTITY,
+                small(),
                 pb,
                 sd,
             ));
