@@ -84,7 +84,8 @@ pub enum Engine {
 pub enum Question {
     /// Boolean overlap (`polycd::query::intersect`, parry `intersection_test`).
     Intersect,
-    /// Distance (`polycd::query::distance`, parry `distance`).
+    /// Distance (`polycd::query::distance`; parry `distance`, followed by `contact` for the
+    /// penetration depth when it reports 0, as polycd's answer includes the depth).
     Distance,
     /// Distance with closest points (`polycd::query::distance`, parry `closest_points`).
     ClosestPoints,
@@ -241,17 +242,25 @@ impl Method {
                         })
                     })
                     .map_err(|_| MethodError::Unsupported),
+                // parry's `distance` stops at 0 for overlapping shapes, while polycd's distance
+                // query also measures the penetration depth (EPA). For the same information the
+                // peer then runs `contact` (its GJK + EPA depth), and both calls are timed.
                 Question::Distance => parry3d_f64::query::distance(&pa.parry, &a.parry, &pb.parry, &b.parry)
-                    .map(|r| {
-                        let mut o = Outcome::new(if r.distance > 0.0 {
-                            Verdict::Disjoint
-                        } else {
-                            Verdict::Intersecting
-                        });
-                        o.distance = Some(r.distance);
-                        o
-                    })
-                    .map_err(|_| MethodError::Unsupported),
+                    .map_err(|_| MethodError::Unsupported)
+                    .and_then(|r| {
+                        if r.distance > 0.0 {
+                            let mut o = Outcome::new(Verdict::Disjoint);
+                            o.distance = Some(r.distance);
+                            return Ok(o);
+                        }
+                        let mut o = Outcome::new(Verdict::Intersecting);
+                        o.distance = Some(0.0);
+                        if let Ok(Some(c)) = parry3d_f64::query::contact(&pa.parry, &a.parry, &pb.parry, &b.parry, 0.0)
+                        {
+                            o.distance = Some(c.dist.min(0.0));
+                        }
+                        Ok(o)
+                    }),
                 Question::ClosestPoints => {
                     parry3d_f64::query::closest_points(&pa.parry, &a.parry, &pb.parry, &b.parry, f64::INFINITY)
                         .map(|r| match r {

@@ -86,6 +86,8 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             "mean µs",
             "median µs",
             "parry ÷ method (mean)",
+            "separated: parry ÷ method",
+            "overlapping: parry ÷ method",
             "disagreements",
         ]
         .iter()
@@ -93,6 +95,25 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
         .collect(),
     );
     let means: Vec<f64> = per_query.iter().map(|v| mean(v)).collect();
+    // Pairs the peer found apart (its distance > 0) and the others: polycd answers the
+    // penetration depth for the latter, the peer `distance` + `contact` (see methods.rs).
+    let apart: Vec<bool> = match peer.and_then(|pi| answers[pi].as_ref()) {
+        Some(ans) => ans
+            .iter()
+            .map(|a| matches!(a, Ok(o) if o.verdict == crate::methods::Verdict::Disjoint))
+            .collect(),
+        None => vec![true; pairs],
+    };
+    let class_mean = |m: usize, want: bool| {
+        let v: Vec<f64> = per_query[m]
+            .iter()
+            .zip(&apart)
+            .filter(|(_, a)| **a == want)
+            .map(|(t, _)| *t)
+            .collect();
+        mean(&v)
+    };
+    let n_apart = apart.iter().filter(|a| **a).count();
     let mut rows = Vec::new();
     for (m, method) in methods.iter().enumerate() {
         let med = median(&mut per_query[m].clone());
@@ -102,6 +123,14 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             us(means[m]),
             us(med),
             ratio(r),
+            ratio(
+                peer.map(|pi| class_mean(pi, true) / class_mean(m, true))
+                    .unwrap_or(f64::NAN),
+            ),
+            ratio(
+                peer.map(|pi| class_mean(pi, false) / class_mean(m, false))
+                    .unwrap_or(f64::NAN),
+            ),
             if avail[m] { bad[m].to_string() } else { "n/a".into() },
         ]);
         use crate::csv::num;
@@ -116,6 +145,10 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
         ]);
     }
     ctx.table.push_str(&t.render());
+    ctx.table.push_str(&format!(
+        "{n_apart} of {pairs} pairs separated; overlapping pairs: polycd measures the penetration \
+         depth, the peer runs `distance` then `contact`\n"
+    ));
     csv_out(
         ctx,
         "random-distance.csv",
