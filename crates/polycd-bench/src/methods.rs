@@ -247,11 +247,11 @@ impl Method {
                 // peer then runs `contact` (its GJK + EPA depth), and both calls are timed.
                 Question::Distance => parry3d_f64::query::distance(&pa.parry, &a.parry, &pb.parry, &b.parry)
                     .map_err(|_| MethodError::Unsupported)
-                    .and_then(|r| {
+                    .map(|r| {
                         if r.distance > 0.0 {
                             let mut o = Outcome::new(Verdict::Disjoint);
                             o.distance = Some(r.distance);
-                            return Ok(o);
+                            return o;
                         }
                         let mut o = Outcome::new(Verdict::Intersecting);
                         o.distance = Some(0.0);
@@ -259,7 +259,7 @@ impl Method {
                         {
                             o.distance = Some(c.dist.min(0.0));
                         }
-                        Ok(o)
+                        o
                     }),
                 Question::ClosestPoints => {
                     parry3d_f64::query::closest_points(&pa.parry, &a.parry, &pb.parry, &b.parry, f64::INFINITY)

@@ -847,7 +847,86 @@ fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
     cache.epa_faces = faces;
     cache.epa_stack = stack;
     cache.epa_horizon = horizon;
+    if out.is_none() {
+        out = epa_by_hulls(ctx, cache, &tet, gap);
+    }
     out
+}
+
+/// Bound on the support points the fallback EPA collects.
+const HULL_EPA_MAX_POINTS: usize = 256;
+
+/// EPA's fallback when the incremental polytope fails (symmetric shapes put many Minkowski
+/// vertices on common planes and lines, where its horizon walk can break): the same
+/// expansion, but each step rebuilds the hull of the collected support points with the
+/// robust hull (exact predicates, coplanar faces merged). Rare, so its allocations and its
+/// O(k log k) rebuilds do not matter. Bounded by [`HULL_EPA_MAX_POINTS`] support points.
+fn epa_by_hulls(ctx: &Ctx, cache: &mut GjkCache, tet: &[SVert; 4], gap: f64) -> Option<EpaOut> {
+    let mut pts: Vec<SVert> = tet.to_vec();
+    let mut seed = Simplex::default();
+    for s in tet {
+        seed.push(*s);
+    }
+    let mut iters = 0u32;
+    loop {
+        iters += 1;
+        let ws: Vec<DVec3> = pts.iter().map(|p| p.w).collect();
+        let hull = ConvexPolyhedron::from_points(&ws).ok()?;
+        // The face nearest the origin (the origin is inside: offsets ≥ −rounding).
+        let mut best = (f64::INFINITY, 0u32);
+        for f in 0..hull.faces().len() as u32 {
+            let d = hull.face(f).offset;
+            if d < best.0 {
+                best = (d, f);
+            }
+        }
+        if !(best.0 >= -gap) {
+            return None;
+        }
+        let face = *hull.face(best.1);
+        let n = face.normal;
+        let w = ctx.support(n, cache);
+        let upper = n.dot(w.w);
+        let present = pts.iter().any(|p| p.ia == w.ia && p.ib == w.ib);
+        if upper - face.offset <= gap || present || pts.len() >= HULL_EPA_MAX_POINTS {
+            if upper - face.offset > ACCEPT_GAP_REL * ctx.scale && !present {
+                return None;
+            }
+            // The origin's foot on the face, in a fan triangle of the (convex) face polygon.
+            let foot = n * face.offset;
+            let ids: Vec<u32> = hull.face_vertices(best.1).to_vec();
+            let src = hull.source_indices();
+            let sv = |v: u32| src.get(v as usize).and_then(|&i| pts.get(i as usize)).copied();
+            let mut pick: Option<(f64, [f64; 3], [SVert; 3])> = None;
+            for k in 1..ids.len().saturating_sub(1) {
+                let (a, b, c) = (sv(ids[0])?, sv(ids[k])?, sv(ids[k + 1])?);
+                let (x, y, z) = (a.w - foot, b.w - foot, c.w - foot);
+                let l = [n.dot(y.cross(z)), n.dot(z.cross(x)), n.dot(x.cross(y))];
+                let sum = l[0] + l[1] + l[2];
+                if !(sum > 0.0) {
+                    continue;
+                }
+                let l = [l[0] / sum, l[1] / sum, l[2] / sum];
+                let m = l[0].min(l[1]).min(l[2]);
+                if pick.as_ref().is_none_or(|p| m > p.0) {
+                    pick = Some((m, l, [a, b, c]));
+                }
+            }
+            let (_, l, [a, b, c]) = pick?;
+            let l = [l[0].max(0.0), l[1].max(0.0), l[2].max(0.0)];
+            let s = l[0] + l[1] + l[2];
+            let l = [l[0] / s, l[1] / s, l[2] / s];
+            return Some(EpaOut {
+                depth: face.offset.max(0.0),
+                normal: n,
+                pa: a.pa * l[0] + b.pa * l[1] + c.pa * l[2],
+                pb: a.pb * l[0] + b.pb * l[1] + c.pb * l[2],
+                seed,
+                iters,
+            });
+        }
+        pts.push(w);
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -916,6 +995,12 @@ fn epa_run(
             return None;
         }
         let f = faces[best];
+        // The polytope contains the origin (it grows from a tetrahedron around it), so every
+        // face plane has the origin on its inner side: a face beyond that (by more than
+        // rounding) means the incremental hull was corrupted by a near-degenerate step.
+        if f.d < -gap {
+            return None;
+        }
         let w = if near_start {
             let near = [verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]];
             ctx.support_near(f.n, &near, cache)
@@ -1023,6 +1108,23 @@ fn epa_run(
             }
         }
         if horizon.len() < 3 {
+            return None;
+        }
+        // The horizon must be one simple loop: each of its vertices starts exactly one edge.
+        // A visible region with a hole (a face coplanar with `w` within rounding, common on
+        // symmetric shapes) gives two loops; linking them would corrupt the polytope.
+        let mut bad = false;
+        for (k, &(g, e)) in horizon.iter().enumerate() {
+            let p = faces[g as usize].v[e as usize];
+            if horizon[..k]
+                .iter()
+                .any(|&(g2, e2)| faces[g2 as usize].v[e2 as usize] == p)
+            {
+                bad = true;
+                break;
+            }
+        }
+        if bad {
             return None;
         }
         // New faces.

@@ -807,6 +807,31 @@ fn settle_cycle(
     (d - gap <= tol).then_some((pair, xa, xb))
 }
 
+/// handleLocalMin's penetration test (Alg. 3) on the vertex–face pairs of a cycle: a vertex on
+/// or inside every face plane of the other polyhedron is a common point. O(faces) per
+/// vertex–face pair; only run on a detected cycle.
+fn cycle_penetration(ab: &View, ba: &View, start: (Feature, Feature), period: u32) -> Option<(FeaturePair, DVec3)> {
+    let inside = |body: &Body, x: DVec3| (0..body.poly.faces().len() as u32).all(|f| body.face_dist(f, x) <= 0.0);
+    let (mut fa, mut fb) = start;
+    for _ in 0..period {
+        match (fa, fb) {
+            (Feature::Vertex(v), Feature::Face(_)) if inside(&ab.q, ab.p.vertex(v)) => {
+                return Some((FeaturePair { a: fa, b: fb }, ab.p.vertex(v)));
+            }
+            (Feature::Face(_), Feature::Vertex(v)) if inside(&ab.p, ab.q.vertex(v)) => {
+                return Some((FeaturePair { a: fa, b: fb }, ab.q.vertex(v)));
+            }
+            _ => {}
+        }
+        match step(ab, ba, fa, fb) {
+            Outcome::A(f) => fa = f,
+            Outcome::B(f) => fb = f,
+            Outcome::Done | Outcome::Penetration(_) => return None,
+        }
+    }
+    None
+}
+
 /// Candidate slab normals near a cycle's features (fixed capacity: the cycle path is rare and
 /// must not allocate; the caps bound its cost).
 struct LocalDirs {
@@ -920,6 +945,17 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
         }
         if (fa, fb) == saved {
             // A repeated pair: the deterministic iteration cycles (ties decided by rounding).
+            // A cycle through a vertex lying inside the other polyhedron (e.g. around a face
+            // of B parallel to a face of A, both below it: the slopes along its edges are
+            // rounding noise) is a penetration: Alg. 3's test, applied to the cycle's pairs.
+            if let Some((pair, point)) = cycle_penetration(&ab, &ba, (fa, fb), lam + 1) {
+                cache.pair = Some(pair);
+                return Run::Penetration {
+                    pair,
+                    point,
+                    iterations: iterations.saturating_add(lam + 1),
+                };
+            }
             let scale = pair_scale(a, pa, b, pb);
             return match settle_cycle(&ab, &ba, (fa, fb), lam + 1, DISTANCE_GAP_REL * scale) {
                 Some((pair, xa, xb)) => {

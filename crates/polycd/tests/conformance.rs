@@ -291,6 +291,44 @@ fn cases() -> Vec<Case> {
             ));
         }
     }
+    // Concentric symmetric shapes (found by the query fuzz target): the origin of A − B is the
+    // centre of symmetry, on segments and planes through many pairs of Minkowski vertices.
+    let concentric = [
+        (
+            "concentric_icosahedra",
+            shapes::icosahedron(0.17).unwrap(),
+            shapes::icosahedron(0.01).unwrap(),
+            DQuat::from_xyzw(-0.5, -0.5, -0.5, -0.5),
+        ),
+        ("concentric_cubes_nested", two(), unit(), DQuat::IDENTITY),
+        ("concentric_cubes_equal", unit(), unit(), DQuat::IDENTITY),
+        (
+            "concentric_cubes_turned",
+            unit(),
+            unit(),
+            DQuat::from_axis_angle(DVec3::Z, std::f64::consts::FRAC_PI_4),
+        ),
+        (
+            "concentric_tetrahedra_reflected",
+            shapes::tetrahedron(1.0).unwrap(),
+            shapes::tetrahedron(1.0).unwrap(),
+            DQuat::from_axis_angle(DVec3::new(1.0, 1.0, 0.0).normalize(), std::f64::consts::PI),
+        ),
+        (
+            "concentric_icospheres",
+            shapes::icosphere(2, 1.0).unwrap(),
+            shapes::icosphere(2, 0.5).unwrap(),
+            DQuat::IDENTITY,
+        ),
+    ];
+    for (name, a, b, rot) in concentric {
+        let pb = Pose::new(rot, DVec3::ZERO);
+        let sd = oracle::signed_distance(&a, &Pose::IDENTITY, &b, &pb)
+            .unwrap()
+            .signed_distance;
+        out.push(case(name, a, Pose::IDENTITY, b, pb, sd));
+    }
+
     // Thousands of nearly coplanar points.
     let dome = || {
         let mut rng = ChaCha8Rng::seed_from_u64(45);
