@@ -8,7 +8,8 @@
 //! the origin. B is placed along a random line through A's reference point at the oracle's
 //! contact translation plus a gap of the pair's offset class: `deep` (half-way back from contact towards the
 //! reference point), `near`
-//! (|gap| ≤ 1e-6 × size, either sign), `contact` (gap 0) or `far` (0.5…5 × size).
+//! (|gap| ≤ 1e-6 × size, either sign), `contact` (gap 0), `far` (0.5…5 × size) or `centred`
+//! (B's reference point on A's: concentric, the origin of A − B often its centre of symmetry).
 //!
 //! For each algorithm and question (`intersect`, `distance`, `directional` along three lines)
 //! an answer disagrees when: it is an error other than `Unsupported`, or `NotConverged`; its
@@ -29,7 +30,7 @@ use rand_chacha::ChaCha8Rng;
 use std::fmt::Write;
 
 /// Offset classes, in report order.
-const OFFSETS: [&str; 4] = ["deep", "near", "contact", "far"];
+const OFFSETS: [&str; 5] = ["deep", "near", "contact", "far", "centred"];
 /// Scales of the shapes (bounding radius).
 const SCALES: [f64; 6] = [1e-3, 1e-2, 1.0, 1e2, 1e4, 1e6];
 /// At most this many disagreements are described in full.
@@ -259,7 +260,11 @@ fn place(
         0 => -0.5 * t,
         1 => rng.random_range(-1.0..1.0) * 1e-6 * scale,
         2 => 0.0,
-        _ => rng.random_range(0.5..5.0) * scale,
+        3 => rng.random_range(0.5..5.0) * scale,
+        // Both reference points at `base`: concentric (the shapes are centred on their
+        // reference points), the origin of A − B at its centre of symmetry when the shapes
+        // are symmetric — and B = A exactly when the families match and B is only tilted.
+        _ => -t,
     };
     let pb = Pose::new(rb, base + u * (t + gap));
     Ok(Pair {

@@ -399,8 +399,9 @@ fn refine_contact(
             ..
         } => point_depth(a, pose_a, *p).min(point_depth(b, pose_b, *p)) <= tol,
         Intersection::Overlapping { .. } => true,
-        // HS-jump gives up only in the contact band, where its spherical polygon is thinner
-        // than rounding: measure, and answer "touching" only if the distance proves it.
+        // HS-jump gives up when its spherical polygon is thinner than rounding: in the contact
+        // band, or when supporting vectors are nearly coplanar with the origin (concentric
+        // symmetric shapes). Measure, and answer with GJK's certified result.
         Intersection::NotConverged { .. } => true,
         // CD-Dual's touching certificate is a supporting plane of M within the band; its
         // contact point (between two support vertices) need not lie on either shape, so the
@@ -434,7 +435,7 @@ fn refine_contact(
         }
         // The algorithm's touching plane is within the band; GJK's measurement decides.
         g @ (Intersection::Overlapping { .. } | Intersection::Disjoint { .. })
-            if matches!(r, Intersection::Touching { .. }) =>
+            if matches!(r, Intersection::Touching { .. } | Intersection::NotConverged { .. }) =>
         {
             Ok(g.with_iterations(iterations))
         }
