@@ -52,7 +52,13 @@
 //! blown up (segment: supports around it; triangle: the taller of the two normal supports,
 //! or the origin's side when that tetrahedron contains the origin). The EPA horizon is
 //! collected from live faces adjacent to removed ones and the new fan is linked by matching
-//! vertices, so no recursion is needed.
+//! vertices, so no recursion is needed. The incremental EPA polytope can break on symmetric
+//! shapes (many vertices of `M` on common planes and lines: a horizon with two loops, a sliver
+//! face), which shows as a face with the origin beyond it; such a run — or a horizon that is
+//! not one simple loop — is abandoned, and EPA restarts from the same tetrahedron over robust
+//! hulls of the collected support points (exact predicates, coplanar faces merged; at most
+//! 256 points), which is slow but cannot break (found by the query fuzz target: concentric
+//! icosahedra at depth 0.143 reported touching).
 
 use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};

@@ -42,7 +42,11 @@
 //! scaled by 1 − ε about c_A − c_B, so if it contains the origin, the origin lies ≥ ε·r =
 //! 2·tol deep in M: overlap. If not, the depth is < ε·(extent of M from c) — the pair is
 //! reported touching. Pairs whose depth lies between 2·tol and 2·tol·(extent / r) are thus
-//! reported touching: a band a few contact tolerances wide (documented limitation).
+//! reported touching: a band a few contact tolerances wide (documented limitation). A
+//! tetrahedral corral around the origin but within the tolerance of its boundary is replaced
+//! by its facet nearest the origin (at the origin's projection, which lies in that facet): a
+//! flat tetrahedron (near-parallel faces) has ill-conditioned barycentric weights, whose
+//! witness points would not realise the reported distance.
 //!
 //! Departures from the paper: the paper solves (1) with MATLAB's reduced-gradient method and
 //! stops at ≈1e-4; we use an interior-point QP (clarabel) plus an active-set polish to reach

@@ -61,7 +61,13 @@
 //!   the vertex lies in the face's prism), and accept it only if the slab along the difference
 //!   of the points (two hill-climbing support queries) certifies it: the true distance lies in
 //!   `[gap, d]` and `d − gap ≤ DISTANCE_GAP_REL × pair scale` (the same certificate GJK stops
-//!   on). The iteration itself still uses no tolerance.
+//!   on). At contact (`d` ≈ 0) that direction is noise, so the slab normals are taken from
+//!   the cycle's features instead: their face normals and the cross products of their edges
+//!   (the extreme rays of the intersection of the two normal cones). A cycle through a
+//!   vertex–face pair whose vertex lies inside the other polyhedron (a face of B parallel to
+//!   a face of A and below it, where the slopes along B's edges are rounding noise: concentric
+//!   symmetric shapes) is a penetration, by Alg. 3's test applied to the cycle's pairs. The
+//!   iteration itself still uses no tolerance.
 //! - Compound exclusion (Alg. 1 returns FALSE with two different planes): for a vertex region
 //!   we apply footnote 3 (test line 1 of Alg. 2, otherwise take the other plane). In EE's
 //!   face-edge stage (§3.3.2) a vertex-edge/face-edge pair is resolved by the vertex's
