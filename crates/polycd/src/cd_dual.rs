@@ -278,6 +278,10 @@ pub struct CdDualCache {
     /// (its `−h_M(n)`, exact up to rounding, as every evaluated plane supports `M`); NaN
     /// unless that query answered `Disjoint`. Lets the query layer skip re-measuring it.
     last_margin: f64,
+    /// Lower bound on the depth of the last `Overlapping` answer's common point in both shapes
+    /// (NaN when not known): a ball of this radius around it lies in both, so the query layer
+    /// need not re-measure the pair far from contact.
+    last_depth: f64,
 }
 
 impl Default for CdDualCache {
@@ -294,6 +298,7 @@ impl Default for CdDualCache {
             hull_b: Vec::new(),
             mink: Vec::new(),
             last_margin: f64::NAN,
+            last_depth: f64::NAN,
         }
     }
 }
@@ -302,6 +307,9 @@ impl CdDualCache {
     /// The separation margin of the last boolean query's `Disjoint` plane (NaN otherwise).
     pub(crate) fn last_margin(&self) -> f64 {
         self.last_margin
+    }
+    pub(crate) fn last_depth(&self) -> f64 {
+        self.last_depth
     }
     /// Forgets the coherence state (the next query starts from the §4.2 heuristic).
     pub fn reset(&mut self) {
@@ -978,15 +986,16 @@ fn relative(pa: &Pose, pb: &Pose) -> (DMat3, DVec3) {
 }
 
 /// The interior point of §4.1 (A frame): the longest of the four differences, and its parts.
-fn interior_point(a: &ConvexPolyhedron, b: &ConvexPolyhedron, r: DMat3, t: DVec3) -> (DVec3, DVec3, DVec3) {
+fn interior_point(a: &ConvexPolyhedron, b: &ConvexPolyhedron, r: DMat3, t: DVec3) -> (DVec3, DVec3, DVec3, f64) {
     let pa = a.interior_points();
     let pb = b.interior_points().map(|x| r * x + t);
-    let mut best = (pa[0] - pb[0], pa[0], pb[0]);
-    for &x in &pa {
-        for &y in &pb {
+    let (da, db) = (a.interior_depths(), b.interior_depths());
+    let mut best = (pa[0] - pb[0], pa[0], pb[0], da[0].min(db[0]));
+    for (i, &x) in pa.iter().enumerate() {
+        for (j, &y) in pb.iter().enumerate() {
             let c = x - y;
             if c.length_squared() > best.0.length_squared() {
-                best = (c, x, y);
+                best = (c, x, y, da[i].min(db[j]));
             }
         }
     }
@@ -1074,7 +1083,7 @@ pub fn search(
     options: SearchOptions,
 ) -> Result<CdDualReport, PolycdError> {
     let (r, t) = relative(pa, pb);
-    let (c, _, _) = interior_point(a, b, r, t);
+    let (c, _, _, _) = interior_point(a, b, r, t);
     let ctx = Ctx {
         ctol: contact_tolerance(a, pa, b, pb),
         p: a,
@@ -1125,8 +1134,9 @@ pub fn intersect(
     cache: &mut CdDualCache,
 ) -> Result<Intersection, PolycdError> {
     cache.last_margin = f64::NAN;
+    cache.last_depth = f64::NAN;
     let (r, t) = relative(pa, pb);
-    let (c, pc, qc) = interior_point(a, b, r, t);
+    let (c, pc, qc, interior_depth) = interior_point(a, b, r, t);
     let ctx = Ctx {
         ctol: contact_tolerance(a, pa, b, pb),
         p: a,
@@ -1188,6 +1198,11 @@ pub fn intersect(
     let (ps, qs, exact) = split_point(&ctx, best.face, xs, tol);
     let on_a = pc * (1.0 - theta) + ps * theta;
     let on_b = qc * (1.0 - theta) + qs * theta;
+    if exact {
+        // `on_a` mixes a point at depth ≥ `interior_depth` with a point of A (within `tol`),
+        // so it lies at least (1 − θ)·interior_depth − θ·tol deep in A; likewise `on_b` in B.
+        cache.last_depth = (1.0 - theta) * interior_depth - theta * tol - (on_a - on_b).length();
+    }
     let point = pa.transform_point(0.5 * (on_a + on_b));
     let witness = if exact {
         OverlapWitness::CommonPoint(point)

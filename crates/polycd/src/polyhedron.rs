@@ -76,6 +76,8 @@ pub struct ConvexPolyhedron {
     pub(crate) source: Vec<u32>,
     pub(crate) centroid: DVec3,
     pub(crate) interior: [DVec3; 2],
+    /// Lower bounds on the depth of `interior[k]` below every face plane.
+    pub(crate) interior_depth: [f64; 2],
     pub(crate) volume: f64,
     pub(crate) sphere_center: DVec3,
     pub(crate) sphere_radius: f64,
@@ -364,6 +366,15 @@ impl ConvexPolyhedron {
             .iter()
             .fold(0.0f64, |m, p| m.max((*p - sphere_center).length()));
         let interior = [centroid, centroid + (vertices[0] - centroid) * 0.5];
+        // The centroid's depth below every face plane; the second point is the midpoint of the
+        // centroid and a vertex, so (convexity) at least half as deep. Rounded down a little
+        // so the bounds stay lower bounds.
+        let centroid_depth = face_recs
+            .iter()
+            .map(|f| f.offset - f.normal.dot(centroid))
+            .fold(f64::INFINITY, f64::min)
+            * (1.0 - 1e-9);
+        let interior_depth = [centroid_depth, 0.5 * centroid_depth];
         let mut poly = ConvexPolyhedron {
             vertices,
             half_edges,
@@ -377,6 +388,7 @@ impl ConvexPolyhedron {
             source: Vec::new(),
             centroid,
             interior,
+            interior_depth,
             volume,
             sphere_center,
             sphere_radius,
@@ -476,6 +488,11 @@ impl ConvexPolyhedron {
     /// Two distinct strictly interior points (CD-Dual §4.1 needs a choice of interior points).
     pub fn interior_points(&self) -> [DVec3; 2] {
         self.interior
+    }
+    /// Lower bounds on how deep each of [`interior_points`](Self::interior_points) lies below
+    /// every face plane (precomputed: a ball of that radius around the point is inside).
+    pub fn interior_depths(&self) -> [f64; 2] {
+        self.interior_depth
     }
     /// Enclosed volume.
     pub fn volume(&self) -> f64 {

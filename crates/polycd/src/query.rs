@@ -324,8 +324,20 @@ pub fn intersect(
             // CD-Dual's separating plane supports `M`, so it knows its own margin: far
             // outside the contact band (twice the tolerance, far beyond rounding) the two
             // support queries that would re-measure it are skipped, with the same answer.
-            if matches!(r, Intersection::Disjoint { .. })
-                && cache.cd_dual.last_margin() > 2.0 * contact_tolerance(a, &pa, b, &pb)
+            let far = 2.0 * contact_tolerance(a, &pa, b, &pb);
+            if matches!(r, Intersection::Disjoint { .. }) && cache.cd_dual.last_margin() > far {
+                return Ok(r);
+            }
+            // Likewise its common point carries a certified depth bound (interior points of
+            // known depth mixed with points of the shapes): deep overlaps skip the O(faces)
+            // depth scans.
+            if matches!(
+                r,
+                Intersection::Overlapping {
+                    witness: OverlapWitness::CommonPoint(_),
+                    ..
+                }
+            ) && cache.cd_dual.last_depth() > far
             {
                 return Ok(r);
             }
