@@ -96,7 +96,8 @@ pub enum Question {
 pub enum Coherence {
     /// One `PairCache` per pair, reused along the pair's sequence of poses.
     Warm,
-    /// A fresh `PairCache` for every query.
+    /// No coherence: `PairCache::forget` before every query (the previous query's state is
+    /// dropped; scratch buffers keep their capacity, as in a caller's long-lived cache).
     Cold,
 }
 

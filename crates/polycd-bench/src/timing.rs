@@ -76,7 +76,7 @@ impl Bench {
             let need = if per_query_caches { n } else { 1 };
             self.caches.truncate(need);
             for c in self.caches.iter_mut() {
-                *c = PairCache::default();
+                c.forget();
             }
             while self.caches.len() < need {
                 self.caches.push(PairCache::default());
@@ -134,7 +134,9 @@ pub(crate) fn time_single(
             break;
         }
         if method.coherence == Coherence::Cold {
-            *cache = PairCache::default();
+            // No coherence: the state of earlier queries is forgotten, while the scratch
+            // buffers stay allocated, as in a caller's long-lived per-pair cache.
+            cache.forget();
         }
         let start = Instant::now();
         let r = method.run(

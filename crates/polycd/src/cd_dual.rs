@@ -284,6 +284,18 @@ pub struct CdDualCache {
     last_depth: f64,
 }
 
+impl CdDualCache {
+    /// Forgets the coherence state (the next query starts cold) and keeps the scratch
+    /// buffers' capacity, so a cache reused for unrelated queries does not allocate.
+    pub fn forget(&mut self) {
+        self.face_a = u32::MAX;
+        self.warm_a = 0;
+        self.warm_b = 0;
+        self.last_margin = f64::NAN;
+        self.last_depth = f64::NAN;
+    }
+}
+
 impl Default for CdDualCache {
     fn default() -> Self {
         Self {

@@ -161,6 +161,16 @@ pub struct GjkCache {
 }
 
 impl GjkCache {
+    /// Forgets the coherence state (the next query starts cold) and keeps the scratch
+    /// buffers' capacity, so a cache reused for unrelated queries does not allocate.
+    pub fn forget(&mut self) {
+        self.warm_a = 0;
+        self.warm_b = 0;
+        self.len = 0;
+    }
+}
+
+impl GjkCache {
     /// The simplex of the last query, as (vertex of A, vertex of B) pairs.
     pub fn simplex(&self) -> &[(u32, u32)] {
         &self.pairs[..(self.len as usize).min(4)]

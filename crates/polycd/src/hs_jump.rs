@@ -132,6 +132,15 @@ pub struct HsJumpCache {
 }
 
 impl HsJumpCache {
+    /// Forgets the coherence state (the next query starts cold) and keeps the scratch
+    /// buffers' capacity, so a cache reused for unrelated queries does not allocate.
+    pub fn forget(&mut self) {
+        self.warm = false;
+        self.cert_len = 0;
+    }
+}
+
+impl HsJumpCache {
     /// Forgets the coherence state (the next query starts cold).
     pub fn reset(&mut self) {
         self.warm = false;

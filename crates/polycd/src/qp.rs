@@ -91,6 +91,14 @@ pub struct QpCache {
     seed: Option<(u32, u32)>,
 }
 
+impl QpCache {
+    /// Forgets the coherence state (the next query starts cold) and keeps the scratch
+    /// buffers' capacity, so a cache reused for unrelated queries does not allocate.
+    pub fn forget(&mut self) {
+        self.seed = None;
+    }
+}
+
 /// How a solve ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QpStatus {

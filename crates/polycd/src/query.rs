@@ -263,6 +263,19 @@ pub struct PairCache {
     pub qp: qp::QpCache,
 }
 
+impl PairCache {
+    /// Forgets every algorithm's coherence state (the next query starts cold, as with a new
+    /// cache) but keeps the scratch buffers' capacity: reuse one cache for unrelated queries
+    /// without allocating.
+    pub fn forget(&mut self) {
+        self.gjk.forget();
+        self.vclip.forget();
+        self.cd_dual.forget();
+        self.hs_jump.forget();
+        self.qp.forget();
+    }
+}
+
 /// The length scale of a pair: both bounding radii plus the distance between the shapes'
 /// reference positions and their coordinate magnitudes (rounding grows with all of them).
 pub fn pair_scale(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {

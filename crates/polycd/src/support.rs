@@ -32,6 +32,10 @@ pub struct HillClimb<'a>(pub &'a ConvexPolyhedron);
 #[derive(Clone, Copy, Debug)]
 pub struct Hierarchy<'a>(pub &'a ConvexPolyhedron);
 
+/// Up to this many vertices, [`ConvexPolyhedron::support_climb`] scans all of them instead of
+/// walking the vertex graph (measured: a cube or icosahedron support is cheaper as a scan).
+pub const SMALL_SCAN: usize = 16;
+
 impl SupportMap for Scan<'_> {
     #[inline]
     fn support(&self, dir: DVec3, _warm: u32) -> u32 {
@@ -77,6 +81,18 @@ impl ConvexPolyhedron {
             0
         };
         let mut d = dir.dot(self.vertices[v as usize]);
+        if self.vertices.len() <= SMALL_SCAN {
+            // A few contiguous dot products beat the walk's neighbour-list indirections; the
+            // start is kept on ties, as the climb would keep it.
+            for (i, p) in self.vertices.iter().enumerate() {
+                let dp = dir.dot(*p);
+                if dp > d {
+                    d = dp;
+                    v = i as u32;
+                }
+            }
+            return v;
+        }
         // Strict increase bounds the walk by the vertex count.
         for _ in 0..self.vertices.len() {
             let mut best = v;

@@ -123,6 +123,14 @@ pub struct VClipCache {
 }
 
 impl VClipCache {
+    /// Forgets the coherence state (the next query starts cold) and keeps the scratch
+    /// buffers' capacity, so a cache reused for unrelated queries does not allocate.
+    pub fn forget(&mut self) {
+        self.pair = None;
+    }
+}
+
+impl VClipCache {
     /// The feature pair the next query starts from (`None`: vertex 0 / vertex 0).
     pub fn pair(&self) -> Option<FeaturePair> {
         self.pair

@@ -202,3 +202,33 @@ fn cd_dual_symmetric_shapes_agree_with_oracle() {
     }
     assert!(bad.is_empty(), "{} disagreements", bad.len());
 }
+
+/// `PairCache::forget` drops every algorithm's coherence state: after it, each answer equals
+/// the answer of a brand-new cache (while the buffers keep their capacity).
+#[test]
+fn forget_equals_a_fresh_cache() {
+    use polycd::{query, shapes, Algorithm, DVec3, PairCache, Pose};
+    use rand::SeedableRng;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(77);
+    let a = shapes::ellipsoid(200, 2.0, 1.0, 1.0, 1).unwrap();
+    let b = shapes::icosphere(2, 1.0).unwrap();
+    let mut used = PairCache::default();
+    for i in 0..300 {
+        let pa = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
+        let dist = [0.5, 2.9, 3.0, 3.1, 6.0][i % 5];
+        let pb = Pose::new(shapes::random_rotation(&mut rng), shapes::unit_vector(&mut rng) * dist);
+        for alg in Algorithm::ALL {
+            // Dirty the cache with an unrelated query first.
+            let _ = query::intersect(&a, &pb, &b, &pa, alg, &mut used);
+            used.forget();
+            let x = query::intersect(&a, &pa, &b, &pb, alg, &mut used);
+            let y = query::intersect(&a, &pa, &b, &pb, alg, &mut PairCache::default());
+            assert_eq!(format!("{x:?}"), format!("{y:?}"), "{alg:?} intersect, pair {i}");
+            let _ = query::distance(&a, &pb, &b, &pa, alg, &mut used);
+            used.forget();
+            let x = query::distance(&a, &pa, &b, &pb, alg, &mut used);
+            let y = query::distance(&a, &pa, &b, &pb, alg, &mut PairCache::default());
+            assert_eq!(format!("{x:?}"), format!("{y:?}"), "{alg:?} distance, pair {i}");
+        }
+    }
+}
