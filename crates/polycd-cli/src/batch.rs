@@ -183,7 +183,7 @@ fn answer_inner(
                     ..Answer::default()
                 },
                 Intersection::Overlapping { witness, iterations } => {
-                    let (point, features) = witness_point(&witness);
+                    let (point, features) = witness_point(&witness, a, pa, b, pb);
                     Answer {
                         status: "overlapping",
                         point_a: point,
@@ -221,7 +221,7 @@ fn answer_inner(
                     penetration,
                     iterations,
                 } => {
-                    let (point, features) = witness_point(&witness);
+                    let (point, features) = witness_point(&witness, a, pa, b, pb);
                     Answer {
                         status: status_str(status),
                         distance: Some(0.0),
@@ -265,11 +265,18 @@ fn answer_inner(
     }
 }
 
-fn witness_point(w: &OverlapWitness) -> (Option<DVec3>, Option<FeaturePair>) {
+fn witness_point(
+    w: &OverlapWitness,
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+) -> (Option<DVec3>, Option<FeaturePair>) {
     match *w {
         OverlapWitness::CommonPoint(p) => (Some(p), None),
         OverlapWitness::Features { features, point } => (Some(point), Some(features)),
-        OverlapWitness::Simplex(_) => (None, None),
+        // The simplex's barycentric point: common to both shapes.
+        OverlapWitness::Simplex(s) => (s.common_point(a, pa, b, pb), None),
     }
 }
 

@@ -110,6 +110,85 @@ impl MinkowskiSimplex {
     pub fn pairs(&self) -> &[(u32, u32)] {
         &self.pairs[..self.len as usize]
     }
+
+    /// A point common to both shapes (world frame) read off the simplex: with barycentric
+    /// weights `λ` of the origin in the hull of the differences `a_i − b_i`, `Σλ·a_i = Σλ·b_i`
+    /// lies in both (returned as the mean of the two sums). `None` for invalid ids or a
+    /// degenerate simplex that does not hold the origin.
+    pub fn common_point(
+        &self,
+        a: &ConvexPolyhedron,
+        pose_a: &Pose,
+        b: &ConvexPolyhedron,
+        pose_b: &Pose,
+    ) -> Option<DVec3> {
+        let n = (self.len as usize).min(4);
+        let mut pa = [DVec3::ZERO; 4];
+        let mut pb = [DVec3::ZERO; 4];
+        for (k, &(ia, ib)) in self.pairs[..n].iter().enumerate() {
+            if ia as usize >= a.vertices().len() || ib as usize >= b.vertices().len() {
+                return None;
+            }
+            pa[k] = pose_a.transform_point(a.vertex(ia));
+            pb[k] = pose_b.transform_point(b.vertex(ib));
+        }
+        let m: Vec<DVec3> = (0..n).map(|k| pa[k] - pb[k]).collect();
+        let w: [f64; 4] = match n {
+            1 => [1.0, 0.0, 0.0, 0.0],
+            2 => {
+                let e = m[1] - m[0];
+                let l2 = e.length_squared();
+                if !(l2 > 0.0) {
+                    return None;
+                }
+                let t = (-m[0].dot(e) / l2).clamp(0.0, 1.0);
+                [1.0 - t, t, 0.0, 0.0]
+            }
+            3 => {
+                let nrm = (m[1] - m[0]).cross(m[2] - m[0]);
+                let l2 = nrm.length_squared();
+                if !(l2 > 0.0) {
+                    return None;
+                }
+                let y = nrm * (nrm.dot(m[0]) / l2);
+                let l = [
+                    nrm.dot((m[1] - y).cross(m[2] - y)),
+                    nrm.dot((m[2] - y).cross(m[0] - y)),
+                    nrm.dot((m[0] - y).cross(m[1] - y)),
+                ];
+                [l[0].max(0.0), l[1].max(0.0), l[2].max(0.0), 0.0]
+            }
+            4 => {
+                let o = DVec3::ZERO;
+                let v = [
+                    (m[1] - o).dot((m[2] - o).cross(m[3] - o)),
+                    (o - m[0]).dot((m[2] - m[0]).cross(m[3] - m[0])),
+                    (m[1] - m[0]).dot((o - m[0]).cross(m[3] - m[0])),
+                    (m[1] - m[0]).dot((m[2] - m[0]).cross(o - m[0])),
+                ];
+                let vol = v[0] + v[1] + v[2] + v[3];
+                if !(vol.abs() > 0.0) {
+                    return None;
+                }
+                [
+                    (v[0] / vol).max(0.0),
+                    (v[1] / vol).max(0.0),
+                    (v[2] / vol).max(0.0),
+                    (v[3] / vol).max(0.0),
+                ]
+            }
+            _ => return None,
+        };
+        let sum: f64 = w.iter().sum();
+        if !(sum > 0.0) || !sum.is_finite() {
+            return None;
+        }
+        let mut p = DVec3::ZERO;
+        for k in 0..n {
+            p += (pa[k] + pb[k]) * (0.5 * w[k] / sum);
+        }
+        p.is_finite().then_some(p)
+    }
 }
 
 /// Why two shapes are known to intersect.

@@ -232,3 +232,42 @@ fn forget_equals_a_fresh_cache() {
         }
     }
 }
+
+/// `MinkowskiSimplex::common_point` (the batch output's witness point for simplex
+/// certificates) lies in both shapes.
+#[test]
+fn simplex_common_point_is_in_both_shapes() {
+    use polycd::query::OverlapWitness;
+    let mut rng = ChaCha8Rng::seed_from_u64(78);
+    let a = shapes::ellipsoid(60, 2.0, 1.0, 1.0, 3).unwrap();
+    let b = shapes::icosahedron(1.0).unwrap();
+    let mut checked = 0;
+    for _ in 0..2000 {
+        let pa = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
+        let pb = Pose::new(
+            shapes::random_rotation(&mut rng),
+            shapes::unit_vector(&mut rng) * rng.random_range(0.0..3.0),
+        );
+        for alg in [Algorithm::Gjk, Algorithm::HsJump] {
+            if let Ok(Intersection::Overlapping {
+                witness: OverlapWitness::Simplex(s),
+                ..
+            }) = query::intersect(&a, &pa, &b, &pb, alg, &mut PairCache::default())
+            {
+                let p = s.common_point(&a, &pa, &b, &pb).expect("a point");
+                let tol = 1e-12 * query::pair_scale(&a, &pa, &b, &pb);
+                for (shape, pose) in [(&a, &pa), (&b, &pb)] {
+                    let local = pose.inverse_transform_point(p);
+                    for f in 0..shape.faces().len() as u32 {
+                        assert!(
+                            shape.face_plane(f).signed_distance(local) <= tol,
+                            "{alg:?}: outside face {f}"
+                        );
+                    }
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "{checked}");
+}
