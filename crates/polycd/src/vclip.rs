@@ -94,6 +94,11 @@
 //!   rounding) perpendicular to the closest features (face normal; crossing edges' cross product, see
 //!   [`CROSSING_EDGES_SIN2`]; edge direction projected out), so tiny gaps on large shapes still
 //!   give planes that bound both vertex sets.
+//! - VV (Alg. 4) moves to the edge whose vertex–edge plane is *maximally* violated (violation
+//!   over edge length), as VF does for face–edge planes, rather than the first violated one:
+//!   any violated plane strictly lowers the distance, and the steepest one takes fewer steps
+//!   along a finely tessellated surface (coherence scenario, 642-vertex sphere at 5°/step:
+//!   8.2 → 7.3 handler calls per query).
 //! - A stale or foreign cached pair (ids out of range) is replaced by vertex 0 / vertex 0; a
 //!   face–face pair (never produced by the algorithm) starts from the first vertex of A's face.
 
@@ -314,13 +319,20 @@ fn deriv_feature(u: DVec3, e: DVec3, body: &Body, n: Feature) -> Option<f64> {
 fn vv_half(w: &View, vp: u32, vq: u32) -> Option<Step> {
     let x = w.p.vertex(vp);
     let y = w.q.vertex(vq);
+    let mut best = 0.0f64;
+    let mut best_edge = None;
     for &h in w.p.poly.outgoing(vp) {
         let o = w.p.vertex(w.p.head(h));
-        if ve_plane(x, o, y) < 0.0 {
-            return Some(Step::P(Feature::Edge(w.p.poly.half_edge(h).edge)));
+        let d = ve_plane(x, o, y);
+        if d < 0.0 {
+            let score = d * d / (x - o).length_squared();
+            if score > best || best_edge.is_none() {
+                best = score;
+                best_edge = Some(w.p.poly.half_edge(h).edge);
+            }
         }
     }
-    None
+    best_edge.map(|e| Step::P(Feature::Edge(e)))
 }
 
 /// VE state (Alg. 5): vertex of P, edge of Q.
@@ -872,11 +884,14 @@ impl LocalDirs {
 }
 
 fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: &mut VClipCache) -> Run {
-    let rel = pa.relative(pb);
+    // B's pose in A's frame: one quaternion product and one rotation.
+    let r = pa.rotation.conjugate();
+    let rel_rotation = (r * pb.rotation).normalize();
+    let rel_translation = r * (pb.translation - pa.translation);
     let body_a = Body { poly: a, frame: None };
     let body_b = Body {
         poly: b,
-        frame: Some((DMat3::from_quat(rel.rotation), rel.translation)),
+        frame: Some((DMat3::from_quat(rel_rotation), rel_translation)),
     };
     let ab = View { p: body_a, q: body_b };
     let ba = View { p: body_b, q: body_a };
@@ -956,7 +971,7 @@ pub fn intersect(
     pb: &Pose,
     cache: &mut VClipCache,
 ) -> Result<Intersection, PolycdError> {
-    Ok(match distance_with_plane(a, pa, b, pb, cache) {
+    Ok(match distance_with_plane(a, pa, b, pb, cache, true) {
         (
             Distance::Separated {
                 distance,
@@ -1120,13 +1135,32 @@ fn touching_plane(
     None
 }
 
-/// V-Clip's answer plus, for separated and touching answers, the separating plane.
+/// An upper bound of [`contact_tolerance`] without rotations (the rotations preserve the
+/// lengths `pair_scale` measures; the relative slack covers its rounding), so that clearly
+/// separated answers skip the exact tolerance.
+fn tolerance_upper_bound(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> f64 {
+    let upper = a.scale()
+        + b.scale()
+        + (pa.translation - pb.translation).length()
+        + a.bounding_sphere().0.length()
+        + b.bounding_sphere().0.length()
+        + a.magnitude().max(b.magnitude())
+        + pa.translation
+            .abs()
+            .max_element()
+            .max(pb.translation.abs().max_element());
+    crate::tolerance::CONTACT_REL * upper * (1.0 + 1e-9)
+}
+
+/// V-Clip's answer plus, for separated and touching answers, the separating plane (for
+/// clearly separated answers only when `want_plane`).
 fn distance_with_plane(
     a: &ConvexPolyhedron,
     pa: &Pose,
     b: &ConvexPolyhedron,
     pb: &Pose,
     cache: &mut VClipCache,
+    want_plane: bool,
 ) -> (Distance, Option<Plane>) {
     let penetrating = |features, point, iterations| Distance::Penetrating {
         witness: OverlapWitness::Features { features, point },
@@ -1156,6 +1190,19 @@ fn distance_with_plane(
                 )
             };
             if d > 0.0 && xa != xb {
+                // Clearly apart (beyond an O(1) upper bound of the contact tolerance): the
+                // plane is built only when the caller wants it.
+                if d > tolerance_upper_bound(a, pa, b, pb) {
+                    let plane = if want_plane {
+                        separating_plane(a, pa, b, pb, wa, wb, pair, d)
+                    } else {
+                        Plane {
+                            normal: DVec3::ZERO,
+                            offset: 0.0,
+                        }
+                    };
+                    return separated(plane);
+                }
                 let plane = separating_plane(a, pa, b, pb, wa, wb, pair, d);
                 if d > contact_tolerance(a, pa, b, pb) {
                     return separated(plane);
@@ -1202,5 +1249,5 @@ pub fn distance(
     pb: &Pose,
     cache: &mut VClipCache,
 ) -> Result<Distance, PolycdError> {
-    Ok(distance_with_plane(a, pa, b, pb, cache).0)
+    Ok(distance_with_plane(a, pa, b, pb, cache, false).0)
 }
