@@ -53,7 +53,8 @@
 //!   exactly that, sign-aware (the literal absolute-value test misses edges crossing the plane
 //!   of F): `D_P(V) > 0` and `(V' − V)·n_F < 0`, or `D_P(V) < 0` and `(V' − V)·n_F > 0`. The
 //!   slope is computed as `(V' − V)·n_F`, bit for bit the expression EF's derivative check
-//!   uses (`u·n_F` with `u = head − tail`, exactly negated when V is the head), not as
+//!   uses (`u·n_F` with `u = head − tail`, exactly negated when V is the head; both with the
+//!   endpoints mapped into F's frame, where the face distances are measured too), not as
 //!   `D_P(V') − D_P(V)`: for an edge parallel to F the two round differently, VF then moved to
 //!   the edge while EF sent it straight back to V, and the pair cycled (coherence scenario,
 //!   icosahedron translated without rotation).
@@ -111,7 +112,10 @@ use crate::error::PolycdError;
 use crate::geometry::{closest_on_segment, closest_segment_segment};
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
-use crate::query::{contact_tolerance, pair_scale, Distance, Feature, FeaturePair, Intersection, OverlapWitness};
+use crate::query::{
+    contact_tolerance, contact_tolerance_bound, pair_scale, Distance, Feature, FeaturePair, Intersection,
+    OverlapWitness,
+};
 use crate::tolerance::DISTANCE_GAP_REL;
 
 /// Output only (separating planes, never the iteration): two closest edges whose directions
@@ -1268,25 +1272,9 @@ fn touching_plane(
     None
 }
 
-/// An upper bound of [`contact_tolerance`] without rotations (the rotations preserve the
-/// lengths `pair_scale` measures; the relative slack covers its rounding), so that clearly
-/// separated answers skip the exact tolerance.
-fn tolerance_upper_bound(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> f64 {
-    let upper = a.scale()
-        + b.scale()
-        + (pa.translation - pb.translation).length()
-        + a.bounding_sphere().0.length()
-        + b.bounding_sphere().0.length()
-        + a.magnitude().max(b.magnitude())
-        + pa.translation
-            .abs()
-            .max_element()
-            .max(pb.translation.abs().max_element());
-    crate::tolerance::CONTACT_REL * upper * (1.0 + 1e-9)
-}
-
 /// V-Clip's answer plus, for separated and touching answers, the separating plane (for
 /// clearly separated answers only when `want_plane`).
+#[inline(always)]
 fn distance_with_plane(
     a: &ConvexPolyhedron,
     pa: &Pose,
@@ -1325,7 +1313,7 @@ fn distance_with_plane(
             if d > 0.0 && xa != xb {
                 // Clearly apart (beyond an O(1) upper bound of the contact tolerance): the
                 // plane is built only when the caller wants it.
-                if d > tolerance_upper_bound(a, pa, b, pb) {
+                if d > contact_tolerance_bound(a, pa, b, pb) {
                     let plane = if want_plane {
                         separating_plane(a, pa, b, pb, wa, wb, pair, d)
                     } else {
