@@ -284,15 +284,16 @@ pub fn contact_tolerance(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedr
     CONTACT_REL * pair_scale(a, pose_a, b, pose_b)
 }
 
-/// An upper bound of [`contact_tolerance`] without rotations: the rotations preserve the
-/// lengths [`pair_scale`] measures (`|c_a − c_b| ≤ |t_a − t_b| + |c_a,local| + |c_b,local|`),
-/// and the relative slack covers its rounding.
+/// An upper bound of [`contact_tolerance`] without rotations or square roots: the rotations
+/// preserve the lengths [`pair_scale`] measures (`|c_a − c_b| ≤ |t_a − t_b| + |c_a,local| +
+/// |c_b,local|`), each length is bounded by the sum of the absolute coordinates, and the
+/// relative slack covers the rounding.
 pub(crate) fn contact_tolerance_bound(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
     let upper = a.scale()
         + b.scale()
-        + (pose_a.translation - pose_b.translation).length()
-        + a.bounding_sphere().0.length()
-        + b.bounding_sphere().0.length()
+        + (pose_a.translation - pose_b.translation).abs().element_sum()
+        + a.bounding_sphere().0.abs().element_sum()
+        + b.bounding_sphere().0.abs().element_sum()
         + a.magnitude().max(b.magnitude())
         + pose_a
             .translation
