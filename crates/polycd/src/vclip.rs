@@ -108,8 +108,9 @@
 //!   5°/step: 8.2 → 5.4 handler calls per query; 25°/step: 29.7 → 15.4).
 //! - When the VE step after such a move would only carry the vertex on to the edge's other
 //!   end, VV takes both steps at once (counted as two handler calls; see `vv_half`).
-//! - A stale or foreign cached pair (ids out of range) is replaced by vertex 0 / vertex 0; a
-//!   face–face pair (never produced by the algorithm) starts from the first vertex of A's face.
+//! - A cold query (no cached pair, or a stale or foreign one: ids out of range) starts from
+//!   the two support vertices along the line between the centroids; a face–face pair (never
+//!   produced by the algorithm) starts from the first vertex of A's face.
 
 use crate::error::PolycdError;
 use crate::geometry::{closest_on_segment, closest_segment_segment};
@@ -134,7 +135,8 @@ pub struct VClipCache {
 }
 
 impl VClipCache {
-    /// The feature pair the next query starts from (`None`: vertex 0 / vertex 0).
+    /// The feature pair the next query starts from (`None`: a cold start from the support
+    /// vertices along the line between the centroids).
     pub fn pair(&self) -> Option<FeaturePair> {
         self.pair
     }
@@ -1035,7 +1037,16 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
     let ba = View { p: body_b, q: body_a };
     let (mut fa, mut fb) = match cache.pair {
         Some(p) if body_a.feature_ok(p.a) && body_b.feature_ok(p.b) => (p.a, p.b),
-        _ => (Feature::Vertex(0), Feature::Vertex(0)),
+        // Cold start: the support vertices along the line between the centroids (O(log n)
+        // each through the Dobkin–Kirkpatrick hierarchy), near the closest features of
+        // round shapes, instead of a walk across the surfaces from vertex 0.
+        _ => {
+            let dir = (m * b.centroid() + rel_translation) - a.centroid();
+            (
+                Feature::Vertex(a.support_hierarchy(dir)),
+                Feature::Vertex(b.support_hierarchy(-(m.transpose() * dir))),
+            )
+        }
     };
     let (va, ea, fca) = a.counts();
     let (vb, eb, fcb) = b.counts();
