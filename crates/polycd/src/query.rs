@@ -376,6 +376,25 @@ pub fn contact_tolerance(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedr
     CONTACT_REL * pair_scale(a, pose_a, b, pose_b)
 }
 
+/// An upper bound of [`contact_tolerance`] without rotations or square roots: the rotations
+/// preserve the lengths [`pair_scale`] measures (`|c_a − c_b| ≤ |t_a − t_b| + |c_a,local| +
+/// |c_b,local|`), each length is bounded by the sum of the absolute coordinates, and the
+/// relative slack covers the rounding.
+pub(crate) fn contact_tolerance_bound(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
+    let upper = a.scale()
+        + b.scale()
+        + (pose_a.translation - pose_b.translation).abs().element_sum()
+        + a.bounding_sphere().0.abs().element_sum()
+        + b.bounding_sphere().0.abs().element_sum()
+        + a.magnitude().max(b.magnitude())
+        + pose_a
+            .translation
+            .abs()
+            .max_element()
+            .max(pose_b.translation.abs().max_element());
+    CONTACT_REL * upper * (1.0 + 1e-9)
+}
+
 fn check_pose(p: &Pose) -> Result<(), PolycdError> {
     if !p.translation.is_finite() || !p.rotation.is_finite() {
         return Err(PolycdError::NonFinitePose);
@@ -655,6 +674,13 @@ fn complete_penetration(
     d: Distance,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
+    // Clearly separated answers (the common case of coherent sequences) skip the exact
+    // tolerance: an upper bound of it needs no rotation.
+    if let Distance::Separated { distance, .. } = d {
+        if distance > contact_tolerance_bound(a, pose_a, b, pose_b) {
+            return Ok(d);
+        }
+    }
     let tol = contact_tolerance(a, pose_a, b, pose_b);
     match d {
         Distance::Penetrating {
