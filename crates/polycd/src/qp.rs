@@ -814,7 +814,8 @@ fn fast_solve<'a>(
     cache: &mut QpCache,
 ) -> (PolyPair<'a>, Solved, f64) {
     let scale = pair_scale(a, pa, b, pb);
-    let tol = contact_tolerance(a, pa, b, pb);
+    // `contact_tolerance` is CONTACT_REL × pair_scale: the same value, one scale computation.
+    let tol = CONTACT_REL * scale;
     let mut sup = PolyPair::new(a, pa, b, pb);
     let seed = match cache.seed {
         Some((ia, ib)) if sup.ids_valid(ia, ib) => {
@@ -827,8 +828,9 @@ fn fast_solve<'a>(
             sup.support(d, 1.0)
         }
     };
+    // The centroids' depths are precomputed with the shapes (O(1) here).
     let solved = solve_pair(&mut sup, seed, scale, tol, || {
-        Some(depth_in(a, a.centroid()) + depth_in(b, b.centroid()))
+        Some(a.interior_depths()[0] + b.interior_depths()[0])
     });
     cache.seed = Some(solved.seed);
     (sup, solved, tol)
