@@ -100,6 +100,46 @@ pub fn closest_segment_segment(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> (D
     (p1 + d1 * s, p2 + d2 * t)
 }
 
+/// One step of iterative refinement of `v`, a computed nearest point to the origin of the
+/// affine hull of `p[..n]` (n = 2 or 3; other `n` return `v`): removes from `v` its components
+/// along the edge directions `p[i] − p[0]` (the exact nearest point is orthogonal to them).
+/// Near contact `v` is small while its rounding error is of the order of the *coordinates*;
+/// the residuals `eᵢ·v` are computed to the accuracy of `v` itself, so the correction restores
+/// `v`'s direction — which duality gaps and separating planes depend on. The step is refused
+/// (returns `v`) if it would lengthen `v` beyond rounding or is not finite.
+pub(crate) fn refine_nearest(p: &[DVec3; 3], n: usize, v: DVec3) -> DVec3 {
+    match n {
+        2 => {
+            let e = p[1] - p[0];
+            let ee = e.length_squared();
+            if ee > 0.0 {
+                v - e * (e.dot(v) / ee)
+            } else {
+                v
+            }
+        }
+        3 => {
+            let e1 = p[1] - p[0];
+            let e2 = p[2] - p[0];
+            let (g11, g12, g22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
+            let det = g11 * g22 - g12 * g12;
+            if !(det > 0.0) || !det.is_finite() {
+                return v;
+            }
+            let (r1, r2) = (e1.dot(v), e2.dot(v));
+            let c1 = (g22 * r1 - g12 * r2) / det;
+            let c2 = (g11 * r2 - g12 * r1) / det;
+            let nv = v - e1 * c1 - e2 * c2;
+            if nv.is_finite() && nv.length_squared() <= v.length_squared() * (1.0 + 1e-9) {
+                nv
+            } else {
+                v
+            }
+        }
+        _ => v,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -42,7 +42,12 @@
 //! bound yields `NotConverged`, never a guessed answer.
 //!
 //! Departures from the papers: the all-faces minimum-norm sub-algorithm with refinement
-//! (above) replaces Johnson's; a stall (repeated support pair, or no decrease of `|v|`) is
+//! (above) replaces Johnson's, with a shortcut: when the whole simplex's own candidate exists
+//! (the projection strictly inside the segment or triangle, or inside a tetrahedron face the
+//! origin sees) it is the nearest point outright and the enumeration is skipped; the warm
+//! start is dropped (cold start along the centre line) when B has turned by more than
+//! `STALE_TURN` (0.1 rad) relative to A since the cached query, where the old simplex costs more
+//! iterations than it saves; a stall (repeated support pair, or no decrease of `|v|`) is
 //! accepted only when the support gap is within [`ACCEPT_GAP_REL`] × scale, otherwise decided
 //! by EPA when `|v|` is within the contact tolerance, else reported as non-convergence. A
 //! touching pair with `|v| = 0` (origin on a face of a simplex) goes to EPA too, which returns
@@ -61,13 +66,13 @@
 //! icosahedra at depth 0.143 reported touching).
 
 use crate::error::PolycdError;
-use crate::math::{DMat3, DVec3, Plane, Pose};
+use crate::math::{DMat3, DQuat, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{
     pair_scale, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
     Penetration,
 };
-use crate::tolerance::{CONTACT_REL, DISTANCE_GAP_REL};
+use crate::tolerance::{CONTACT_REL, DISTANCE_GAP_REL, WEIGHT_TIE};
 
 /// When rounding stops `|v|` from decreasing, the answer is accepted if the upper and lower
 /// distance bounds agree within this fraction of the pair scale (ten times the normal stopping
@@ -86,6 +91,16 @@ pub const MAX_PAIR_BOUND: u32 = 4096;
 
 /// Initial capacity of EPA's vertex buffer (faces: twice that), reserved once per cache.
 const EPA_RESERVE: usize = 64;
+
+/// Relative rotation since the cached query (radians) beyond which the cached simplex is
+/// dropped and the query starts cold. A simplex of vertex pairs is a good start only while
+/// the pairs stay near the supports, and rotation is what moves the supports (a translation
+/// moves all of `M` rigidly); measured on the V-Clip coherence workload (`bench
+/// coherence`), the warm start costs more iterations than the cold one beyond about 3° per
+/// step on the 642-vertex sphere and about 20° on the cube, so 0.1 rad (5.7°) keeps the warm
+/// start where it pays and the centre-line cold start elsewhere. Not a tolerance: it only
+/// picks the start, never an answer.
+const STALE_TURN: f64 = 0.1;
 
 /// A vertex of `M = A − B`: the pair of vertex ids and the points (A's local frame).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -154,6 +169,8 @@ pub struct GjkCache {
     warm_b: u32,
     pairs: [(u32, u32); 4],
     len: u8,
+    /// B's rotation relative to A at the last query, for the staleness test.
+    last_rel: Option<DQuat>,
     epa_verts: Vec<SVert>,
     epa_faces: Vec<EpaFace>,
     epa_stack: Vec<(u32, u8)>,
@@ -167,6 +184,7 @@ impl GjkCache {
         self.warm_a = 0;
         self.warm_b = 0;
         self.len = 0;
+        self.last_rel = None;
     }
 }
 
@@ -189,6 +207,7 @@ struct Ctx<'a> {
     b: &'a ConvexPolyhedron,
     rot: DMat3,
     rot_t: DMat3,
+    quat: DQuat,
     trans: DVec3,
     scale: f64,
     tol: f64,
@@ -206,6 +225,7 @@ impl<'a> Ctx<'a> {
             b,
             rot,
             rot_t: rot.transpose(),
+            quat: rel.rotation,
             trans: rel.translation,
             scale,
             // `contact_tolerance` is `CONTACT_REL × pair_scale`: the same value, one scale.
@@ -267,6 +287,10 @@ const START_SAMPLES: usize = 32;
 /// which the hill-climb is short on large hulls (only a start: the climb decides the support).
 fn sample_start(p: &ConvexPolyhedron, d: DVec3) -> u32 {
     let verts = p.vertices();
+    if verts.len() <= crate::support::SMALL_SCAN {
+        // The support itself scans such small hulls: any start will do.
+        return 0;
+    }
     let step = (verts.len() / START_SAMPLES).max(1);
     let mut best = (f64::NEG_INFINITY, 0u32);
     for i in (0..verts.len()).step_by(step) {
@@ -317,6 +341,28 @@ fn tri_candidate(p0: DVec3, p1: DVec3, p2: DVec3) -> Option<([f64; 3], DVec3)> {
     Some(([l0 / s, l1 / s, l2 / s], q))
 }
 
+/// Projection of the origin on the plane of triangle `p0 p1 p2` when it lies inside up to
+/// rounding (every barycentric weight ≥ −[`WEIGHT_TIE`]); weights clamped to ≥ 0.
+fn tri_candidate_tied(p0: DVec3, p1: DVec3, p2: DVec3) -> Option<([f64; 3], DVec3)> {
+    let n = (p1 - p0).cross(p2 - p0);
+    let nn = n.length_squared();
+    if !(nn > 0.0) || !nn.is_finite() {
+        return None;
+    }
+    let q = n * (n.dot(p0) / nn);
+    let (a, b, c) = (p0 - q, p1 - q, p2 - q);
+    let l = [n.dot(b.cross(c)) / nn, n.dot(c.cross(a)) / nn, n.dot(a.cross(b)) / nn];
+    if !l.iter().all(|x| *x >= -WEIGHT_TIE) {
+        return None;
+    }
+    let l = [l[0].max(0.0), l[1].max(0.0), l[2].max(0.0)];
+    let s = l[0] + l[1] + l[2];
+    if !(s > 0.0) {
+        return None;
+    }
+    Some(([l[0] / s, l[1] / s, l[2] / s], q))
+}
+
 /// Barycentric coordinates of the origin in tetrahedron `p`, if strictly inside.
 #[inline]
 fn tet_candidate(p: &[DVec3; 4]) -> Option<[f64; 4]> {
@@ -357,6 +403,60 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
             s.lam = l;
             return (DVec3::ZERO, true);
         }
+    }
+    // The full simplex's (or, for a tetrahedron, a face's) own candidate, when it exists, is
+    // the nearest point outright: a projection strictly inside a segment or triangle is its
+    // nearest point, and one strictly inside a tetrahedron face the origin sees is the
+    // tetrahedron's (the tetrahedron lies behind that face's plane). This settles the common
+    // step without the subset enumeration below, which it would pick anyway up to rounding.
+    match n {
+        2 => {
+            if let Some((l, q)) = seg_candidate(p[0], p[1]) {
+                s.lam = [l[0], l[1], 0.0, 0.0];
+                return (refine(s, q), false);
+            }
+        }
+        3 => {
+            if let Some((l, q)) = tri_candidate(p[0], p[1], p[2]) {
+                s.lam = [l[0], l[1], l[2], 0.0];
+                return (refine(s, q), false);
+            }
+            // A foot point on the triangle's boundary up to rounding
+            // (a weight of −WEIGHT_TIE or more) is taken on the triangle too: near contact the
+            // nearest point of `M` may be a vertex or edge a hair from the origin, whose own
+            // direction is only as good as the coordinates' rounding, while the triangle's
+            // plane gives the exact normal (kissing cubes in rotated frames stalled without it).
+            if let Some((l, q)) = tri_candidate_tied(p[0], p[1], p[2]) {
+                s.lam = [l[0], l[1], l[2], 0.0];
+                return (refine(s, q), false);
+            }
+        }
+        4 => {
+            // Faces with the newest point (index 3) when restricted, else all four; `r` is
+            // the opposite vertex.
+            const FACES: [([usize; 3], usize); 4] = [([0, 1, 3], 2), ([1, 2, 3], 0), ([2, 0, 3], 1), ([0, 1, 2], 3)];
+            let count = if newest_only { 3 } else { 4 };
+            for &(f, r) in &FACES[..count] {
+                let (a, b, c) = (p[f[0]], p[f[1]], p[f[2]]);
+                let nrm = (b - a).cross(c - a);
+                let side_o = nrm.dot(a);
+                let side_r = nrm.dot(p[r] - a);
+                // Visible: the origin (at −side_o) and `r` strictly on opposite sides.
+                if !(side_o * side_r > 0.0) {
+                    continue;
+                }
+                if let Some((l, q)) = tri_candidate(a, b, c) {
+                    let out = Simplex {
+                        v: [s.v[f[0]], s.v[f[1]], s.v[f[2]], SVert::default()],
+                        lam: [l[0], l[1], l[2], 0.0],
+                        n: 3,
+                    };
+                    *s = out;
+                    return (refine(s, q), false);
+                }
+            }
+        }
+        _ => {}
     }
     let first = if newest_only && n > 0 { n - 1 } else { 0 };
     let mut best_mask = 1u32 << first;
@@ -429,41 +529,10 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
     (refine(s, best_v), false)
 }
 
-/// One step of iterative refinement: removes from `v` its components along the simplex's
-/// edge directions (the exact nearest point is orthogonal to them). `v` is small near contact
-/// while its rounding error is of the order of the *coordinates*; the residuals `eᵢ·v` are
-/// computed to the accuracy of `v` itself, so the correction restores `v`'s direction.
+/// One step of iterative refinement of the simplex's nearest point (see
+/// [`crate::geometry::refine_nearest`]).
 fn refine(s: &Simplex, v: DVec3) -> DVec3 {
-    match s.n {
-        2 => {
-            let e = s.v[1].w - s.v[0].w;
-            let ee = e.length_squared();
-            if ee > 0.0 {
-                v - e * (e.dot(v) / ee)
-            } else {
-                v
-            }
-        }
-        3 => {
-            let e1 = s.v[1].w - s.v[0].w;
-            let e2 = s.v[2].w - s.v[0].w;
-            let (g11, g12, g22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
-            let det = g11 * g22 - g12 * g12;
-            if !(det > 0.0) || !det.is_finite() {
-                return v;
-            }
-            let (r1, r2) = (e1.dot(v), e2.dot(v));
-            let c1 = (g22 * r1 - g12 * r2) / det;
-            let c2 = (g11 * r2 - g12 * r1) / det;
-            let nv = v - e1 * c1 - e2 * c2;
-            if nv.is_finite() && nv.length_squared() <= v.length_squared() * (1.0 + 1e-9) {
-                nv
-            } else {
-                v
-            }
-        }
-        _ => v,
-    }
+    crate::geometry::refine_nearest(&[s.v[0].w, s.v[1].w, s.v[2].w], s.n, v)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,6 +572,15 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
     let gap = DISTANCE_GAP_REL * ctx.scale;
     let accept = ACCEPT_GAP_REL * ctx.scale;
     let mut sim = Simplex::default();
+    if let Some(q) = cache.last_rel {
+        // Rotation angle ≈ 2·√(2(1 − |q·q'|)) (small angles; larger ones only need to exceed
+        // the threshold).
+        let turn = 2.0 * (2.0 * (1.0 - q.dot(ctx.quat).abs()).max(0.0)).sqrt();
+        if !(turn <= STALE_TURN) {
+            cache.len = 0;
+        }
+    }
+    cache.last_rel = Some(ctx.quat);
     for k in 0..(cache.len as usize).min(4) {
         let (ia, ib) = cache.pairs[k];
         if ctx.valid(ia, ib) && !sim.contains(ia, ib) {
@@ -568,7 +646,10 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
         // Rounding can hide a real (sub-ulp) decrease of |v| while v's direction still moves:
         // equal norms are accepted a bounded number of times in a row.
         let nvv = nv.length_squared();
-        let ulps = 16.0 * f64::EPSILON * vv;
+        // Rounding of `|v|²`: relative to `|v|²`, plus that of a norm computed from the
+        // simplex's coordinates (a few ulps of them times `|v|`), which dominates near contact.
+        let mag = (0..sim.n).fold(0.0f64, |m, k| m.max(sim.v[k].w.abs().max_element()));
+        let ulps = 16.0 * f64::EPSILON * (vv + 4.0 * mag * vlen);
         let is_flat = nvv >= vv - ulps;
         if nvv > vv + ulps || (is_flat && flat >= MAX_FLAT_STEPS) || nv == v {
             result = stall(prev, v, sup, slack, vlen, accept, ctx.tol, it);
@@ -599,36 +680,26 @@ fn stall(sim: Simplex, v: DVec3, sup: SVert, slack: f64, vlen: f64, accept: f64,
 // Features from a simplex
 // ---------------------------------------------------------------------------------------------
 
-fn feature_of(p: &ConvexPolyhedron, ids: &[u32], weights: &[f64]) -> Feature {
-    // Distinct ids with positive weight, heaviest first kept for the fallback.
+/// The feature of `p` spanned by the simplex's ids of positive weight; when they span no
+/// single feature (rounding-level weights on a vertex off the contact, e.g. a tetrahedron
+/// around a touching origin) the feature holding `local` (the witness point, `p`'s frame).
+fn feature_of(p: &ConvexPolyhedron, ids: &[u32], weights: &[f64], local: DVec3) -> Feature {
+    // Distinct ids with positive weight.
     let mut uniq = [0u32; 4];
-    let mut wsum = [0f64; 4];
     let mut n = 0usize;
     for (k, &id) in ids.iter().enumerate() {
         let wk = weights.get(k).copied().unwrap_or(0.0);
         if !(wk > 0.0) {
             continue;
         }
-        if let Some(j) = uniq[..n].iter().position(|&u| u == id) {
-            wsum[j] += wk;
-        } else if n < 4 {
+        if !uniq[..n].contains(&id) && n < 4 {
             uniq[n] = id;
-            wsum[n] = wk;
             n += 1;
         }
     }
     if n == 0 {
         return Feature::Vertex(ids.first().copied().unwrap_or(0));
     }
-    let heaviest = {
-        let mut j = 0;
-        for k in 1..n {
-            if wsum[k] > wsum[j] {
-                j = k;
-            }
-        }
-        uniq[j]
-    };
     if n == 1 {
         return Feature::Vertex(uniq[0]);
     }
@@ -648,10 +719,13 @@ fn feature_of(p: &ConvexPolyhedron, ids: &[u32], weights: &[f64]) -> Feature {
             return Feature::Face(f);
         }
     }
-    Feature::Vertex(heaviest)
+    p.feature_at(local)
 }
 
-fn features_of(sim: &Simplex, a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> FeaturePair {
+fn features_of(ctx: &Ctx, sim: &Simplex) -> FeaturePair {
+    let (a, b) = (ctx.a, ctx.b);
+    let (qa, qb) = sim.points();
+    let qb = ctx.rot_t * (qb - ctx.trans);
     let mut ia = [0u32; 4];
     let mut ib = [0u32; 4];
     for k in 0..sim.n {
@@ -659,8 +733,8 @@ fn features_of(sim: &Simplex, a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> Fea
         ib[k] = sim.v[k].ib;
     }
     FeaturePair {
-        a: feature_of(a, &ia[..sim.n], &sim.lam[..sim.n]),
-        b: feature_of(b, &ib[..sim.n], &sim.lam[..sim.n]),
+        a: feature_of(a, &ia[..sim.n], &sim.lam[..sim.n], qa),
+        b: feature_of(b, &ib[..sim.n], &sim.lam[..sim.n], qb),
     }
 }
 
@@ -1024,7 +1098,14 @@ fn epa_run(
             ctx.support(f.n, cache)
         };
         let upper = f.n.dot(w.w);
-        let done = upper - f.d <= gap || verts.iter().any(|x| x.ia == w.ia && x.ib == w.ib) || iters >= ctx.max_iter;
+        let repeated = verts.iter().any(|x| x.ia == w.ia && x.ib == w.ib);
+        if repeated && upper - f.d > ACCEPT_GAP_REL * ctx.scale {
+            // A vertex of the polytope beyond its own nearest face: the polytope is not convex
+            // (a near-degenerate step corrupted it; seen on concentric reflected tetrahedra in
+            // rotated frames, where EPA stopped at a face 0.06 short of the true depth).
+            return None;
+        }
+        let done = upper - f.d <= gap || repeated || iters >= ctx.max_iter;
         if done {
             if iters >= ctx.max_iter && upper - f.d > ACCEPT_GAP_REL * ctx.scale {
                 return None;
@@ -1321,7 +1402,7 @@ fn separated(ctx: &Ctx, pa: &Pose, sim: &Simplex, v: DVec3, iters: u32) -> Dista
         distance: v.length(),
         point_a: pa.transform_point(qa),
         point_b: pa.transform_point(qb),
-        features: features_of(sim, ctx.a, ctx.b),
+        features: features_of(ctx, sim),
         iterations: iters,
     }
 }
@@ -1356,8 +1437,9 @@ enum Ray {
     NotConverged { iters: u32 },
 }
 
-/// GJK ray cast (van den Bergen): smallest λ ≥ 0 with `start + λ·r ∈ M`.
-fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3) -> Ray {
+/// GJK ray cast (van den Bergen): smallest λ in `[0, max_lambda]` with `start + λ·r ∈ M`
+/// (a miss when the segment never enters `M`).
+fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda: f64) -> Ray {
     let gap = DISTANCE_GAP_REL * ctx.scale;
     let accept = ACCEPT_GAP_REL * ctx.scale;
     let mut lambda = 0.0;
@@ -1366,6 +1448,7 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3) -> Ray {
     let mut sim = Simplex::default();
     let p0 = ctx.vert(cache.warm_a, cache.warm_b);
     let mut v = x - p0.w;
+    let mut flat = 0u32;
     for it in 1..=ctx.max_iter {
         let vv = v.length_squared();
         if vv <= gap * gap {
@@ -1385,6 +1468,11 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3) -> Ray {
                 return Ray::Miss { iters: it };
             }
             let nl = lambda - vw / vr;
+            // The support plane separates M from the whole segment: a ray grazing a face of M
+            // (v·r ≈ 0 up to rounding) crosses its plane far beyond the segment's end.
+            if !(nl <= max_lambda) {
+                return Ray::Miss { iters: it };
+            }
             if nl > lambda {
                 lambda = nl;
                 x = start + r * lambda;
@@ -1429,7 +1517,17 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3) -> Ray {
                     iters: it,
                 };
             }
-            return Ray::NotConverged { iters: it };
+            // No decrease within rounding (as in `gjk_core`: near a face of M the norm is
+            // rounding-bound while the larger simplex sharpens v's direction): a bounded
+            // number of such steps in a row.
+            let mag = (0..shifted.n).fold(0.0f64, |m, k| m.max(shifted.v[k].w.abs().max_element()));
+            let ulps = 16.0 * f64::EPSILON * (vv + 4.0 * mag * vlen);
+            if !(nv.length_squared() <= vv + ulps) || flat >= MAX_FLAT_STEPS {
+                return Ray::NotConverged { iters: it };
+            }
+            flat += 1;
+        } else {
+            flat = 0;
         }
         // Back to M coordinates (keep the reduced set).
         sim = Simplex::default();
@@ -1467,12 +1565,12 @@ pub fn directional(
     let (cb, rb) = b.bounding_sphere();
     let c = ca - (ctx.rot * cb + ctx.trans);
     let big = 2.0 * (c.length() + ra + rb) + ctx.scale;
-    let (lo, n_lo, it1) = match ray_cast(&ctx, cache, -sl * big, sl) {
+    let (lo, n_lo, it1) = match ray_cast(&ctx, cache, -sl * big, sl, 2.0 * big) {
         Ray::Hit { lambda, normal, iters } => (lambda - big, normal, iters),
         Ray::Miss { iters } => return Ok(Directional::Never { iterations: iters }),
         Ray::NotConverged { iters } => return Ok(Directional::NotConverged { iterations: iters }),
     };
-    let (hi, n_hi, it2) = match ray_cast(&ctx, cache, sl * big, -sl) {
+    let (hi, n_hi, it2) = match ray_cast(&ctx, cache, sl * big, -sl, 2.0 * big) {
         Ray::Hit { lambda, normal, iters } => (big - lambda, normal, iters),
         Ray::Miss { iters } => {
             return Ok(Directional::Never {

@@ -14,7 +14,8 @@ use crate::dk::DkHierarchy;
 use crate::error::PolycdError;
 use crate::hull;
 use crate::math::{DVec3, Plane};
-use crate::tolerance::VALIDATION_REL;
+use crate::query::Feature;
+use crate::tolerance::{FEATURE_SNAP_REL, VALIDATION_REL};
 use std::collections::HashMap;
 
 /// A directed half of an edge, bounding one face.
@@ -509,6 +510,42 @@ impl ConvexPolyhedron {
     /// Largest coordinate magnitude (sets the rounding level of the vertex coordinates).
     pub fn magnitude(&self) -> f64 {
         self.magnitude
+    }
+    /// The lowest-dimensional feature holding the boundary point `p` (local frame): a vertex
+    /// or an edge within [`FEATURE_SNAP_REL`] × scale of it, else the face whose plane is
+    /// nearest. For labelling witness points when the ids that produced them span no single
+    /// feature (rounding-level weights); O(V + E + F).
+    pub(crate) fn feature_at(&self, p: DVec3) -> Feature {
+        let tol = FEATURE_SNAP_REL * self.scale().max(self.magnitude());
+        let mut best = (f64::INFINITY, Feature::Vertex(0));
+        for (i, v) in self.vertices().iter().enumerate() {
+            let d = (*v - p).length();
+            if d < best.0 {
+                best = (d, Feature::Vertex(i as u32));
+            }
+        }
+        if best.0 <= tol {
+            return best.1;
+        }
+        let mut edge = (f64::INFINITY, Feature::Vertex(0));
+        for (i, e) in self.edges().iter().enumerate() {
+            let (q, _) = crate::geometry::closest_on_segment(p, self.vertex(e.vertices[0]), self.vertex(e.vertices[1]));
+            let d = (q - p).length();
+            if d < edge.0 {
+                edge = (d, Feature::Edge(i as u32));
+            }
+        }
+        if edge.0 <= tol {
+            return edge.1;
+        }
+        let mut face = (f64::INFINITY, best.1);
+        for f in 0..self.faces().len() as u32 {
+            let d = self.face_plane(f).signed_distance(p).abs();
+            if d < face.0 {
+                face = (d, Feature::Face(f));
+            }
+        }
+        face.1
     }
     /// The Dobkin–Kirkpatrick hierarchy built for this shape.
     pub fn hierarchy(&self) -> &DkHierarchy {

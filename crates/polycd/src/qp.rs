@@ -46,7 +46,12 @@
 //! tetrahedral corral around the origin but within the tolerance of its boundary is replaced
 //! by its facet nearest the origin (at the origin's projection, which lies in that facet): a
 //! flat tetrahedron (near-parallel faces) has ill-conditioned barycentric weights, whose
-//! witness points would not realise the reported distance.
+//! witness points would not realise the reported distance. The touching answer's supporting
+//! plane needs a normal good to the contact tolerance, which the near-zero closest-point
+//! vector cannot give (its direction is only as good as its rounding); the fast solver tries
+//! it first and otherwise takes, among the face normals around the corral's vertices and the
+//! cross products of their edges, the one with the thinnest slab `max_A n·a − min_B n·b` —
+//! a touching pair always has such an exact common supporting direction.
 //!
 //! Departures from the paper: the paper solves (1) with MATLAB's reduced-gradient method and
 //! stops at ≈1e-4; we use an interior-point QP (clarabel) plus an active-set polish to reach
@@ -61,10 +66,12 @@
 //! λ, σ are the polished ones (≤ 4 non-zero); the IPM's (≈ analytic centre) are kept too.
 
 use crate::error::PolycdError;
-use crate::math::{DVec3, Plane, Pose};
+use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
-use crate::query::{contact_tolerance, pair_scale, Distance, Feature, FeaturePair, Intersection, OverlapWitness};
-use crate::tolerance::{AGREEMENT_REL, CONTACT_REL, DISTANCE_GAP_REL, MAX_COORDINATE};
+use crate::query::{
+    contact_tolerance, pair_scale, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
+};
+use crate::tolerance::{AGREEMENT_REL, CONTACT_REL, DISTANCE_GAP_REL, MAX_COORDINATE, WEIGHT_TIE};
 
 /// Cap on the major cycles of one Wolfe run. Wolfe's algorithm on polytopes with support
 /// mapping needs a few dozen; the cap only guards against numerical cycling.
@@ -74,6 +81,12 @@ pub const MAX_ITERATIONS: u32 = 1000;
 /// accepted only if its duality gap (upper minus lower bound on the distance) is below this
 /// fraction of the pair scale (well below the 1e-12 agreement target).
 pub const ACCEPT_GAP_REL: f64 = 1e-13;
+
+/// Consecutive major cycles of Wolfe's algorithm that may be settled by a rounding tie
+/// (no strict decrease of ‖x‖) before the run counts as stalled: ties only swap in a larger
+/// face, at most twice from a single point, so a few suffice, and the bound keeps the
+/// termination argument (every other cycle strictly decreases ‖x‖).
+const MAX_TIE_STEPS: u32 = 4;
 
 /// Cross-check between the interior-point answer and the polished one: their squared
 /// distances, in the solver's scaled units (pair scale = 1), may differ by at most this. The
@@ -177,6 +190,94 @@ trait PairSupport {
     fn support(&mut self, d: DVec3, s: f64) -> SupPt;
     /// The positions of the pair (ia, ib), shrunk by `s`.
     fn point(&self, ia: u32, ib: u32, s: f64) -> SupPt;
+    /// Candidate normals (A towards B, solver frame) of a plane supporting both shapes where
+    /// the corral's vertex pairs meet: the face normals around its vertices and the cross
+    /// products of their edges (both signs); at most `out.len()`. None without topology.
+    fn contact_normals(&self, _c: &Corral, _out: &mut [DVec3; MAX_CONTACT_NORMALS]) -> usize {
+        0
+    }
+}
+
+/// [`PairSupport::contact_normals`] for two polyhedra whose vectors the solver's frame sees
+/// through the rotations `ta` and `tb`.
+fn contact_normals(
+    a: &ConvexPolyhedron,
+    ta: impl Fn(DVec3) -> DVec3,
+    b: &ConvexPolyhedron,
+    tb: impl Fn(DVec3) -> DVec3,
+    c: &Corral,
+    out: &mut [DVec3; MAX_CONTACT_NORMALS],
+) -> usize {
+    let (ia, na) = corral_ids(c, true);
+    let (ib, nb) = corral_ids(c, false);
+    let mut k = 0;
+    let mut push = |n: DVec3, k: &mut usize| {
+        if *k < out.len() && n.is_finite() && n.length_squared() > 0.0 {
+            out[*k] = n;
+            *k += 1;
+        }
+    };
+    for &v in &ia[..na] {
+        for &h in a.outgoing(v) {
+            push(ta(a.face(a.half_edge(h).face).normal), &mut k);
+        }
+    }
+    for &v in &ib[..nb] {
+        for &h in b.outgoing(v) {
+            push(-tb(b.face(b.half_edge(h).face).normal), &mut k);
+        }
+    }
+    for &u in &ia[..na] {
+        for &un in a.neighbors(u) {
+            let ea = ta(a.vertex(un) - a.vertex(u));
+            for &w in &ib[..nb] {
+                for &wn in b.neighbors(w) {
+                    let eb = tb(b.vertex(wn) - b.vertex(w));
+                    let x = ea.cross(eb);
+                    let l = x.length();
+                    // Parallel edges span no plane of their own (near-parallel ones give a
+                    // poor normal, which the slab comparison then passes over).
+                    if l > 0.0 {
+                        push(x / l, &mut k);
+                        push(-x / l, &mut k);
+                    }
+                }
+            }
+        }
+    }
+    k
+}
+
+/// Bound on the candidate normals tried for a touching plane (faces around the contact
+/// vertices first, then edge cross products): the slot count of a stack buffer.
+const MAX_CONTACT_NORMALS: usize = 96;
+
+/// The normal, among `n0` and the corral's contact normals, whose slab `max_A n·a − min_B
+/// n·b` is thinnest (A towards B): `n0` comes from a near-zero closest-point vector, whose
+/// direction is only as good as its rounding (a shrunk solve at the contact tolerance), while
+/// a touching pair always has a face normal or an edge cross product as an exact common
+/// supporting direction. Returns the normal and its slab.
+fn touching_normal<S: PairSupport>(sup: &mut S, c: &Corral, n0: DVec3, tol: f64) -> (DVec3, f64) {
+    let slab = |sup: &mut S, n: DVec3| {
+        let p = sup.support(n, 1.0);
+        n.dot(p.a) - n.dot(p.b)
+    };
+    let mut best = (n0, f64::INFINITY);
+    if n0.length_squared() > 0.0 {
+        best.1 = slab(sup, n0);
+        if best.1 <= 0.5 * tol {
+            return best;
+        }
+    }
+    let mut cands = [DVec3::ZERO; MAX_CONTACT_NORMALS];
+    let k = sup.contact_normals(c, &mut cands);
+    for &n in &cands[..k] {
+        let w = slab(sup, n);
+        if w < best.1 {
+            best = (n, w);
+        }
+    }
+    best
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -376,6 +477,8 @@ struct MnpOut {
 fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut {
     let mut c = Corral::single(seed);
     let mut iterations = 0u32;
+    // Consecutive major cycles settled by a tie (no strict decrease of ‖x‖).
+    let mut flat = 0u32;
     loop {
         if iterations >= MAX_ITERATIONS {
             return MnpOut {
@@ -428,16 +531,50 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
         c.w[c.n] = 0.0;
         c.n += 1;
         let mut settled = false;
+        let mut tie = false;
+        // Rounding of a norm computed from these points: a few ulps of their coordinates (not
+        // of ‖x‖, which near contact is far smaller than they are).
+        let round = 64.0 * f64::EPSILON * (0..c.n).fold(0.0f64, |m, k| m.max(c.p[k].m().abs().max_element()));
+        let no_worse = |v: DVec3| v.length() <= xn + round;
         // Each minor cycle drops at least one point, and a single point is always settled.
-        for _minor in 0..5 {
+        for minor in 0..5 {
             let Some((y, alpha)) = affine_min(&c) else {
                 break;
             };
             if alpha[..c.n].iter().all(|&a| a > 0.0) {
-                c.x = y;
+                // Refined as in GJK: near contact the affine minimiser's direction is only as
+                // good as the coordinates' rounding, and the duality gap reads that direction.
+                c.x = crate::geometry::refine_nearest(&[c.p[0].m(), c.p[1].m(), c.p[2].m()], c.n, y);
                 c.w = alpha;
                 settled = true;
                 break;
+            }
+            // A tie within rounding (module docs): the new point's affine hull holds a point
+            // no farther than `x` whose weights are non-negative up to rounding. Taking it
+            // keeps the larger face, whose plane gives `x` an exact direction — without it a
+            // nearest point at a vertex of `M` a hair from the origin keeps that vertex's
+            // rounded direction and the gap can never close (kissing cubes in rotated frames).
+            if minor == 0
+                && c.n <= 3
+                && flat < MAX_TIE_STEPS
+                && alpha[..c.n].iter().all(|&a| a >= -WEIGHT_TIE)
+                && no_worse(y)
+            {
+                let mut w = alpha;
+                for wk in &mut w[..c.n] {
+                    *wk = wk.max(0.0);
+                }
+                let sum: f64 = w[..c.n].iter().sum();
+                if sum > 0.0 {
+                    for wk in &mut w[..c.n] {
+                        *wk /= sum;
+                    }
+                    c.x = crate::geometry::refine_nearest(&[c.p[0].m(), c.p[1].m(), c.p[2].m()], c.n, y);
+                    c.w = w;
+                    settled = true;
+                    tie = true;
+                    break;
+                }
             }
             let mut theta = 1.0f64;
             let mut drop = usize::MAX;
@@ -462,7 +599,12 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
                 break;
             }
         }
-        if !settled || c.x.length_squared() >= xx {
+        // A settled corral without strict decrease is a tie too (equal norms within rounding
+        // while the larger face sharpens the direction), within the same bound.
+        if settled && !tie && c.x.length_squared() >= xx {
+            tie = flat < MAX_TIE_STEPS && no_worse(c.x);
+        }
+        if !settled || (!tie && c.x.length_squared() >= xx) {
             return MnpOut {
                 c: old,
                 end: End::Stalled,
@@ -470,6 +612,7 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
                 gap,
             };
         }
+        flat = if tie { flat + 1 } else { 0 };
         if c.n == 4 {
             c.x = DVec3::ZERO;
             return MnpOut {
@@ -493,9 +636,31 @@ enum Verdict {
         normal: DVec3,
     },
     Overlapping {
+        /// A point common to both shapes (midpoint of the corral's two weighted points).
         point: DVec3,
+        /// The corral's vertex pairs when they are themselves the certificate: a tetrahedron
+        /// of `M` around the origin (first run, not shrunk). Preferred over `point`, whose
+        /// barycentric weights are ill-conditioned in a flat tetrahedron (a thin overlap).
+        simplex: Option<MinkowskiSimplex>,
     },
     NotConverged,
+}
+
+/// The corral's vertex pairs as a Minkowski simplex.
+fn corral_simplex(c: &Corral) -> MinkowskiSimplex {
+    let mut pairs = [(0u32, 0u32); 4];
+    for (k, p) in pairs.iter_mut().enumerate().take(c.n) {
+        *p = (c.p[k].ia, c.p[k].ib);
+    }
+    MinkowskiSimplex { pairs, len: c.n as u8 }
+}
+
+/// The overlap witness of a verdict, in the world frame.
+fn overlap_witness(point: DVec3, simplex: Option<MinkowskiSimplex>, frame: &Pose) -> OverlapWitness {
+    match simplex {
+        Some(s) => OverlapWitness::Simplex(s),
+        None => OverlapWitness::CommonPoint(frame.transform_point(point)),
+    }
 }
 
 struct Solved {
@@ -536,6 +701,7 @@ fn solve_pair<S: PairSupport>(
         return Solved {
             verdict: Verdict::Overlapping {
                 point: 0.5 * (c.point_a() + c.point_b()),
+                simplex: Some(corral_simplex(&c)),
             },
             iterations,
             seed: next,
@@ -572,6 +738,7 @@ fn solve_pair<S: PairSupport>(
                 return Solved {
                     verdict: Verdict::Overlapping {
                         point: 0.5 * (out2.c.point_a() + out2.c.point_b()),
+                        simplex: None,
                     },
                     iterations,
                     seed: next,
@@ -607,7 +774,11 @@ fn solve_pair<S: PairSupport>(
 struct PolyPair<'a> {
     a: &'a ConvexPolyhedron,
     b: &'a ConvexPolyhedron,
+    /// B's pose in A's frame.
     rel: Pose,
+    /// Its rotation as a matrix and the transpose (cheaper per vector than the quaternion).
+    rot: DMat3,
+    rot_t: DMat3,
     ca: DVec3,
     cb: DVec3,
     warm_a: u32,
@@ -617,12 +788,15 @@ struct PolyPair<'a> {
 impl<'a> PolyPair<'a> {
     fn new(a: &'a ConvexPolyhedron, pa: &Pose, b: &'a ConvexPolyhedron, pb: &Pose) -> Self {
         let rel = pa.relative(pb);
+        let rot = DMat3::from_quat(rel.rotation);
         PolyPair {
             a,
             b,
             rel,
+            rot,
+            rot_t: rot.transpose(),
             ca: a.centroid(),
-            cb: rel.transform_point(b.centroid()),
+            cb: rot * b.centroid() + rel.translation,
             warm_a: 0,
             warm_b: 0,
         }
@@ -633,16 +807,19 @@ impl<'a> PolyPair<'a> {
 }
 
 impl PairSupport for PolyPair<'_> {
+    fn contact_normals(&self, c: &Corral, out: &mut [DVec3; MAX_CONTACT_NORMALS]) -> usize {
+        contact_normals(self.a, |v| v, self.b, |v| self.rot * v, c, out)
+    }
     #[inline]
     fn support(&mut self, d: DVec3, s: f64) -> SupPt {
         self.warm_a = self.a.support_climb(d, self.warm_a);
-        self.warm_b = self.b.support_climb(self.rel.inverse_transform_vector(-d), self.warm_b);
+        self.warm_b = self.b.support_climb(self.rot_t * (-d), self.warm_b);
         self.point(self.warm_a, self.warm_b, s)
     }
     #[inline]
     fn point(&self, ia: u32, ib: u32, s: f64) -> SupPt {
         let a = self.a.vertex(ia);
-        let b = self.rel.transform_point(self.b.vertex(ib));
+        let b = self.rot * self.b.vertex(ib) + self.rel.translation;
         if s == 1.0 {
             SupPt { ia, ib, a, b }
         } else {
@@ -662,6 +839,9 @@ struct PointPair<'a> {
     ys: &'a [DVec3],
     ca: DVec3,
     cb: DVec3,
+    /// The polyhedra (and poses) the point sets are the world vertices of, when they are:
+    /// their topology supplies the touching plane's candidate normals.
+    topo: Option<(&'a ConvexPolyhedron, Pose, &'a ConvexPolyhedron, Pose)>,
 }
 
 fn argmax(pts: &[DVec3], d: DVec3) -> u32 {
@@ -678,6 +858,14 @@ fn argmax(pts: &[DVec3], d: DVec3) -> u32 {
 }
 
 impl PairSupport for PointPair<'_> {
+    fn contact_normals(&self, c: &Corral, out: &mut [DVec3; MAX_CONTACT_NORMALS]) -> usize {
+        match self.topo {
+            Some((a, pa, b, pb)) => {
+                contact_normals(a, |v| pa.transform_vector(v), b, |v| pb.transform_vector(v), c, out)
+            }
+            None => 0,
+        }
+    }
     fn support(&mut self, d: DVec3, s: f64) -> SupPt {
         let ia = argmax(self.xs, d);
         let ib = argmax(self.ys, -d);
@@ -717,7 +905,7 @@ fn depth_in(p: &ConvexPolyhedron, c: DVec3) -> f64 {
 /// found from the point itself (`local`, in `poly`'s frame) by a scan — rare, O(V + E + F).
 fn feature_of(poly: &ConvexPolyhedron, ids: &[u32], local: DVec3) -> Feature {
     let Some(&v0) = ids.first() else {
-        return feature_at(poly, local);
+        return poly.feature_at(local);
     };
     if ids.len() == 1 {
         return Feature::Vertex(v0);
@@ -738,41 +926,7 @@ fn feature_of(poly: &ConvexPolyhedron, ids: &[u32], local: DVec3) -> Feature {
             return Feature::Face(f);
         }
     }
-    feature_at(poly, local)
-}
-
-/// The lowest-dimensional feature of `poly` nearest to the boundary point `p` (local frame).
-fn feature_at(poly: &ConvexPolyhedron, p: DVec3) -> Feature {
-    let tol = 1e-9 * poly.scale().max(poly.magnitude());
-    let mut best = (f64::INFINITY, Feature::Vertex(0));
-    for (i, v) in poly.vertices().iter().enumerate() {
-        let d = (*v - p).length();
-        if d < best.0 {
-            best = (d, Feature::Vertex(i as u32));
-        }
-    }
-    if best.0 <= tol {
-        return best.1;
-    }
-    let mut edge = (f64::INFINITY, Feature::Vertex(0));
-    for (i, e) in poly.edges().iter().enumerate() {
-        let (q, _) = crate::geometry::closest_on_segment(p, poly.vertex(e.vertices[0]), poly.vertex(e.vertices[1]));
-        let d = (q - p).length();
-        if d < edge.0 {
-            edge = (d, Feature::Edge(i as u32));
-        }
-    }
-    if edge.0 <= tol {
-        return edge.1;
-    }
-    let mut face = (f64::INFINITY, best.1);
-    for f in 0..poly.faces().len() as u32 {
-        let d = poly.face_plane(f).signed_distance(p).abs();
-        if d < face.0 {
-            face = (d, Feature::Face(f));
-        }
-    }
-    face.1
+    poly.feature_at(local)
 }
 
 /// Distinct vertex ids of one side of a corral with positive weight.
@@ -847,8 +1001,8 @@ fn to_distance(solved: &Solved, frame: &Pose, features: impl FnOnce(&Corral) -> 
             features: features(c),
             iterations,
         },
-        Verdict::Overlapping { point } => Distance::Penetrating {
-            witness: OverlapWitness::CommonPoint(frame.transform_point(*point)),
+        Verdict::Overlapping { point, simplex } => Distance::Penetrating {
+            witness: overlap_witness(*point, *simplex, frame),
             penetration: None,
             iterations,
         },
@@ -858,10 +1012,11 @@ fn to_distance(solved: &Solved, frame: &Pose, features: impl FnOnce(&Corral) -> 
 
 /// Turns a verdict into an [`Intersection`]; a `Disjoint` plane is certified against the
 /// vertex sets through the support mapping (else the pair is reported touching).
-fn to_intersection<S: PairSupport>(solved: &Solved, sup: &mut S, frame: &Pose) -> Intersection {
+fn to_intersection<S: PairSupport>(solved: &Solved, sup: &mut S, frame: &Pose, tol: f64) -> Intersection {
     let iterations = solved.iterations;
-    let touching = |c: &Corral, n: DVec3| {
+    let touching = |sup: &mut S, c: &Corral, n: DVec3| {
         let mid = 0.5 * (c.point_a() + c.point_b());
+        let (n, _) = touching_normal(sup, c, n, tol);
         let n = if n.length_squared() > 0.0 { n } else { DVec3::Z };
         Intersection::Touching {
             point: frame.transform_point(mid),
@@ -889,12 +1044,12 @@ fn to_intersection<S: PairSupport>(solved: &Solved, sup: &mut S, frame: &Pose) -
                     iterations,
                 }
             } else {
-                touching(c, n)
+                touching(sup, c, n)
             }
         }
-        Verdict::Touching { c, normal } => touching(c, *normal),
-        Verdict::Overlapping { point } => Intersection::Overlapping {
-            witness: OverlapWitness::CommonPoint(frame.transform_point(*point)),
+        Verdict::Touching { c, normal } => touching(sup, c, *normal),
+        Verdict::Overlapping { point, simplex } => Intersection::Overlapping {
+            witness: overlap_witness(*point, *simplex, frame),
             iterations,
         },
         Verdict::NotConverged => Intersection::NotConverged { iterations },
@@ -910,8 +1065,8 @@ pub fn intersect_fast(
     pb: &Pose,
     cache: &mut QpCache,
 ) -> Result<Intersection, PolycdError> {
-    let (mut sup, solved, _) = fast_solve(a, pa, b, pb, cache);
-    Ok(to_intersection(&solved, &mut sup, pa))
+    let (mut sup, solved, tol) = fast_solve(a, pa, b, pb, cache);
+    Ok(to_intersection(&solved, &mut sup, pa, tol))
 }
 
 /// Fast solver, distance: Wolfe's minimum-norm point of A − B by support mapping.
@@ -922,9 +1077,9 @@ pub fn distance_fast(
     pb: &Pose,
     cache: &mut QpCache,
 ) -> Result<Distance, PolycdError> {
-    let (_, solved, _) = fast_solve(a, pa, b, pb, cache);
+    let (sup, solved, _) = fast_solve(a, pa, b, pb, cache);
     // The fast solver works in A's frame.
-    let to_b = pa.relative(pb).inverse();
+    let to_b = sup.rel.inverse();
     Ok(to_distance(&solved, pa, |c| {
         corral_features(a, &Pose::IDENTITY, b, &to_b, c)
     }))
@@ -1134,6 +1289,7 @@ fn faithful_core(
         ys,
         ca: setup.ca,
         cb: setup.cb,
+        topo: None,
     };
     let seed = sup.point(argmax_w(&ipm.lambda), argmax_w(&ipm.sigma), 1.0);
     let mut solved = solve_pair(&mut sup, seed, scale, setup.tol, inr);
@@ -1144,7 +1300,7 @@ fn faithful_core(
             sol.notes.push("active-set polish did not converge".into());
             return (sol, solved);
         }
-        Verdict::Overlapping { point } => {
+        Verdict::Overlapping { point, .. } => {
             sol.status = QpStatus::Overlapping;
             sol.distance = 0.0;
             sol.point_a = *point;
@@ -1417,8 +1573,14 @@ pub fn intersect_faithful(
         ys: &ys,
         ca: setup.ca,
         cb: setup.cb,
+        topo: Some((a, *pa, b, *pb)),
     };
-    Ok(to_intersection(&solved, &mut sup, &Pose::IDENTITY))
+    Ok(to_intersection(
+        &solved,
+        &mut sup,
+        &Pose::IDENTITY,
+        contact_tolerance(a, pa, b, pb),
+    ))
 }
 
 /// Faithful solver, distance.

@@ -19,7 +19,7 @@
 use crate::error::PolycdError;
 use crate::math::{DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
-use crate::tolerance::CONTACT_REL;
+use crate::tolerance::{CONTACT_REL, GRAZING_COS};
 use crate::{cd_dual, gjk, hs_jump, qp, vclip};
 
 /// Which algorithm answers a query.
@@ -737,7 +737,22 @@ pub fn directional(
     let s = direction / len;
     let (pa, pb) = (normalized(pose_a), normalized(pose_b));
     match algorithm {
-        Algorithm::CdDual => cd_dual::directional(a, &pa, b, &pb, s, &mut cache.cd_dual),
+        Algorithm::CdDual => {
+            let r = cd_dual::directional(a, &pa, b, &pb, s, &mut cache.cd_dual)?;
+            // A chord end on a face of M parallel to s is no end: the line grazes that face
+            // (B slides along A), where the face pick and t = k / (N·s) are rounding noise.
+            // Such answers, and non-convergence, are settled by GJK's ray casts.
+            let grazing = |r: &Directional| match r {
+                Directional::Contact { plane, .. } => plane.normal.dot(s).abs() <= GRAZING_COS,
+                Directional::NotConverged { .. } => true,
+                Directional::Never { .. } => false,
+            };
+            if grazing(&r) {
+                let g = gjk::directional(a, &pa, b, &pb, s, &mut cache.gjk)?;
+                return Ok(g.with_iterations(g.iterations().saturating_add(r.iterations())));
+            }
+            Ok(r)
+        }
         // Two GJK ray casts: an order of magnitude faster than CD-Dual's two full searches.
         Algorithm::Auto | Algorithm::Gjk => gjk::directional(a, &pa, b, &pb, s, &mut cache.gjk),
         _ => Err(PolycdError::Unsupported {
@@ -819,5 +834,13 @@ impl Directional {
             | Directional::Never { iterations }
             | Directional::NotConverged { iterations } => iterations,
         }
+    }
+    fn with_iterations(mut self, n: u32) -> Self {
+        match &mut self {
+            Directional::Contact { iterations, .. }
+            | Directional::Never { iterations }
+            | Directional::NotConverged { iterations } => *iterations = n,
+        }
+        self
     }
 }

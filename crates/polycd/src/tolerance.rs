@@ -40,6 +40,34 @@ pub const DISTANCE_GAP_REL: f64 = 1e-14;
 /// fraction of the pair's scale.
 pub const AGREEMENT_REL: f64 = 1e-12;
 
+/// A witness point within this fraction of its shape's scale of a lower-dimensional feature
+/// (vertex, then edge) is labelled with that feature when the feature has to be found from
+/// the point alone. Between the rounding of a computed boundary point (a few ulps) and the
+/// 1e-12 agreement `verify` allows, so the label always verifies.
+pub const FEATURE_SNAP_REL: f64 = 1e-13;
+
+/// Below this fraction of the pair's scale, a separating plane whose normal comes from the
+/// closest-point vector (rather than from a face or two crossing edges) is checked against the
+/// shapes' supports before it is returned. That vector's direction carries an error of about
+/// ulp(coordinates) / distance, which tilts the plane across the whole shape; above 1e-6 the
+/// tilt stays orders of magnitude below the distance (so the plane separates), below it the
+/// check replaces the plane by the best face or edge-pair normal around the closest features.
+pub const PLANE_CHECK_REL: f64 = 1e-6;
+
+/// Barycentric weights (which sum to 1) no more negative than this are rounding: Wolfe's
+/// algorithm may then take the affine minimiser of its corral as a tie (fast QP, module docs)
+/// instead of stalling. 64 ulps of 1 — weights of points far from a nearest point near the
+/// origin come out of cross products of O(size) vectors, accurate to a few ulps.
+pub const WEIGHT_TIE: f64 = 64.0 * f64::EPSILON;
+
+/// A directional answer whose contact normal makes `|n·s|` at most this with the (unit)
+/// direction `s` lies on a face parallel to `s`: the line grazes it (one shape slides along
+/// the other) and `t = k / (n·s)` is rounding noise. A thousand ulps: exact parallelism
+/// computed through rotated coordinates, nothing a genuine crossing reaches at the agreement
+/// the tests demand.
+pub const GRAZING_COS: f64 = 1024.0 * f64::EPSILON;
+
 const _: () = assert!(COPLANAR_REL < VALIDATION_REL);
+const _: () = assert!(FEATURE_SNAP_REL < AGREEMENT_REL);
 const _: () = assert!(CONTACT_REL < AGREEMENT_REL);
 const _: () = assert!(DISTANCE_GAP_REL <= CONTACT_REL);

@@ -126,7 +126,7 @@ use crate::query::{
     contact_tolerance, contact_tolerance_bound, pair_scale, Distance, Feature, FeaturePair, Intersection,
     OverlapWitness,
 };
-use crate::tolerance::DISTANCE_GAP_REL;
+use crate::tolerance::{DISTANCE_GAP_REL, PLANE_CHECK_REL};
 
 /// Output only (separating planes, never the iteration): two closest edges whose directions
 /// satisfy `|u₁ × u₂|² > CROSSING_EDGES_SIN2 · |u₁|²|u₂|²` (angle above ~1e-3 rad) take their
@@ -1267,6 +1267,108 @@ fn separating_plane(
     }
 }
 
+/// Face normals and edge vectors around a feature (local frame): the faces through it and, for
+/// a vertex or an edge, the edges through it; at most `N` of each.
+fn feature_frame<const N: usize>(p: &ConvexPolyhedron, f: Feature) -> ([DVec3; N], usize, [DVec3; N], usize) {
+    let mut normals = [DVec3::ZERO; N];
+    let mut edges = [DVec3::ZERO; N];
+    let (mut nn, mut ne) = (0, 0);
+    match f {
+        Feature::Vertex(v) => {
+            let o = p.vertex(v);
+            for (&h, &w) in p.outgoing(v).iter().zip(p.neighbors(v)) {
+                if nn < N {
+                    normals[nn] = p.face(p.half_edge(h).face).normal;
+                    nn += 1;
+                }
+                if ne < N {
+                    edges[ne] = p.vertex(w) - o;
+                    ne += 1;
+                }
+            }
+        }
+        Feature::Edge(e) => {
+            let ed = p.edge(e);
+            for &x in &ed.faces {
+                normals[nn] = p.face(x).normal;
+                nn += 1;
+            }
+            edges[0] = p.vertex(ed.vertices[1]) - p.vertex(ed.vertices[0]);
+            ne = 1;
+        }
+        Feature::Face(x) => {
+            normals[0] = p.face(x).normal;
+            nn = 1;
+        }
+    }
+    (normals, nn, edges, ne)
+}
+
+/// A separating plane checked against the supports, for separated answers near contact
+/// (`d ≤ PLANE_CHECK_REL × pair scale`): a normal taken from the closest-point vector is only
+/// as good as that vector's rounding (error ≈ ulp(coordinates) / d, tilting the plane across
+/// the whole shape), so the plane is kept only if the supports confirm it; otherwise the face
+/// normals and edge cross products around the closest features — among which lies the exact
+/// normal of the face of A − B holding the closest point — are tried and the one with the
+/// widest gap wins. The offset is the middle of the measured gap.
+#[allow(clippy::too_many_arguments)]
+fn checked_separating_plane(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    point_a: DVec3,
+    point_b: DVec3,
+    pair: FeaturePair,
+    distance: f64,
+) -> Plane {
+    let plane = separating_plane(a, pa, b, pb, point_a, point_b, pair, distance);
+    let gap = |n: DVec3| {
+        let (top_a, bottom_b) = extents(a, pa, b, pb, pair, n);
+        (bottom_b - top_a, 0.5 * (top_a + bottom_b))
+    };
+    let (g0, mid0) = gap(plane.normal);
+    let mut best = (g0, plane.normal, mid0);
+    if g0 > 0.0 {
+        return Plane {
+            normal: plane.normal,
+            offset: mid0,
+        };
+    }
+    const N: usize = 16;
+    let (na, kna, ea, kea) = feature_frame::<N>(a, pair.a);
+    let (nb, knb, eb, keb) = feature_frame::<N>(b, pair.b);
+    let mut try_normal = |n: DVec3| {
+        if n.is_finite() && n.length_squared() > 0.0 {
+            let (g, mid) = gap(n);
+            if g > best.0 {
+                best = (g, n, mid);
+            }
+        }
+    };
+    for n in &na[..kna] {
+        try_normal(pa.transform_vector(*n));
+    }
+    for n in &nb[..knb] {
+        try_normal(-pb.transform_vector(*n));
+    }
+    for u in &ea[..kea] {
+        let u = pa.transform_vector(*u);
+        for v in &eb[..keb] {
+            let c = u.cross(pb.transform_vector(*v));
+            let l = c.length();
+            if l > 0.0 {
+                try_normal(c / l);
+                try_normal(-c / l);
+            }
+        }
+    }
+    Plane {
+        normal: best.1,
+        offset: best.2,
+    }
+}
+
 /// Some vertex of a feature.
 fn feature_vertex(p: &ConvexPolyhedron, f: Feature) -> u32 {
     match f {
@@ -1384,8 +1486,10 @@ fn distance_with_plane(
                 // Clearly apart (beyond an O(1) upper bound of the contact tolerance): the
                 // plane is built only when the caller wants it.
                 if d > contact_tolerance_bound(a, pa, b, pb) {
-                    let plane = if want_plane {
+                    let plane = if want_plane && d > PLANE_CHECK_REL * pair_scale(a, pa, b, pb) {
                         separating_plane(a, pa, b, pb, wa, wb, pair, d)
+                    } else if want_plane {
+                        checked_separating_plane(a, pa, b, pb, wa, wb, pair, d)
                     } else {
                         Plane {
                             normal: DVec3::ZERO,
@@ -1394,7 +1498,11 @@ fn distance_with_plane(
                     };
                     return separated(plane);
                 }
-                let plane = separating_plane(a, pa, b, pb, wa, wb, pair, d);
+                let plane = if d > PLANE_CHECK_REL * pair_scale(a, pa, b, pb) {
+                    separating_plane(a, pa, b, pb, wa, wb, pair, d)
+                } else {
+                    checked_separating_plane(a, pa, b, pb, wa, wb, pair, d)
+                };
                 if d > contact_tolerance(a, pa, b, pb) {
                     return separated(plane);
                 }

@@ -262,6 +262,20 @@ fn check_distance(p: &Pair, d: &Distance, what: &str, tally: &mut Tally) {
             );
             tally.overlapping += 1;
         }
+        Distance::Penetrating {
+            witness: OverlapWitness::Simplex(_),
+            ..
+        } => {
+            // A tetrahedron of M around the origin: checked by `verify` with exact predicates.
+            assert!(
+                p.sd < -p.tol,
+                "{what}: penetrating but oracle {:e} (tol {:e})",
+                p.sd,
+                p.tol
+            );
+            polycd::verify::verify_distance(&p.a, &p.pa, &p.b, &p.pb, d).unwrap_or_else(|e| panic!("{what}: {e}"));
+            tally.overlapping += 1;
+        }
         ref other => panic!("{what}: unexpected {other:?} (oracle {:e})", p.sd),
     }
     // Clear overlaps (depth well beyond the touching band) must be reported.
@@ -307,6 +321,13 @@ fn check_intersection(p: &Pair, i: &Intersection, what: &str) {
         } => {
             assert!(p.sd < -p.tol, "{what}: overlapping but oracle {:e}", p.sd);
             assert!(outside(&p.a, &p.pa, q) <= agree && outside(&p.b, &p.pb, q) <= agree);
+        }
+        Intersection::Overlapping {
+            witness: OverlapWitness::Simplex(_),
+            ..
+        } => {
+            assert!(p.sd < -p.tol, "{what}: overlapping but oracle {:e}", p.sd);
+            polycd::verify::verify_intersection(&p.a, &p.pa, &p.b, &p.pb, i).unwrap_or_else(|e| panic!("{what}: {e}"));
         }
         ref other => panic!("{what}: unexpected {other:?}"),
     }
