@@ -15,6 +15,12 @@
 //!   normal): the accuracy promise is on the signed distance along n, and near grazing
 //!   incidence t is ill-conditioned; at exact grazing any certified contact is accepted.
 //!
+//! - `every_algorithm_conforms_under_rigid_motions` re-runs every case from random common
+//!   frames (one rigid motion applied to both shapes: the answer is unchanged, every rounding
+//!   inside the algorithms is not), every third frame 10⁶ × the shapes' reach from the origin;
+//!   `POLYCD_MOTIONS=N` sets the number of frames per case (default 3). Axis-aligned exact
+//!   contact is the easy case; this pass found six near-contact bugs on its first run.
+//!
 //! Cases (expected values derived by hand in each builder, and cross-checked against the
 //! brute-force oracle by `cases_match_the_oracle`):
 //! - `libccd25_*`: face-aligned cubes of half-size 1, centres 1.9 apart: depth 0.1 (libccd #25
@@ -612,10 +618,13 @@ fn every_algorithm_conforms_under_rigid_motions() {
             .and_then(|v| v.parse().ok())
             .unwrap_or(3);
         for k in 0..motions {
+            // Every third frame far from the origin (10⁶ × the shapes' reach): the pair scale,
+            // and with it every tolerance, grows with the translation.
+            let far = if k % 3 == 2 { 1e6 } else { 4.0 };
             let t = DVec3::new(
-                rng.random_range(-4.0..4.0),
-                rng.random_range(-4.0..4.0),
-                rng.random_range(-4.0..4.0),
+                rng.random_range(-far..far),
+                rng.random_range(-far..far),
+                rng.random_range(-far..far),
             ) * reach;
             let motion = Pose::new(shapes::random_rotation(&mut rng), t);
             let moved = Case {
@@ -654,7 +663,12 @@ fn every_algorithm_conforms_under_rigid_motions() {
                         }
                     }
                 }
-                for &(s0, expected) in &dirs {
+                // Directional answers are checked in the near frames only: far from the origin
+                // a grazing (sliding) contact's end is located only to the pair tolerance
+                // divided by |n·s|, while `verify` asks its contact regions to meet within the
+                // tolerance itself (known limitation, see the issue notes).
+                let near_dirs: &[(DVec3, Option<f64>)] = if far > 4.0 { &[] } else { &dirs };
+                for &(s0, expected) in near_dirs {
                     let s = motion.rotation * s0;
                     match query::directional(&moved.a, &moved.pa, &moved.b, &moved.pb, s, alg, &mut cache) {
                         Err(PolycdError::Unsupported { .. }) => {}
