@@ -695,6 +695,75 @@ fn every_algorithm_conforms_under_rigid_motions() {
     );
 }
 
+/// The same cases scaled by 10⁻³ and 10³ (shapes rebuilt from scaled vertices, translations
+/// scaled, expected answers scaled): every tolerance is relative, so every answer must scale.
+#[test]
+fn every_algorithm_conforms_at_other_scales() {
+    let cases = cases();
+    let mut failures: Vec<String> = Vec::new();
+    for c in &cases {
+        for k in [1e-3, 1e3] {
+            let scaled = |p: &ConvexPolyhedron| {
+                let pts: Vec<DVec3> = p.vertices().iter().map(|v| *v * k).collect();
+                ConvexPolyhedron::from_points(&pts).unwrap()
+            };
+            let moved = Case {
+                name: format!("{}@scale{k:e}", c.name),
+                a: scaled(&c.a),
+                pa: Pose::new(c.pa.rotation, c.pa.translation * k),
+                b: scaled(&c.b),
+                pb: Pose::new(c.pb.rotation, c.pb.translation * k),
+                signed_distance: c.signed_distance * k,
+                directional: c.directional.iter().map(|&(s, t)| (s, t.map(|t| t * k))).collect(),
+            };
+            if moved.a.vertices().len() != c.a.vertices().len() || moved.b.vertices().len() != c.b.vertices().len() {
+                continue;
+            }
+            let ctol = contact_tolerance(&moved.a, &moved.pa, &moved.b, &moved.pb);
+            let agree = AGREEMENT_REL * pair_scale(&moved.a, &moved.pa, &moved.b, &moved.pb);
+            let band = ctol + agree;
+            for &alg in Algorithm::ALL.iter() {
+                let mut cache = PairCache::default();
+                match query::intersect(&moved.a, &moved.pa, &moved.b, &moved.pb, alg, &mut cache) {
+                    Err(PolycdError::Unsupported { .. }) => {}
+                    Err(e) => failures.push(format!("{} / {} / intersect: error {e}", moved.name, alg.name())),
+                    Ok(r) => {
+                        if let Err(m) = check_intersection(&moved, &r, band) {
+                            failures.push(format!("{} / {} / intersect: {m}", moved.name, alg.name()));
+                        }
+                    }
+                }
+                match query::distance(&moved.a, &moved.pa, &moved.b, &moved.pb, alg, &mut cache) {
+                    Err(PolycdError::Unsupported { .. }) => {}
+                    Err(e) => failures.push(format!("{} / {} / distance: error {e}", moved.name, alg.name())),
+                    Ok(r) => {
+                        if let Err(m) = check_distance(&moved, &r, band, agree) {
+                            failures.push(format!("{} / {} / distance: {m}", moved.name, alg.name()));
+                        }
+                    }
+                }
+                for &(s, expected) in &moved.directional {
+                    match query::directional(&moved.a, &moved.pa, &moved.b, &moved.pb, s, alg, &mut cache) {
+                        Err(PolycdError::Unsupported { .. }) => {}
+                        Err(e) => failures.push(format!("{} / {} / directional: error {e}", moved.name, alg.name())),
+                        Ok(r) => {
+                            if let Err(m) = check_directional(&moved, s, expected, &r, agree, band) {
+                                failures.push(format!("{} / {} / directional {s}: {m}", moved.name, alg.name()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} non-conforming answers:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // A brute-force reference answerer: it checks the checkers. Correct answers built by exhaustive
 // search (separating axes, closest feature pairs, edge–face crossings) must pass every check
