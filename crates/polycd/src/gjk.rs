@@ -216,7 +216,7 @@ struct Ctx<'a> {
 
 impl<'a> Ctx<'a> {
     fn new(a: &'a ConvexPolyhedron, pa: &Pose, b: &'a ConvexPolyhedron, pb: &Pose) -> Self {
-        let rel = pa.inverse().compose(pb);
+        let rel = pa.relative(pb);
         let rot = DMat3::from_quat(rel.rotation);
         let scale = pair_scale(a, pa, b, pb);
         let pairs = (a.vertices().len() as u64).saturating_mul(b.vertices().len() as u64);

@@ -677,7 +677,7 @@ pub fn intersect(
     pb: &Pose,
     cache: &mut HsJumpCache,
 ) -> Result<Intersection, PolycdError> {
-    let rel = pa.inverse().compose(pb);
+    let rel = pa.relative(pb);
     let rot = DMat3::from_quat(rel.rotation);
     let f = Frame {
         a,

@@ -105,7 +105,13 @@ impl Pose {
 
     /// The pose of `other` expressed in this pose's frame: `self⁻¹ · other`.
     pub fn relative(&self, other: &Pose) -> Pose {
-        self.inverse().compose(other)
+        // One product of two unit quaternions is unit to rounding: no renormalisation (which
+        // `compose` does to stop drift along chains of compositions).
+        let r = self.rotation.inverse();
+        Pose {
+            rotation: r * other.rotation,
+            translation: r * (other.translation - self.translation),
+        }
     }
 }
 

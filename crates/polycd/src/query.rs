@@ -399,8 +399,8 @@ fn check_pose(p: &Pose) -> Result<(), PolycdError> {
     if !p.translation.is_finite() || !p.rotation.is_finite() {
         return Err(PolycdError::NonFinitePose);
     }
-    let l = p.rotation.length();
-    if !(l > 1e-12) {
+    let l2 = p.rotation.length_squared();
+    if !(l2 > 1e-24) {
         return Err(PolycdError::ZeroQuaternion);
     }
     if p.translation.abs().max_element() > crate::tolerance::MAX_COORDINATE {
@@ -412,6 +412,12 @@ fn check_pose(p: &Pose) -> Result<(), PolycdError> {
 }
 
 fn normalized(p: &Pose) -> Pose {
+    // Unit within a few ulps already (the common case: poses built from unit quaternions):
+    // normalising again would only move it by rounding.
+    let l2 = p.rotation.length_squared();
+    if (l2 - 1.0).abs() <= 4.0 * f64::EPSILON {
+        return *p;
+    }
     Pose::new(p.rotation.normalize(), p.translation)
 }
 
