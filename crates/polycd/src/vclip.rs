@@ -105,7 +105,11 @@
 //! - Output planes (not part of the iteration): the normal is `point_b − point_a`, made (to
 //!   rounding) perpendicular to the closest features (face normal; crossing edges' cross product, see
 //!   [`CROSSING_EDGES_SIN2`]; edge direction projected out), so tiny gaps on large shapes still
-//!   give planes that bound both vertex sets.
+//!   give planes that bound both vertex sets. Below `PLANE_CHECK_REL` × the pair scale a
+//!   normal derived from `point_b − point_a` (whose direction is only as good as rounding
+//!   allows at that distance) is checked against the supports and, when it fails, replaced by
+//!   the face normal or edge-pair cross product around the closest features with the widest
+//!   measured gap (cubes 1e-9 apart in rotated frames got planes that cut a corner).
 //! - VV (Alg. 4) tests both vertices against each other's region and moves to the edge whose
 //!   vertex–edge plane is *maximally* violated (distance of the other vertex beyond it) over
 //!   both, as VF does for face–edge planes, rather than the first violated one of the first
