@@ -526,7 +526,11 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
                 gap,
             };
         }
-        let old = c;
+        // The corral before this cycle, for a stall: until a minor cycle drops a point it is
+        // `c` without the pushed point and with the saved weights and `x` (no copy of the
+        // points); a full copy is taken only before the first drop.
+        let (old_n, old_w, old_x) = (c.n, c.w, c.x);
+        let mut saved: Option<Corral> = None;
         c.p[c.n] = p;
         c.w[c.n] = 0.0;
         c.n += 1;
@@ -534,8 +538,10 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
         let mut tie = false;
         // Rounding of a norm computed from these points: a few ulps of their coordinates (not
         // of ‖x‖, which near contact is far smaller than they are).
-        let round = 64.0 * f64::EPSILON * (0..c.n).fold(0.0f64, |m, k| m.max(c.p[k].m().abs().max_element()));
-        let no_worse = |v: DVec3| v.length() <= xn + round;
+        let no_worse = |c: &Corral, v: DVec3| {
+            let round = 64.0 * f64::EPSILON * (0..c.n).fold(0.0f64, |m, k| m.max(c.p[k].m().abs().max_element()));
+            v.length() <= xn + round
+        };
         // Each minor cycle drops at least one point, and a single point is always settled.
         for minor in 0..5 {
             let Some((y, alpha)) = affine_min(&c) else {
@@ -558,7 +564,7 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
                 && c.n <= 3
                 && flat < MAX_TIE_STEPS
                 && alpha[..c.n].iter().all(|&a| a >= -WEIGHT_TIE)
-                && no_worse(y)
+                && no_worse(&c, y)
             {
                 let mut w = alpha;
                 for wk in &mut w[..c.n] {
@@ -588,6 +594,13 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
                     }
                 }
             }
+            if saved.is_none() {
+                let mut o = c;
+                o.n = old_n;
+                o.w = old_w;
+                o.x = old_x;
+                saved = Some(o);
+            }
             for (wk, &ak) in c.w.iter_mut().zip(alpha.iter()).take(c.n) {
                 *wk = (1.0 - theta) * *wk + theta * ak;
             }
@@ -602,9 +615,15 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
         // A settled corral without strict decrease is a tie too (equal norms within rounding
         // while the larger face sharpens the direction), within the same bound.
         if settled && !tie && c.x.length_squared() >= xx {
-            tie = flat < MAX_TIE_STEPS && no_worse(c.x);
+            tie = flat < MAX_TIE_STEPS && no_worse(&c, c.x);
         }
         if !settled || (!tie && c.x.length_squared() >= xx) {
+            let old = saved.unwrap_or_else(|| {
+                c.n = old_n;
+                c.w = old_w;
+                c.x = old_x;
+                c
+            });
             return MnpOut {
                 c: old,
                 end: End::Stalled,
