@@ -695,26 +695,40 @@ fn every_algorithm_conforms_under_rigid_motions() {
     );
 }
 
-/// The same cases scaled by 10⁻³ and 10³ (shapes rebuilt from scaled vertices, translations
-/// scaled, expected answers scaled): every tolerance is relative, so every answer must scale.
+/// The same cases scaled by 10⁻⁶ … 10⁶ (shapes rebuilt from scaled vertices, translations
+/// scaled, expected answers scaled) and seen from a random frame: every tolerance is relative,
+/// so every answer must scale.
 #[test]
 fn every_algorithm_conforms_at_other_scales() {
     let cases = cases();
+    let mut rng = ChaCha8Rng::seed_from_u64(0x5ca1e);
     let mut failures: Vec<String> = Vec::new();
     for c in &cases {
-        for k in [1e-3, 1e3] {
+        for k in [1e-3, 1e3, 1e-6, 1e6] {
             let scaled = |p: &ConvexPolyhedron| {
                 let pts: Vec<DVec3> = p.vertices().iter().map(|v| *v * k).collect();
                 ConvexPolyhedron::from_points(&pts).unwrap()
             };
+            // Seen from a random frame as well (directions turned with it).
+            let reach = (c.a.bounding_sphere().1 + c.b.bounding_sphere().1) * k;
+            let t = DVec3::new(
+                rng.random_range(-4.0..4.0),
+                rng.random_range(-4.0..4.0),
+                rng.random_range(-4.0..4.0),
+            ) * reach;
+            let motion = Pose::new(shapes::random_rotation(&mut rng), t);
             let moved = Case {
-                name: format!("{}@scale{k:e}", c.name),
+                name: format!("{}@scale{k:e} {motion:?}", c.name),
                 a: scaled(&c.a),
-                pa: Pose::new(c.pa.rotation, c.pa.translation * k),
+                pa: motion.compose(&Pose::new(c.pa.rotation, c.pa.translation * k)),
                 b: scaled(&c.b),
-                pb: Pose::new(c.pb.rotation, c.pb.translation * k),
+                pb: motion.compose(&Pose::new(c.pb.rotation, c.pb.translation * k)),
                 signed_distance: c.signed_distance * k,
-                directional: c.directional.iter().map(|&(s, t)| (s, t.map(|t| t * k))).collect(),
+                directional: c
+                    .directional
+                    .iter()
+                    .map(|&(s, t)| (motion.rotation * s, t.map(|t| t * k)))
+                    .collect(),
             };
             if moved.a.vertices().len() != c.a.vertices().len() || moved.b.vertices().len() != c.b.vertices().len() {
                 continue;
