@@ -82,16 +82,34 @@ impl ConvexPolyhedron {
         };
         let mut d = dir.dot(self.vertices[v as usize]);
         if self.vertices.len() <= SMALL_SCAN {
-            // A few contiguous dot products beat the walk's neighbour-list indirections; the
-            // start is kept on ties, as the climb would keep it.
-            for (i, p) in self.vertices.iter().enumerate() {
-                let dp = dir.dot(*p);
-                if dp > d {
-                    d = dp;
-                    v = i as u32;
+            // A few contiguous dot products beat the walk's neighbour-list indirections. Two
+            // interleaved maxima halve the compare chain; the start is kept on ties (as the
+            // climb would keep it), otherwise the first index attaining the maximum wins.
+            let (mut d0, mut v0, mut d1, mut v1) = (d, v, d, v);
+            let mut pairs = self.vertices.chunks_exact(2);
+            let mut i = 0u32;
+            for pr in &mut pairs {
+                let (x0, x1) = (dir.dot(pr[0]), dir.dot(pr[1]));
+                if x0 > d0 {
+                    d0 = x0;
+                    v0 = i;
+                }
+                if x1 > d1 {
+                    d1 = x1;
+                    v1 = i + 1;
+                }
+                i += 2;
+            }
+            if let [p] = pairs.remainder() {
+                let x = dir.dot(*p);
+                if x > d0 {
+                    d0 = x;
+                    v0 = i;
                 }
             }
-            return v;
+            // Equal maxima: both chains kept the start, or both found the maximum beyond it
+            // and the smaller index is the first.
+            return if d1 > d0 || (d1 == d0 && v1 < v0) { v1 } else { v0 };
         }
         // Strict increase bounds the walk by the vertex count.
         for _ in 0..self.vertices.len() {
