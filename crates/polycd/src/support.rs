@@ -82,34 +82,37 @@ impl ConvexPolyhedron {
         };
         let mut d = dir.dot(self.vertices[v as usize]);
         if self.vertices.len() <= SMALL_SCAN {
-            // A few contiguous dot products beat the walk's neighbour-list indirections. Two
-            // interleaved maxima halve the compare chain; the start is kept on ties (as the
-            // climb would keep it), otherwise the first index attaining the maximum wins.
-            let (mut d0, mut v0, mut d1, mut v1) = (d, v, d, v);
-            let mut pairs = self.vertices.chunks_exact(2);
+            // A few contiguous dot products beat the walk's neighbour-list indirections. Four
+            // interleaved maxima (vertex i feeds chain i mod 4) shorten the compare chain;
+            // the start is kept on ties (as the climb would keep it), otherwise the first
+            // index attaining the maximum wins.
+            let mut best = [(d, v); 4];
+            let mut quads = self.vertices.chunks_exact(4);
             let mut i = 0u32;
-            for pr in &mut pairs {
-                let (x0, x1) = (dir.dot(pr[0]), dir.dot(pr[1]));
-                if x0 > d0 {
-                    d0 = x0;
-                    v0 = i;
+            for q in &mut quads {
+                for (k, b) in best.iter_mut().enumerate() {
+                    let x = dir.dot(q[k]);
+                    if x > b.0 {
+                        *b = (x, i + k as u32);
+                    }
                 }
-                if x1 > d1 {
-                    d1 = x1;
-                    v1 = i + 1;
-                }
-                i += 2;
+                i += 4;
             }
-            if let [p] = pairs.remainder() {
+            for (k, p) in quads.remainder().iter().enumerate() {
                 let x = dir.dot(*p);
-                if x > d0 {
-                    d0 = x;
-                    v0 = i;
+                if x > best[k].0 {
+                    best[k] = (x, i + k as u32);
                 }
             }
-            // Equal maxima: both chains kept the start, or both found the maximum beyond it
-            // and the smaller index is the first.
-            return if d1 > d0 || (d1 == d0 && v1 < v0) { v1 } else { v0 };
+            // Equal maxima: every such chain kept the start, or every one found the maximum
+            // beyond it and the smallest index is the first.
+            let mut pick = best[0];
+            for b in &best[1..] {
+                if b.0 > pick.0 || (b.0 == pick.0 && b.1 < pick.1) {
+                    pick = *b;
+                }
+            }
+            return pick.1;
         }
         // Strict increase bounds the walk by the vertex count.
         for _ in 0..self.vertices.len() {
