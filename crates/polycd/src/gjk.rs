@@ -248,8 +248,8 @@ impl<'a> Ctx<'a> {
     /// The vertex of `M` maximising `d · x`.
     #[inline]
     fn support(&self, d: DVec3, cache: &mut GjkCache) -> SVert {
-        let ia = self.a.support_climb(d, cache.warm_a);
-        let ib = self.b.support_climb(self.rot_t * (-d), cache.warm_b);
+        let ia = self.a.support_climb_hinted(d, cache.warm_a);
+        let ib = self.b.support_climb_hinted(self.rot_t * (-d), cache.warm_b);
         cache.warm_a = ia;
         cache.warm_b = ib;
         self.vert(ia, ib)
@@ -278,28 +278,6 @@ impl<'a> Ctx<'a> {
     fn valid(&self, ia: u32, ib: u32) -> bool {
         (ia as usize) < self.a.vertices().len() && (ib as usize) < self.b.vertices().len()
     }
-}
-
-/// Vertices sampled (at a fixed stride) to choose a cold-start climb's first vertex.
-const START_SAMPLES: usize = 32;
-
-/// The best of [`START_SAMPLES`] vertices spread over the index range along `d`: a start from
-/// which the hill-climb is short on large hulls (only a start: the climb decides the support).
-fn sample_start(p: &ConvexPolyhedron, d: DVec3) -> u32 {
-    let verts = p.vertices();
-    if verts.len() <= crate::support::SMALL_SCAN {
-        // The support itself scans such small hulls: any start will do.
-        return 0;
-    }
-    let step = (verts.len() / START_SAMPLES).max(1);
-    let mut best = (f64::NEG_INFINITY, 0u32);
-    for i in (0..verts.len()).step_by(step) {
-        let x = d.dot(verts[i]);
-        if x > best.0 {
-            best = (x, i as u32);
-        }
-    }
-    best.1
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -595,10 +573,8 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
         // Cold start: the support of M towards the origin from the centre of M.
         let d0 = ctx.a.bounding_sphere().0 - (ctx.rot * ctx.b.bounding_sphere().0 + ctx.trans);
         let s0 = if d0.length_squared() > 0.0 {
-            // Start the first (longest) climbs from the best of a spread sample of vertices
-            // rather than from vertex 0, which may lie across the hull.
-            cache.warm_a = sample_start(ctx.a, -d0);
-            cache.warm_b = sample_start(ctx.b, ctx.rot_t * d0);
+            // The first (longest) climbs start from the direction table's vertex (the warm
+            // vertices of a forgotten cache are arbitrary).
             ctx.support(-d0, cache)
         } else {
             ctx.vert(cache.warm_a, cache.warm_b)

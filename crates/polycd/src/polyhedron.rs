@@ -15,6 +15,7 @@ use crate::error::PolycdError;
 use crate::hull;
 use crate::math::{DVec3, Plane};
 use crate::query::Feature;
+use crate::support::SupportHints;
 use crate::tolerance::{FEATURE_SNAP_REL, VALIDATION_REL};
 use std::collections::HashMap;
 
@@ -84,6 +85,8 @@ pub struct ConvexPolyhedron {
     pub(crate) sphere_radius: f64,
     pub(crate) magnitude: f64,
     pub(crate) dk: DkHierarchy,
+    /// Hill-climbing starts by direction (see [`crate::support`]).
+    pub(crate) hints: SupportHints,
 }
 
 /// What [`ConvexPolyhedron::validate`] found.
@@ -395,8 +398,10 @@ impl ConvexPolyhedron {
             sphere_radius,
             magnitude,
             dk: DkHierarchy::empty(),
+            hints: SupportHints::default(),
         };
         poly.dk = DkHierarchy::build(&poly);
+        poly.hints = SupportHints::build(&poly);
         Ok(poly)
     }
 

@@ -146,3 +146,97 @@ impl ConvexPolyhedron {
         self.vertices[*warm as usize]
     }
 }
+
+/// Start vertices for hill-climbing, by direction: the sphere of directions is cut into the
+/// `6·k²` cells of a cube map (the face of the direction's largest component, then a `k × k`
+/// grid on that face), and each cell stores the support vertex of its centre direction. A
+/// climb for any direction in the cell starts within a cell's width of its answer — a few
+/// steps on any hull — instead of wherever the previous query left it, which after a large
+/// change of direction (GJK's and EPA's early iterations, cold queries) is across the hull.
+///
+/// Only a start: the climb decides the support, so the table never changes an answer (ties
+/// aside, where any maximiser is correct). Empty for hulls of at most [`SMALL_SCAN`] vertices,
+/// whose supports are scans.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SupportHints {
+    k: usize,
+    start: Vec<u32>,
+}
+
+/// Target number of hull vertices per cube-map cell row (`k ≈ √n / HINT_SPREAD`): about two
+/// vertices' support regions per cell, so a hinted climb is one or two steps.
+const HINT_SPREAD: f64 = 2.0;
+/// Largest grid per cube face (`6·k²` entries of 4 bytes: 6 KiB at 16).
+const HINT_MAX_K: usize = 16;
+
+impl SupportHints {
+    /// Builds the table for `p` (its vertex graph must be complete).
+    pub(crate) fn build(p: &ConvexPolyhedron) -> SupportHints {
+        let n = p.vertices.len();
+        if n <= SMALL_SCAN {
+            return SupportHints::default();
+        }
+        let k = (((n as f64).sqrt() / HINT_SPREAD).round() as usize).clamp(2, HINT_MAX_K);
+        let mut start = Vec::with_capacity(6 * k * k);
+        let mut v = p.support_scan(DVec3::X);
+        for face in 0..6 {
+            let (m, sign) = (face / 2, if face % 2 == 0 { 1.0 } else { -1.0 });
+            for iu in 0..k {
+                for iv in 0..k {
+                    let u = (iu as f64 + 0.5) / k as f64 * 2.0 - 1.0;
+                    let w = (iv as f64 + 0.5) / k as f64 * 2.0 - 1.0;
+                    let d = match m {
+                        0 => DVec3::new(sign, u, w),
+                        1 => DVec3::new(w, sign, u),
+                        _ => DVec3::new(u, w, sign),
+                    };
+                    // Neighbouring cells have nearby supports: each climb is short.
+                    v = p.support_climb(d, v);
+                    start.push(v);
+                }
+            }
+        }
+        SupportHints { k, start }
+    }
+
+    /// The stored start for `dir` (`None` when the table is empty). Any direction, including
+    /// zero or non-finite ones, maps to some cell (saturating casts).
+    #[inline]
+    pub(crate) fn get(&self, dir: DVec3) -> Option<u32> {
+        if self.start.is_empty() {
+            return None;
+        }
+        let a = dir.abs();
+        let (m, s, u, w) = if a.x >= a.y && a.x >= a.z {
+            (0, dir.x, dir.y, dir.z)
+        } else if a.y >= a.z {
+            (1, dir.y, dir.z, dir.x)
+        } else {
+            (2, dir.z, dir.x, dir.y)
+        };
+        let face = 2 * m + usize::from(s < 0.0);
+        let k = self.k;
+        let half = 0.5 * k as f64;
+        let inv = half / s.abs();
+        let iu = ((u * inv + half) as usize).min(k - 1);
+        let iw = ((w * inv + half) as usize).min(k - 1);
+        self.start.get(face * k * k + iu * k + iw).copied()
+    }
+}
+
+impl ConvexPolyhedron {
+    /// Support vertex by hill-climbing from the better (along `dir`) of `warm` and the
+    /// direction table's start for `dir`: as cheap as the warm start when it is good
+    /// (coherent queries), a few steps when it is not (large changes of direction).
+    #[inline]
+    pub fn support_climb_hinted(&self, dir: DVec3, warm: u32) -> u32 {
+        let start = match self.hints.get(dir) {
+            Some(h) => match self.vertices.get(warm as usize) {
+                Some(w) if dir.dot(*w) >= dir.dot(self.vertices[h as usize]) => warm,
+                _ => h,
+            },
+            None => warm,
+        };
+        self.support_climb(dir, start)
+    }
+}

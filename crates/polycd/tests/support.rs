@@ -1,4 +1,5 @@
-//! The three support strategies agree with the linear scan, including on ties.
+//! The three support strategies (and the climb started from the direction table) agree with
+//! the linear scan, including on ties.
 
 use polycd::support::{Hierarchy, HillClimb, Scan, SupportMap};
 use polycd::{shapes, ConvexPolyhedron, DVec3};
@@ -29,6 +30,11 @@ fn check(p: &ConvexPolyhedron, dir: DVec3, warm: u32, name: &str) {
     let tol = 1e-12 * p.scale() * dir.length();
     let c = HillClimb(p).support(dir, warm);
     let h = Hierarchy(p).support(dir, warm);
+    let t = p.support_climb_hinted(dir, warm);
+    assert!(
+        dir.dot(p.vertex(t)) >= best - tol,
+        "{name}: hinted climb from {warm} along {dir}"
+    );
     assert!(
         dir.dot(p.vertex(c)) >= best - tol,
         "{name}: climb from {warm} along {dir}"
@@ -91,5 +97,30 @@ fn hierarchy_shrinks_geometrically() {
             assert!(w[1] < w[0], "n={n}: level did not shrink {sizes:?}");
         }
         eprintln!("n={n}: levels {sizes:?}, mean shrink {mean_ratio:.3}");
+    }
+}
+
+/// The direction table's starts are valid for every direction, including degenerate ones
+/// (zero, non-finite, exactly on cube-map cell borders), and a hinted climb from an
+/// out-of-range warm vertex still finds the support.
+#[test]
+fn hinted_climb_handles_any_direction() {
+    let p = shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1).unwrap();
+    let n = p.vertices().len() as u32;
+    for d in [
+        DVec3::ZERO,
+        DVec3::new(f64::NAN, 0.0, 1.0),
+        DVec3::new(f64::INFINITY, 1.0, 0.0),
+        DVec3::new(1.0, 1.0, 1.0),
+        DVec3::new(-1.0, 1.0, -1.0),
+        DVec3::new(1e-300, -1e-300, 0.0),
+        DVec3::new(0.0, 0.0, -1e300),
+    ] {
+        let v = p.support_climb_hinted(d, u32::MAX);
+        assert!(v < n, "start {v} for {d}");
+        if d.is_finite() && d.length_squared() > 0.0 {
+            let best = d.dot(p.vertex(p.support_scan(d)));
+            assert!(d.dot(p.vertex(v)) >= best - 1e-12 * p.scale() * d.length(), "{d}");
+        }
     }
 }
