@@ -1080,14 +1080,14 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
     let ba = View { p: body_b, q: body_a };
     let (mut fa, mut fb) = match cache.pair {
         Some(p) if body_a.feature_ok(p.a) && body_b.feature_ok(p.b) => (p.a, p.b),
-        // Cold start: the support vertices along the line between the centroids (O(log n)
-        // each through the Dobkin–Kirkpatrick hierarchy), near the closest features of
-        // round shapes, instead of a walk across the surfaces from vertex 0.
+        // Cold start: the support vertices along the line between the centroids (a short
+        // climb from the direction table's start), near the closest features of round
+        // shapes, instead of a walk across the surfaces from vertex 0.
         _ => {
             let dir = (m * b.centroid() + rel_translation) - a.centroid();
             (
-                Feature::Vertex(a.support_hierarchy(dir)),
-                Feature::Vertex(b.support_hierarchy(-(m.transpose() * dir))),
+                Feature::Vertex(a.support_climb_hinted(dir, u32::MAX)),
+                Feature::Vertex(b.support_climb_hinted(-(m.transpose() * dir), u32::MAX)),
             )
         }
     };
