@@ -46,7 +46,7 @@
 //! (the projection strictly inside the segment or triangle, or inside a tetrahedron face the
 //! origin sees) it is the nearest point outright and the enumeration is skipped; the warm
 //! start is dropped (cold start along the centre line) when B has turned by more than
-//! `STALE_TURN` (0.1 rad) relative to A since the cached query, where the old simplex costs more
+//! `STALE_TURN` (0.05 rad) relative to A since the cached query, where the old simplex costs more
 //! iterations than it saves; a stall (repeated support pair, or no decrease of `|v|`) is
 //! accepted only when the support gap is within [`ACCEPT_GAP_REL`] × scale, otherwise decided
 //! by EPA when `|v|` is within the contact tolerance, else reported as non-convergence. A
@@ -96,18 +96,19 @@ const EPA_RESERVE: usize = 64;
 /// dropped and the query starts cold. A simplex of vertex pairs is a good start only while
 /// the pairs stay near the supports, and rotation is what moves the supports (a translation
 /// moves all of `M` rigidly); measured on the V-Clip coherence workload (`bench
-/// coherence`), the warm start costs more iterations than the cold one beyond about 3° per
-/// step on the 642-vertex sphere and about 20° on the cube, so 0.1 rad (5.7°) keeps the warm
-/// start where it pays and the centre-line cold start elsewhere. Not a tolerance: it only
-/// picks the start, never an answer.
-const STALE_TURN: f64 = 0.1;
+/// coherence`) with the direction-table cold start, the warm start costs more than the cold
+/// one beyond about 3° per step on the 642-vertex sphere (at 5°: 0.87 vs 0.66 µs), so 0.05 rad
+/// (2.9°) keeps the warm start where it pays and the cold start elsewhere. Not a tolerance:
+/// it only picks the start, never an answer.
+const STALE_TURN: f64 = 0.05;
 
-/// A vertex of `M = A − B`: the pair of vertex ids and the points (A's local frame).
+/// A vertex of `M = A − B`: the pair of vertex ids and the difference point (A's local
+/// frame). The two points it comes from are recomputed from the ids when needed
+/// ([`Ctx::pa`], [`Ctx::pb`], bit-identical to the ones `w` was formed from): the simplex is
+/// copied every iteration, and 32 bytes per vertex instead of 80 is measurable on small shapes.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct SVert {
     w: DVec3,
-    pa: DVec3,
-    pb: DVec3,
     ia: u32,
     ib: u32,
 }
@@ -131,12 +132,12 @@ impl Simplex {
             self.n += 1;
         }
     }
-    fn points(&self) -> (DVec3, DVec3) {
+    fn points(&self, ctx: &Ctx) -> (DVec3, DVec3) {
         let mut pa = DVec3::ZERO;
         let mut pb = DVec3::ZERO;
         for k in 0..self.n {
-            pa += self.v[k].pa * self.lam[k];
-            pb += self.v[k].pb * self.lam[k];
+            pa += ctx.pa(&self.v[k]) * self.lam[k];
+            pb += ctx.pb(&self.v[k]) * self.lam[k];
         }
         (pa, pb)
     }
@@ -237,13 +238,18 @@ impl<'a> Ctx<'a> {
     fn vert(&self, ia: u32, ib: u32) -> SVert {
         let pa = self.a.vertex(ia);
         let pb = self.rot * self.b.vertex(ib) + self.trans;
-        SVert {
-            w: pa - pb,
-            pa,
-            pb,
-            ia,
-            ib,
-        }
+        SVert { w: pa - pb, ia, ib }
+    }
+    /// The point of A a Minkowski vertex comes from (A's frame).
+    #[inline]
+    fn pa(&self, s: &SVert) -> DVec3 {
+        self.a.vertex(s.ia)
+    }
+    /// The point of B a Minkowski vertex comes from (A's frame; the same arithmetic as
+    /// [`Ctx::vert`], so the same value).
+    #[inline]
+    fn pb(&self, s: &SVert) -> DVec3 {
+        self.rot * self.b.vertex(s.ib) + self.trans
     }
     /// The vertex of `M` maximising `d · x`.
     #[inline]
@@ -261,12 +267,14 @@ impl<'a> Ctx<'a> {
     fn support_near(&self, d: DVec3, near: &[SVert], cache: &mut GjkCache) -> SVert {
         let mut best_a = (f64::NEG_INFINITY, cache.warm_a);
         let mut best_b = (f64::INFINITY, cache.warm_b);
+        // B's side in B's frame (the translation shifts every candidate alike).
+        let db_local = self.rot_t * d;
         for s in near {
-            let da = d.dot(s.pa);
+            let da = d.dot(self.a.vertex(s.ia));
             if da > best_a.0 {
                 best_a = (da, s.ia);
             }
-            let db = d.dot(s.pb);
+            let db = db_local.dot(self.b.vertex(s.ib));
             if db < best_b.0 {
                 best_b = (db, s.ib);
             }
@@ -659,7 +667,7 @@ fn stall(sim: Simplex, v: DVec3, sup: SVert, slack: f64, vlen: f64, accept: f64,
 /// The feature of `p` spanned by the simplex's ids of positive weight; when they span no
 /// single feature (rounding-level weights on a vertex off the contact, e.g. a tetrahedron
 /// around a touching origin) the feature holding `local` (the witness point, `p`'s frame).
-fn feature_of(p: &ConvexPolyhedron, ids: &[u32], weights: &[f64], local: DVec3) -> Feature {
+fn feature_of(p: &ConvexPolyhedron, ids: &[u32], weights: &[f64], local: impl FnOnce() -> DVec3) -> Feature {
     // Distinct ids with positive weight.
     let mut uniq = [0u32; 4];
     let mut n = 0usize;
@@ -695,13 +703,13 @@ fn feature_of(p: &ConvexPolyhedron, ids: &[u32], weights: &[f64], local: DVec3) 
             return Feature::Face(f);
         }
     }
-    p.feature_at(local)
+    p.feature_at(local())
 }
 
-fn features_of(ctx: &Ctx, sim: &Simplex) -> FeaturePair {
+/// The closest features from the simplex's ids; `(qa, qb)` are its points (A's frame), used
+/// only when the ids span no single feature.
+fn features_of(ctx: &Ctx, sim: &Simplex, qa: DVec3, qb: DVec3) -> FeaturePair {
     let (a, b) = (ctx.a, ctx.b);
-    let (qa, qb) = sim.points();
-    let qb = ctx.rot_t * (qb - ctx.trans);
     let mut ia = [0u32; 4];
     let mut ib = [0u32; 4];
     for k in 0..sim.n {
@@ -709,8 +717,8 @@ fn features_of(ctx: &Ctx, sim: &Simplex) -> FeaturePair {
         ib[k] = sim.v[k].ib;
     }
     FeaturePair {
-        a: feature_of(a, &ia[..sim.n], &sim.lam[..sim.n], qa),
-        b: feature_of(b, &ib[..sim.n], &sim.lam[..sim.n], qb),
+        a: feature_of(a, &ia[..sim.n], &sim.lam[..sim.n], || qa),
+        b: feature_of(b, &ib[..sim.n], &sim.lam[..sim.n], || ctx.rot_t * (qb - ctx.trans)),
     }
 }
 
@@ -718,8 +726,8 @@ fn features_of(ctx: &Ctx, sim: &Simplex) -> FeaturePair {
 /// supports: offset midway between max over A and min over B.
 fn plane_between(ctx: &Ctx, pa: &Pose, n: DVec3, cache: &mut GjkCache) -> Plane {
     let s = ctx.support(n, cache);
-    let hi_a = n.dot(s.pa);
-    let lo_b = n.dot(s.pb);
+    let hi_a = n.dot(ctx.pa(&s));
+    let lo_b = n.dot(ctx.pb(&s));
     Plane {
         normal: n,
         offset: 0.5 * (hi_a + lo_b),
@@ -985,8 +993,8 @@ fn epa_by_hulls(ctx: &Ctx, cache: &mut GjkCache, tet: &[SVert; 4], gap: f64) -> 
             return Some(EpaOut {
                 depth: face.offset.max(0.0),
                 normal: n,
-                pa: a.pa * l[0] + b.pa * l[1] + c.pa * l[2],
-                pb: a.pb * l[0] + b.pb * l[1] + c.pb * l[2],
+                pa: ctx.pa(&a) * l[0] + ctx.pa(&b) * l[1] + ctx.pa(&c) * l[2],
+                pb: ctx.pb(&a) * l[0] + ctx.pb(&b) * l[1] + ctx.pb(&c) * l[2],
                 seed,
                 iters,
             });
@@ -1112,8 +1120,8 @@ fn epa_run(
             return Some(EpaOut {
                 depth: f.d.max(0.0),
                 normal: f.n,
-                pa: a.pa * l0 + b.pa * l1 + c.pa * l2,
-                pb: a.pb * l0 + b.pb * l1 + c.pb * l2,
+                pa: ctx.pa(&a) * l0 + ctx.pa(&b) * l1 + ctx.pa(&c) * l2,
+                pb: ctx.pb(&a) * l0 + ctx.pb(&b) * l1 + ctx.pb(&c) * l2,
                 seed,
                 iters,
             });
@@ -1253,7 +1261,7 @@ pub fn intersect(
             let n = -v.normalize();
             let plane = Plane {
                 normal: n,
-                offset: 0.5 * (n.dot(sup.pa) + n.dot(sup.pb)),
+                offset: 0.5 * (n.dot(ctx.pa(&sup)) + n.dot(ctx.pb(&sup))),
             }
             .transformed(pa);
             Ok(Intersection::Disjoint {
@@ -1266,7 +1274,7 @@ pub fn intersect(
             if v.length() > ctx.tol && v.dot(sup.w) > 0.0 {
                 let plane = Plane {
                     normal: n,
-                    offset: 0.5 * (n.dot(sup.pa) + n.dot(sup.pb)),
+                    offset: 0.5 * (n.dot(ctx.pa(&sup)) + n.dot(ctx.pb(&sup))),
                 }
                 .transformed(pa);
                 return Ok(Intersection::Disjoint {
@@ -1274,7 +1282,7 @@ pub fn intersect(
                     iterations: iters,
                 });
             }
-            let (qa, qb) = sim.points();
+            let (qa, qb) = sim.points(&ctx);
             let plane = plane_between(&ctx, pa, n, cache);
             Ok(Intersection::Touching {
                 point: pa.transform_point(0.5 * (qa + qb)),
@@ -1373,12 +1381,12 @@ pub fn distance(
 }
 
 fn separated(ctx: &Ctx, pa: &Pose, sim: &Simplex, v: DVec3, iters: u32) -> Distance {
-    let (qa, qb) = sim.points();
+    let (qa, qb) = sim.points(ctx);
     Distance::Separated {
         distance: v.length(),
         point_a: pa.transform_point(qa),
         point_b: pa.transform_point(qb),
-        features: features_of(ctx, sim),
+        features: features_of(ctx, sim, qa, qb),
         iterations: iters,
     }
 }
@@ -1509,7 +1517,7 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
         sim = Simplex::default();
         for k in 0..shifted.n {
             let mut s = shifted.v[k];
-            s.w = s.pa - s.pb;
+            s.w = ctx.pa(&s) - ctx.pb(&s);
             sim.push(s);
         }
         v = nv;
@@ -1573,8 +1581,8 @@ pub fn directional(
     let n = if n == DVec3::ZERO { -sl } else { n };
     // Plane after translating B by t·s (local: B shifted by t·sl).
     let sup = ctx.support(n, cache);
-    let hi_a = n.dot(sup.pa);
-    let lo_b = n.dot(sup.pb + sl * t);
+    let hi_a = n.dot(ctx.pa(&sup));
+    let lo_b = n.dot(ctx.pb(&sup) + sl * t);
     let plane = Plane {
         normal: n,
         offset: 0.5 * (hi_a + lo_b),
