@@ -228,8 +228,11 @@ impl SupportHints {
 
 impl ConvexPolyhedron {
     /// Support vertex by hill-climbing from the better (along `dir`) of `warm` and the
-    /// direction table's start for `dir`: as cheap as the warm start when it is good
-    /// (coherent queries), a few steps when it is not (large changes of direction).
+    /// direction table's start for `dir` (an out-of-range `warm` is ignored): a few steps
+    /// after any change of direction. Consulting the table only once a warm climb has moved
+    /// was measured too (instructions per query, callgrind): it saves 3–6 % on coherent GJK
+    /// queries (sphere-642 at 1–2°/step) and costs 8–12 % on random 1 000-vertex pairs, so the
+    /// table is always consulted.
     #[inline]
     pub fn support_climb_hinted(&self, dir: DVec3, warm: u32) -> u32 {
         let start = match self.hints.get(dir) {

@@ -1,4 +1,5 @@
 //! `support` — the support-mapping strategies of the foundation: linear scan, hill-climbing
+//! (plain, and started from the better of the warm vertex and the hull's direction table)
 //! and the Dobkin–Kirkpatrick hierarchy, at n = 100, 1 000, 10 000 hull vertices (quick:
 //! 100, 1 000), on hulls of points on the ellipsoid 200:100:100.
 //!
@@ -26,14 +27,17 @@ use std::time::Instant;
 enum Strategy {
     Scan,
     Climb,
+    Hinted,
     Hierarchy,
 }
 
 /// The measured (strategy, workload) combinations, in table order.
-const SUPPORT_METHODS: [(&str, Strategy, bool); 5] = [
+const SUPPORT_METHODS: [(&str, Strategy, bool); 7] = [
     ("scan", Strategy::Scan, false),
     ("hill-climb (random dirs)", Strategy::Climb, false),
     ("hill-climb (coherent dirs)", Strategy::Climb, true),
+    ("hinted climb (random dirs)", Strategy::Hinted, false),
+    ("hinted climb (coherent dirs)", Strategy::Hinted, true),
     ("hierarchy (random dirs)", Strategy::Hierarchy, false),
     ("hierarchy (coherent dirs)", Strategy::Hierarchy, true),
 ];
@@ -58,6 +62,7 @@ fn time_strategy(poly: &ConvexPolyhedron, s: Strategy, dirs: &[DVec3], out: &mut
         let v = match s {
             Strategy::Scan => poly.support_scan(d),
             Strategy::Climb => poly.support_climb(d, warm),
+            Strategy::Hinted => poly.support_climb_hinted(d, warm),
             Strategy::Hierarchy => poly.support_hierarchy(d),
         };
         warm = v;
