@@ -288,16 +288,6 @@ struct Corral {
 }
 
 impl Corral {
-    fn single(p: &SupPt) -> Self {
-        let m = p.a - p.b;
-        Corral {
-            m: [m; 4],
-            id: [(p.ia, p.ib); 4],
-            w: [1.0, 0.0, 0.0, 0.0],
-            n: 1,
-            x: m,
-        }
-    }
     /// The two weighted points `Σ w_k a_k`, `Σ w_k b_k` (positions shrunk by `s`, as the run
     /// that built the corral).
     fn points<S: PairSupport>(&self, sup: &S, s: f64) -> (DVec3, DVec3) {
@@ -320,6 +310,7 @@ impl Corral {
         self.id[best]
     }
     /// Drops points of non-positive weight, renormalising the rest.
+    #[inline(always)]
     fn compact(&mut self) {
         let mut j = 0;
         for k in 0..self.n {
@@ -411,6 +402,7 @@ impl Corral {
 
 /// Affine minimiser of the corral's points: the point of least norm on their affine hull and
 /// its affine (barycentric) coordinates. `None` when the points are affinely dependent.
+#[inline(always)]
 fn affine_min(c: &Corral) -> Option<(DVec3, [f64; 4])> {
     let m0 = c.m[0];
     match c.n {
@@ -485,7 +477,13 @@ struct MnpOut {
 /// Wolfe's minimum-norm-point algorithm over M (shrunk by `s`), from `seed`; the final
 /// corral is left in `c`.
 fn mnp<S: PairSupport>(sup: &mut S, seed: &SupPt, s: f64, gap_abs: f64, c: &mut Corral) -> MnpOut {
-    *c = Corral::single(seed);
+    // Only the first slot is read until a point is pushed.
+    let m = seed.a - seed.b;
+    c.m[0] = m;
+    c.id[0] = (seed.ia, seed.ib);
+    c.w = [1.0, 0.0, 0.0, 0.0];
+    c.n = 1;
+    c.x = m;
     let mut iterations = 0u32;
     // Consecutive major cycles settled by a tie (no strict decrease of ‖x‖).
     let mut flat = 0u32;
@@ -808,13 +806,13 @@ impl PairSupport for PolyPair<'_> {
     fn contact_normals(&self, c: &Corral, out: &mut [DVec3; MAX_CONTACT_NORMALS]) -> usize {
         contact_normals(self.a, |v| v, self.b, |v| self.rot * v, c, out)
     }
-    #[inline]
+    #[inline(always)]
     fn support(&mut self, d: DVec3, s: f64) -> SupPt {
         self.warm_a = self.a.support_climb(d, self.warm_a);
         self.warm_b = self.b.support_climb(self.rot_t * (-d), self.warm_b);
         self.point(self.warm_a, self.warm_b, s)
     }
-    #[inline]
+    #[inline(always)]
     fn point(&self, ia: u32, ib: u32, s: f64) -> SupPt {
         let a = self.a.vertex(ia);
         let b = self.rot * self.b.vertex(ib) + self.rel.translation;
