@@ -309,7 +309,9 @@ impl Corral {
         }
         self.id[best]
     }
-    /// Drops points of non-positive weight, renormalising the rest.
+    /// Drops points of non-positive weight, renormalising the rest. `x` is left as it was:
+    /// the minor cycle that compacts always goes on to set it from the affine minimiser (or
+    /// the major cycle stalls and restores the corral before the cycle).
     #[inline(always)]
     fn compact(&mut self) {
         let mut j = 0;
@@ -328,7 +330,6 @@ impl Corral {
                 *w /= s;
             }
         }
-        self.x = (0..j).fold(DVec3::ZERO, |acc, k| acc + self.m[k] * self.w[k]);
     }
     /// For a tetrahedron containing the origin: the corral of its facet whose plane is nearest
     /// the origin, at the origin's projection on it (which lies in that facet). `None` when
