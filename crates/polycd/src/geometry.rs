@@ -107,6 +107,7 @@ pub fn closest_segment_segment(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> (D
 /// the residuals `eᵢ·v` are computed to the accuracy of `v` itself, so the correction restores
 /// `v`'s direction — which duality gaps and separating planes depend on. The step is refused
 /// (returns `v`) if it would lengthen `v` beyond rounding or is not finite.
+#[inline(always)]
 pub(crate) fn refine_nearest(p: &[DVec3; 3], n: usize, v: DVec3) -> DVec3 {
     match n {
         2 => {

@@ -175,13 +175,6 @@ struct SupPt {
     b: DVec3,
 }
 
-impl SupPt {
-    #[inline]
-    fn m(&self) -> DVec3 {
-        self.a - self.b
-    }
-}
-
 /// Support mapping of the (possibly shrunk) Minkowski difference.
 trait PairSupport {
     /// The vertex pair (a, b) maximising `d · a − d · b`, i.e. the support point of the
@@ -280,44 +273,52 @@ fn touching_normal<S: PairSupport>(sup: &mut S, c: &Corral, n0: DVec3, tol: f64)
     best
 }
 
+/// Wolfe's corral: its points of M (each `a − b` of a vertex pair, computed once when the
+/// pair joins) with their vertex pairs, weights and `x = Σ w_k m_k`. The pairs' positions
+/// are not kept: [`Corral::points`] recomputes them from the ids through the support
+/// mapping (the same arithmetic, so the same values), which keeps the corral small — it is
+/// updated in place, never returned by value along the solve.
 #[derive(Clone, Copy, Debug, Default)]
 struct Corral {
-    p: [SupPt; 4],
+    m: [DVec3; 4],
+    id: [(u32, u32); 4],
     w: [f64; 4],
     n: usize,
     x: DVec3,
 }
 
 impl Corral {
-    fn single(p: SupPt) -> Self {
-        Corral {
-            p: [p; 4],
-            w: [1.0, 0.0, 0.0, 0.0],
-            n: 1,
-            x: p.m(),
+    /// The two weighted points `Σ w_k a_k`, `Σ w_k b_k` (positions shrunk by `s`, as the run
+    /// that built the corral).
+    fn points<S: PairSupport>(&self, sup: &S, s: f64) -> (DVec3, DVec3) {
+        let (mut pa, mut pb) = (DVec3::ZERO, DVec3::ZERO);
+        for k in 0..self.n {
+            let (ia, ib) = self.id[k];
+            let q = sup.point(ia, ib, s);
+            pa += q.a * self.w[k];
+            pb += q.b * self.w[k];
         }
+        (pa, pb)
     }
-    fn point_a(&self) -> DVec3 {
-        (0..self.n).fold(DVec3::ZERO, |s, k| s + self.p[k].a * self.w[k])
-    }
-    fn point_b(&self) -> DVec3 {
-        (0..self.n).fold(DVec3::ZERO, |s, k| s + self.p[k].b * self.w[k])
-    }
-    fn heaviest(&self) -> SupPt {
+    fn heaviest(&self) -> (u32, u32) {
         let mut best = 0;
         for k in 1..self.n {
             if self.w[k] > self.w[best] {
                 best = k;
             }
         }
-        self.p[best]
+        self.id[best]
     }
-    /// Drops points of non-positive weight, renormalising the rest.
+    /// Drops points of non-positive weight, renormalising the rest. `x` is left as it was:
+    /// the minor cycle that compacts always goes on to set it from the affine minimiser (or
+    /// the major cycle stalls and restores the corral before the cycle).
+    #[inline(always)]
     fn compact(&mut self) {
         let mut j = 0;
         for k in 0..self.n {
             if self.w[k] > 0.0 {
-                self.p[j] = self.p[k];
+                self.m[j] = self.m[k];
+                self.id[j] = self.id[k];
                 self.w[j] = self.w[k];
                 j += 1;
             }
@@ -329,7 +330,6 @@ impl Corral {
                 *w /= s;
             }
         }
-        self.x = (0..j).fold(DVec3::ZERO, |acc, k| acc + self.p[k].m() * self.w[k]);
     }
     /// For a tetrahedron containing the origin: the corral of its facet whose plane is nearest
     /// the origin, at the origin's projection on it (which lies in that facet). `None` when
@@ -338,7 +338,7 @@ impl Corral {
         if self.n < 4 {
             return None;
         }
-        let m = [self.p[0].m(), self.p[1].m(), self.p[2].m(), self.p[3].m()];
+        let m = self.m;
         let mut best = (f64::INFINITY, 0);
         for skip in 0..4 {
             let i = [(skip + 1) % 4, (skip + 2) % 4, (skip + 3) % 4];
@@ -357,7 +357,8 @@ impl Corral {
         let skip = best.1;
         let i = [(skip + 1) % 4, (skip + 2) % 4, (skip + 3) % 4];
         let mut f = Corral {
-            p: [self.p[i[0]], self.p[i[1]], self.p[i[2]], self.p[i[2]]],
+            m: [m[i[0]], m[i[1]], m[i[2]], m[i[2]]],
+            id: [self.id[i[0]], self.id[i[1]], self.id[i[2]], self.id[i[2]]],
             w: [0.0; 4],
             n: 3,
             x: DVec3::ZERO,
@@ -370,7 +371,7 @@ impl Corral {
             return None;
         }
         f.w = [w[0] / sum, w[1] / sum, w[2] / sum, 0.0];
-        f.x = (0..3).fold(DVec3::ZERO, |acc, k| acc + f.p[k].m() * f.w[k]);
+        f.x = (0..3).fold(DVec3::ZERO, |acc, k| acc + f.m[k] * f.w[k]);
         Some(f)
     }
 
@@ -380,7 +381,7 @@ impl Corral {
         if self.n < 4 {
             return 0.0;
         }
-        let m = [self.p[0].m(), self.p[1].m(), self.p[2].m(), self.p[3].m()];
+        let m = self.m;
         let mut best = f64::INFINITY;
         for skip in 0..4 {
             let idx: [usize; 3] = match skip {
@@ -402,12 +403,13 @@ impl Corral {
 
 /// Affine minimiser of the corral's points: the point of least norm on their affine hull and
 /// its affine (barycentric) coordinates. `None` when the points are affinely dependent.
+#[inline(always)]
 fn affine_min(c: &Corral) -> Option<(DVec3, [f64; 4])> {
-    let m0 = c.p[0].m();
+    let m0 = c.m[0];
     match c.n {
         1 => Some((m0, [1.0, 0.0, 0.0, 0.0])),
         2 => {
-            let e = c.p[1].m() - m0;
+            let e = c.m[1] - m0;
             let l2 = e.length_squared();
             if !(l2 > 0.0) {
                 return None;
@@ -416,7 +418,7 @@ fn affine_min(c: &Corral) -> Option<(DVec3, [f64; 4])> {
             Some((m0 + e * t, [1.0 - t, t, 0.0, 0.0]))
         }
         3 => {
-            let (m1, m2) = (c.p[1].m(), c.p[2].m());
+            let (m1, m2) = (c.m[1], c.m[2]);
             let n = (m1 - m0).cross(m2 - m0);
             let l2 = n.length_squared();
             if !(l2 > 0.0) || !l2.is_finite() {
@@ -434,7 +436,7 @@ fn affine_min(c: &Corral) -> Option<(DVec3, [f64; 4])> {
             Some((y, [a0 / s, a1 / s, a2 / s, 0.0]))
         }
         _ => {
-            let (m1, m2, m3) = (c.p[1].m(), c.p[2].m(), c.p[3].m());
+            let (m1, m2, m3) = (c.m[1], c.m[2], c.m[3]);
             let vol = (m1 - m0).dot((m2 - m0).cross(m3 - m0));
             if !(vol.abs() > 0.0) || !vol.is_finite() {
                 return None;
@@ -465,73 +467,58 @@ enum End {
     Limit,
 }
 
+/// How a Wolfe run ended (its corral is the caller's, updated in place).
 struct MnpOut {
-    c: Corral,
     end: End,
     iterations: u32,
     /// Duality gap in distance units (upper − lower bound on the distance) when known.
     gap: f64,
 }
 
-/// Wolfe's minimum-norm-point algorithm over M (shrunk by `s`), from `seed`.
-fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut {
-    let mut c = Corral::single(seed);
+/// Wolfe's minimum-norm-point algorithm over M (shrunk by `s`), from `seed`; the final
+/// corral is left in `c`.
+fn mnp<S: PairSupport>(sup: &mut S, seed: &SupPt, s: f64, gap_abs: f64, c: &mut Corral) -> MnpOut {
+    // Only the first slot is read until a point is pushed.
+    let m = seed.a - seed.b;
+    c.m[0] = m;
+    c.id[0] = (seed.ia, seed.ib);
+    c.w = [1.0, 0.0, 0.0, 0.0];
+    c.n = 1;
+    c.x = m;
     let mut iterations = 0u32;
     // Consecutive major cycles settled by a tie (no strict decrease of ‖x‖).
     let mut flat = 0u32;
+    let out = |end, iterations, gap| MnpOut { end, iterations, gap };
     loop {
         if iterations >= MAX_ITERATIONS {
-            return MnpOut {
-                c,
-                end: End::Limit,
-                iterations,
-                gap: f64::INFINITY,
-            };
+            return out(End::Limit, iterations, f64::INFINITY);
         }
         iterations += 1;
         let xx = c.x.length_squared();
         let xn = xx.sqrt();
         if !xn.is_finite() {
-            return MnpOut {
-                c,
-                end: End::Limit,
-                iterations,
-                gap: f64::INFINITY,
-            };
+            return out(End::Limit, iterations, f64::INFINITY);
         }
         if xn <= gap_abs {
-            return MnpOut {
-                c,
-                end: End::Optimal,
-                iterations,
-                gap: xn,
-            };
+            return out(End::Optimal, iterations, xn);
         }
         let p = sup.support(-c.x, s);
-        let gap2 = xx - c.x.dot(p.m());
+        let pm = p.a - p.b;
+        let gap2 = xx - c.x.dot(pm);
         let gap = gap2.max(0.0) / xn;
         if gap <= gap_abs {
-            return MnpOut {
-                c,
-                end: End::Optimal,
-                iterations,
-                gap,
-            };
+            return out(End::Optimal, iterations, gap);
         }
-        if c.p[..c.n].iter().any(|q| q.ia == p.ia && q.ib == p.ib) {
-            return MnpOut {
-                c,
-                end: End::Stalled,
-                iterations,
-                gap,
-            };
+        if c.id[..c.n].contains(&(p.ia, p.ib)) {
+            return out(End::Stalled, iterations, gap);
         }
         // The corral before this cycle, for a stall: until a minor cycle drops a point it is
         // `c` without the pushed point and with the saved weights and `x` (no copy of the
         // points); a full copy is taken only before the first drop.
         let (old_n, old_w, old_x) = (c.n, c.w, c.x);
         let mut saved: Option<Corral> = None;
-        c.p[c.n] = p;
+        c.m[c.n] = pm;
+        c.id[c.n] = (p.ia, p.ib);
         c.w[c.n] = 0.0;
         c.n += 1;
         let mut settled = false;
@@ -539,18 +526,18 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
         // Rounding of a norm computed from these points: a few ulps of their coordinates (not
         // of ‖x‖, which near contact is far smaller than they are).
         let no_worse = |c: &Corral, v: DVec3| {
-            let round = 64.0 * f64::EPSILON * (0..c.n).fold(0.0f64, |m, k| m.max(c.p[k].m().abs().max_element()));
+            let round = 64.0 * f64::EPSILON * c.m[..c.n].iter().fold(0.0f64, |m, q| m.max(q.abs().max_element()));
             v.length() <= xn + round
         };
         // Each minor cycle drops at least one point, and a single point is always settled.
         for minor in 0..5 {
-            let Some((y, alpha)) = affine_min(&c) else {
+            let Some((y, alpha)) = affine_min(c) else {
                 break;
             };
             if alpha[..c.n].iter().all(|&a| a > 0.0) {
                 // Refined as in GJK: near contact the affine minimiser's direction is only as
                 // good as the coordinates' rounding, and the duality gap reads that direction.
-                c.x = crate::geometry::refine_nearest(&[c.p[0].m(), c.p[1].m(), c.p[2].m()], c.n, y);
+                c.x = crate::geometry::refine_nearest(&[c.m[0], c.m[1], c.m[2]], c.n, y);
                 c.w = alpha;
                 settled = true;
                 break;
@@ -564,7 +551,7 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
                 && c.n <= 3
                 && flat < MAX_TIE_STEPS
                 && alpha[..c.n].iter().all(|&a| a >= -WEIGHT_TIE)
-                && no_worse(&c, y)
+                && no_worse(c, y)
             {
                 let mut w = alpha;
                 for wk in &mut w[..c.n] {
@@ -575,7 +562,7 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
                     for wk in &mut w[..c.n] {
                         *wk /= sum;
                     }
-                    c.x = crate::geometry::refine_nearest(&[c.p[0].m(), c.p[1].m(), c.p[2].m()], c.n, y);
+                    c.x = crate::geometry::refine_nearest(&[c.m[0], c.m[1], c.m[2]], c.n, y);
                     c.w = w;
                     settled = true;
                     tie = true;
@@ -595,7 +582,7 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
                 }
             }
             if saved.is_none() {
-                let mut o = c;
+                let mut o = *c;
                 o.n = old_n;
                 o.w = old_w;
                 o.x = old_x;
@@ -615,42 +602,32 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: SupPt, s: f64, gap_abs: f64) -> MnpOut
         // A settled corral without strict decrease is a tie too (equal norms within rounding
         // while the larger face sharpens the direction), within the same bound.
         if settled && !tie && c.x.length_squared() >= xx {
-            tie = flat < MAX_TIE_STEPS && no_worse(&c, c.x);
+            tie = flat < MAX_TIE_STEPS && no_worse(c, c.x);
         }
         if !settled || (!tie && c.x.length_squared() >= xx) {
-            let old = saved.unwrap_or_else(|| {
-                c.n = old_n;
-                c.w = old_w;
-                c.x = old_x;
-                c
-            });
-            return MnpOut {
-                c: old,
-                end: End::Stalled,
-                iterations,
-                gap,
-            };
+            match saved {
+                Some(o) => *c = o,
+                None => {
+                    c.n = old_n;
+                    c.w = old_w;
+                    c.x = old_x;
+                }
+            }
+            return out(End::Stalled, iterations, gap);
         }
         flat = if tie { flat + 1 } else { 0 };
         if c.n == 4 {
             c.x = DVec3::ZERO;
-            return MnpOut {
-                c,
-                end: End::Inside,
-                iterations,
-                gap: 0.0,
-            };
+            return out(End::Inside, iterations, 0.0);
         }
     }
 }
 
-/// The verdict of a full solve (distance + overlap test), in the solver's frame.
+/// The verdict of a full solve (distance + overlap test), in the solver's frame. For
+/// `Separated` and `Touching` the answer is the solve's corral (kept by the caller).
 enum Verdict {
-    Separated {
-        c: Corral,
-    },
+    Separated,
     Touching {
-        c: Corral,
         /// Unit normal from A towards B (zero if unknown).
         normal: DVec3,
     },
@@ -668,9 +645,7 @@ enum Verdict {
 /// The corral's vertex pairs as a Minkowski simplex.
 fn corral_simplex(c: &Corral) -> MinkowskiSimplex {
     let mut pairs = [(0u32, 0u32); 4];
-    for (k, p) in pairs.iter_mut().enumerate().take(c.n) {
-        *p = (c.p[k].ia, c.p[k].ib);
-    }
+    pairs[..c.n].copy_from_slice(&c.id[..c.n]);
     MinkowskiSimplex { pairs, len: c.n as u8 }
 }
 
@@ -690,19 +665,20 @@ struct Solved {
 }
 
 /// Distance by Wolfe's algorithm, then the certified overlap test (module docs). `inr` is a
-/// lower bound on the depth of `c_A − c_B` in M (None: no shrink test available).
+/// lower bound on the depth of `c_A − c_B` in M (None: no shrink test available). The
+/// answer's corral (unshrunk) is left in `c`.
 fn solve_pair<S: PairSupport>(
     sup: &mut S,
-    seed: SupPt,
+    seed: &SupPt,
     scale: f64,
     tol: f64,
     inr: impl FnOnce() -> Option<f64>,
+    c: &mut Corral,
 ) -> Solved {
     let gap_abs = DISTANCE_GAP_REL * scale;
-    let out = mnp(sup, seed, 1.0, gap_abs);
+    let out = mnp(sup, seed, 1.0, gap_abs, c);
     let mut iterations = out.iterations;
-    let h0 = out.c.heaviest();
-    let next = (h0.ia, h0.ib);
+    let next = c.heaviest();
     let accepted = match out.end {
         End::Optimal | End::Inside => true,
         End::Stalled => out.gap <= ACCEPT_GAP_REL * scale,
@@ -715,31 +691,31 @@ fn solve_pair<S: PairSupport>(
             seed: next,
         };
     }
-    let c = out.c;
-    if out.end == End::Inside && c.inner_depth() > tol {
-        return Solved {
-            verdict: Verdict::Overlapping {
-                point: 0.5 * (c.point_a() + c.point_b()),
-                simplex: Some(corral_simplex(&c)),
-            },
-            iterations,
-            seed: next,
-        };
+    if out.end == End::Inside {
+        if c.inner_depth() > tol {
+            let (pa, pb) = c.points(sup, 1.0);
+            return Solved {
+                verdict: Verdict::Overlapping {
+                    point: 0.5 * (pa + pb),
+                    simplex: Some(corral_simplex(c)),
+                },
+                iterations,
+                seed: next,
+            };
+        }
+        // A tetrahedral corral around the origin but within `tol` of its boundary (contact):
+        // its barycentric weights are ill-conditioned when it is flat (near-parallel faces),
+        // so report the least-norm point of its facet nearest the origin instead — within
+        // `inner_depth ≤ tol` of the origin, with well-conditioned weights, so the witness
+        // points realise the reported distance.
+        if let Some(f) = c.nearest_facet() {
+            *c = f;
+        }
     }
-    // A tetrahedral corral around the origin but within `tol` of its boundary (contact): its
-    // barycentric weights are ill-conditioned when it is flat (near-parallel faces), so
-    // report the least-norm point of its facet nearest the origin instead — within
-    // `inner_depth ≤ tol` of the origin, with well-conditioned weights, so the witness
-    // points realise the reported distance.
-    let c = if out.end == End::Inside {
-        c.nearest_facet().unwrap_or(c)
-    } else {
-        c
-    };
     let d = c.x.length();
     if d > tol {
         return Solved {
-            verdict: Verdict::Separated { c },
+            verdict: Verdict::Separated,
             iterations,
             seed: next,
         };
@@ -748,20 +724,22 @@ fn solve_pair<S: PairSupport>(
     if let Some(r) = inr().filter(|r| *r > 0.0 && r.is_finite()) {
         let eps = (2.0 * tol / r).min(0.5);
         let s = 1.0 - eps;
-        let h = c.heaviest();
-        let seed2 = sup.point(h.ia, h.ib, s);
-        let out2 = mnp(sup, seed2, s, gap_abs);
+        let (hia, hib) = c.heaviest();
+        let seed2 = sup.point(hia, hib, s);
+        let mut c2 = Corral::default();
+        let out2 = mnp(sup, &seed2, s, gap_abs, &mut c2);
         iterations += out2.iterations;
         match out2.end {
             End::Inside => {
+                let (pa, pb) = c2.points(sup, s);
                 return Solved {
                     verdict: Verdict::Overlapping {
-                        point: 0.5 * (out2.c.point_a() + out2.c.point_b()),
+                        point: 0.5 * (pa + pb),
                         simplex: None,
                     },
                     iterations,
                     seed: next,
-                }
+                };
             }
             End::Limit => {
                 return Solved {
@@ -771,15 +749,15 @@ fn solve_pair<S: PairSupport>(
                 }
             }
             _ => {
-                let l = out2.c.x.length();
+                let l = c2.x.length();
                 if l > 0.0 {
-                    normal = -out2.c.x / l;
+                    normal = -c2.x / l;
                 }
             }
         }
     }
     Solved {
-        verdict: Verdict::Touching { c, normal },
+        verdict: Verdict::Touching { normal },
         iterations,
         seed: next,
     }
@@ -829,13 +807,13 @@ impl PairSupport for PolyPair<'_> {
     fn contact_normals(&self, c: &Corral, out: &mut [DVec3; MAX_CONTACT_NORMALS]) -> usize {
         contact_normals(self.a, |v| v, self.b, |v| self.rot * v, c, out)
     }
-    #[inline]
+    #[inline(always)]
     fn support(&mut self, d: DVec3, s: f64) -> SupPt {
         self.warm_a = self.a.support_climb(d, self.warm_a);
         self.warm_b = self.b.support_climb(self.rot_t * (-d), self.warm_b);
         self.point(self.warm_a, self.warm_b, s)
     }
-    #[inline]
+    #[inline(always)]
     fn point(&self, ia: u32, ib: u32, s: f64) -> SupPt {
         let a = self.a.vertex(ia);
         let b = self.rot * self.b.vertex(ib) + self.rel.translation;
@@ -921,10 +899,10 @@ fn depth_in(p: &ConvexPolyhedron, c: DVec3) -> f64 {
 /// The feature of `poly` spanned by the distinct vertex ids `ids` (all with positive weight):
 /// the convex combination lies on a feature containing every one of them. When the ids span
 /// no single feature (possible only through rounding of near-zero weights), the feature is
-/// found from the point itself (`local`, in `poly`'s frame) by a scan — rare, O(V + E + F).
-fn feature_of(poly: &ConvexPolyhedron, ids: &[u32], local: DVec3) -> Feature {
+/// found from the point itself (`local()`, in `poly`'s frame) by a scan — rare, O(V + E + F).
+fn feature_of(poly: &ConvexPolyhedron, ids: &[u32], local: impl FnOnce() -> DVec3) -> Feature {
     let Some(&v0) = ids.first() else {
-        return poly.feature_at(local);
+        return poly.feature_at(local());
     };
     if ids.len() == 1 {
         return Feature::Vertex(v0);
@@ -945,7 +923,7 @@ fn feature_of(poly: &ConvexPolyhedron, ids: &[u32], local: DVec3) -> Feature {
             return Feature::Face(f);
         }
     }
-    poly.feature_at(local)
+    poly.feature_at(local())
 }
 
 /// Distinct vertex ids of one side of a corral with positive weight.
@@ -956,7 +934,7 @@ fn corral_ids(c: &Corral, side_a: bool) -> ([u32; 4], usize) {
         if !(c.w[k] > 0.0) {
             continue;
         }
-        let id = if side_a { c.p[k].ia } else { c.p[k].ib };
+        let id = if side_a { c.id[k].0 } else { c.id[k].1 };
         if !ids[..n].contains(&id) {
             ids[n] = id;
             n += 1;
@@ -965,13 +943,22 @@ fn corral_ids(c: &Corral, side_a: bool) -> ([u32; 4], usize) {
     (ids, n)
 }
 
-/// Closest features; `to_a` / `to_b` map the solver's frame to A's / B's local frame.
-fn corral_features(a: &ConvexPolyhedron, to_a: &Pose, b: &ConvexPolyhedron, to_b: &Pose, c: &Corral) -> FeaturePair {
+/// Closest features of the corral whose weighted points are `pa`, `pb` (solver's frame);
+/// `to_a` / `to_b` map the solver's frame to A's / B's local frame (evaluated only when a
+/// feature has to be found from its point).
+fn corral_features(
+    a: &ConvexPolyhedron,
+    to_a: impl FnOnce() -> Pose,
+    b: &ConvexPolyhedron,
+    to_b: impl FnOnce() -> Pose,
+    c: &Corral,
+    (pa, pb): (DVec3, DVec3),
+) -> FeaturePair {
     let (ia, na) = corral_ids(c, true);
     let (ib, nb) = corral_ids(c, false);
     FeaturePair {
-        a: feature_of(a, &ia[..na], to_a.transform_point(c.point_a())),
-        b: feature_of(b, &ib[..nb], to_b.transform_point(c.point_b())),
+        a: feature_of(a, &ia[..na], || to_a().transform_point(pa)),
+        b: feature_of(b, &ib[..nb], || to_b().transform_point(pb)),
     }
 }
 
@@ -979,17 +966,13 @@ fn corral_features(a: &ConvexPolyhedron, to_a: &Pose, b: &ConvexPolyhedron, to_b
 // Fast solver
 // ---------------------------------------------------------------------------------------
 
-fn fast_solve<'a>(
-    a: &'a ConvexPolyhedron,
-    pa: &Pose,
-    b: &'a ConvexPolyhedron,
-    pb: &Pose,
-    cache: &mut QpCache,
-) -> (PolyPair<'a>, Solved, f64) {
+/// The fast solve on `sup` (built from the same shapes and poses); the answer's corral is
+/// left in `c`. Returns the verdict and the contact tolerance.
+fn fast_solve(sup: &mut PolyPair<'_>, pa: &Pose, pb: &Pose, cache: &mut QpCache, c: &mut Corral) -> (Solved, f64) {
+    let (a, b) = (sup.a, sup.b);
     let scale = pair_scale(a, pa, b, pb);
     // `contact_tolerance` is CONTACT_REL × pair_scale: the same value, one scale computation.
     let tol = CONTACT_REL * scale;
-    let mut sup = PolyPair::new(a, pa, b, pb);
     let seed = match cache.seed {
         Some((ia, ib)) if sup.ids_valid(ia, ib) => {
             sup.warm_a = ia;
@@ -1002,24 +985,39 @@ fn fast_solve<'a>(
         }
     };
     // The centroids' depths are precomputed with the shapes (O(1) here).
-    let solved = solve_pair(&mut sup, seed, scale, tol, || {
-        Some(a.interior_depths()[0] + b.interior_depths()[0])
-    });
+    let solved = solve_pair(
+        sup,
+        &seed,
+        scale,
+        tol,
+        || Some(a.interior_depths()[0] + b.interior_depths()[0]),
+        c,
+    );
     cache.seed = Some(solved.seed);
-    (sup, solved, tol)
+    (solved, tol)
 }
 
-/// Turns a verdict into a [`Distance`]; `frame` maps the solver's frame to the world.
-fn to_distance(solved: &Solved, frame: &Pose, features: impl FnOnce(&Corral) -> FeaturePair) -> Distance {
+/// Turns a verdict into a [`Distance`]; `frame` maps the solver's frame to the world, `c` is
+/// the solve's corral, `features` labels it given its two weighted points.
+fn to_distance<S: PairSupport>(
+    solved: &Solved,
+    c: &Corral,
+    sup: &S,
+    frame: &Pose,
+    features: impl FnOnce(&Corral, (DVec3, DVec3)) -> FeaturePair,
+) -> Distance {
     let iterations = solved.iterations;
     match &solved.verdict {
-        Verdict::Separated { c } | Verdict::Touching { c, .. } => Distance::Separated {
-            distance: c.x.length(),
-            point_a: frame.transform_point(c.point_a()),
-            point_b: frame.transform_point(c.point_b()),
-            features: features(c),
-            iterations,
-        },
+        Verdict::Separated | Verdict::Touching { .. } => {
+            let (pa, pb) = c.points(sup, 1.0);
+            Distance::Separated {
+                distance: c.x.length(),
+                point_a: frame.transform_point(pa),
+                point_b: frame.transform_point(pb),
+                features: features(c, (pa, pb)),
+                iterations,
+            }
+        }
         Verdict::Overlapping { point, simplex } => Distance::Penetrating {
             witness: overlap_witness(*point, *simplex, frame),
             penetration: None,
@@ -1031,10 +1029,11 @@ fn to_distance(solved: &Solved, frame: &Pose, features: impl FnOnce(&Corral) -> 
 
 /// Turns a verdict into an [`Intersection`]; a `Disjoint` plane is certified against the
 /// vertex sets through the support mapping (else the pair is reported touching).
-fn to_intersection<S: PairSupport>(solved: &Solved, sup: &mut S, frame: &Pose, tol: f64) -> Intersection {
+fn to_intersection<S: PairSupport>(solved: &Solved, c: &Corral, sup: &mut S, frame: &Pose, tol: f64) -> Intersection {
     let iterations = solved.iterations;
-    let touching = |sup: &mut S, c: &Corral, n: DVec3| {
-        let mid = 0.5 * (c.point_a() + c.point_b());
+    let touching = |sup: &mut S, n: DVec3| {
+        let (pa, pb) = c.points(sup, 1.0);
+        let mid = 0.5 * (pa + pb);
         let (n, _) = touching_normal(sup, c, n, tol);
         let n = if n.length_squared() > 0.0 { n } else { DVec3::Z };
         Intersection::Touching {
@@ -1048,7 +1047,7 @@ fn to_intersection<S: PairSupport>(solved: &Solved, sup: &mut S, frame: &Pose, t
         }
     };
     match &solved.verdict {
-        Verdict::Separated { c } => {
+        Verdict::Separated => {
             let d = c.x.length();
             let n = -c.x / d;
             let p = sup.support(n, 1.0);
@@ -1063,10 +1062,10 @@ fn to_intersection<S: PairSupport>(solved: &Solved, sup: &mut S, frame: &Pose, t
                     iterations,
                 }
             } else {
-                touching(sup, c, n)
+                touching(sup, n)
             }
         }
-        Verdict::Touching { c, normal } => touching(sup, c, *normal),
+        Verdict::Touching { normal } => touching(sup, *normal),
         Verdict::Overlapping { point, simplex } => Intersection::Overlapping {
             witness: overlap_witness(*point, *simplex, frame),
             iterations,
@@ -1084,8 +1083,10 @@ pub fn intersect_fast(
     pb: &Pose,
     cache: &mut QpCache,
 ) -> Result<Intersection, PolycdError> {
-    let (mut sup, solved, tol) = fast_solve(a, pa, b, pb, cache);
-    Ok(to_intersection(&solved, &mut sup, pa, tol))
+    let mut sup = PolyPair::new(a, pa, b, pb);
+    let mut c = Corral::default();
+    let (solved, tol) = fast_solve(&mut sup, pa, pb, cache, &mut c);
+    Ok(to_intersection(&solved, &c, &mut sup, pa, tol))
 }
 
 /// Fast solver, distance: Wolfe's minimum-norm point of A − B by support mapping.
@@ -1096,11 +1097,12 @@ pub fn distance_fast(
     pb: &Pose,
     cache: &mut QpCache,
 ) -> Result<Distance, PolycdError> {
-    let (sup, solved, _) = fast_solve(a, pa, b, pb, cache);
+    let mut sup = PolyPair::new(a, pa, b, pb);
+    let mut c = Corral::default();
+    let (solved, _) = fast_solve(&mut sup, pa, pb, cache, &mut c);
     // The fast solver works in A's frame.
-    let to_b = sup.rel.inverse();
-    Ok(to_distance(&solved, pa, |c| {
-        corral_features(a, &Pose::IDENTITY, b, &to_b, c)
+    Ok(to_distance(&solved, &c, &sup, pa, |c, pts| {
+        corral_features(a, || Pose::IDENTITY, b, || sup.rel.inverse(), c, pts)
     }))
 }
 
@@ -1269,7 +1271,7 @@ fn faithful_core(
     ys: &[DVec3],
     setup: &FaithfulSetup,
     inr: impl FnOnce() -> Option<f64>,
-) -> (QpSolution, Solved) {
+) -> (QpSolution, Solved, Corral) {
     let scale = setup.scale;
     let origin = 0.5 * (setup.ca + setup.cb);
     let ipm = ipm_solve(xs, ys, origin, scale);
@@ -1295,9 +1297,10 @@ fn faithful_core(
         iterations: ipm.iterations,
         seed: (0, 0),
     };
+    let mut c = Corral::default();
     if let Err(msg) = ipm.status {
         sol.notes.push(msg);
-        return (sol, not_converged);
+        return (sol, not_converged, c);
     }
     let xa = combine(xs, &ipm.lambda);
     let yb = combine(ys, &ipm.sigma);
@@ -1311,13 +1314,13 @@ fn faithful_core(
         topo: None,
     };
     let seed = sup.point(argmax_w(&ipm.lambda), argmax_w(&ipm.sigma), 1.0);
-    let mut solved = solve_pair(&mut sup, seed, scale, setup.tol, inr);
+    let mut solved = solve_pair(&mut sup, &seed, scale, setup.tol, inr, &mut c);
     solved.iterations += ipm.iterations;
     sol.polish_iterations = solved.iterations - ipm.iterations;
-    let (c, normal, status) = match &solved.verdict {
+    let (normal, status) = match &solved.verdict {
         Verdict::NotConverged => {
             sol.notes.push("active-set polish did not converge".into());
-            return (sol, solved);
+            return (sol, solved, c);
         }
         Verdict::Overlapping { point, .. } => {
             sol.status = QpStatus::Overlapping;
@@ -1326,10 +1329,10 @@ fn faithful_core(
             sol.point_b = *point;
             sol.notes
                 .push("overlap certified: the origin lies strictly inside A − B".into());
-            return (sol, solved);
+            return (sol, solved, c);
         }
-        Verdict::Separated { c } => (*c, -c.x / c.x.length(), QpStatus::Separated),
-        Verdict::Touching { c, normal } => (*c, *normal, QpStatus::Touching),
+        Verdict::Separated => (-c.x / c.x.length(), QpStatus::Separated),
+        Verdict::Touching { normal } => (*normal, QpStatus::Touching),
     };
     let d = c.x.length();
     // Cross-check against the interior-point optimum (scaled units).
@@ -1345,16 +1348,17 @@ fn faithful_core(
                 verdict: Verdict::NotConverged,
                 ..solved
             },
+            c,
         );
     }
     sol.status = status;
     sol.distance = d;
-    sol.point_a = c.point_a();
-    sol.point_b = c.point_b();
+    (sol.point_a, sol.point_b) = c.points(&sup, 1.0);
     sol.normal = normal;
     for k in 0..c.n {
-        sol.lambda[c.p[k].ia as usize] += c.w[k];
-        sol.sigma[c.p[k].ib as usize] += c.w[k];
+        let (ia, ib) = c.id[k];
+        sol.lambda[ia as usize] += c.w[k];
+        sol.sigma[ib as usize] += c.w[k];
     }
     if normal.length_squared() > 0.0 {
         let (dims, unique, note) = uniqueness(xs, ys, normal, sol.point_a - sol.point_b, scale);
@@ -1362,7 +1366,7 @@ fn faithful_core(
         sol.unique = Some(unique);
         sol.notes.push(note);
     }
-    (sol, solved)
+    (sol, solved, c)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1531,7 +1535,7 @@ fn faithful_poly(
     pa: &Pose,
     b: &ConvexPolyhedron,
     pb: &Pose,
-) -> (Vec<DVec3>, Vec<DVec3>, QpSolution, Solved, FaithfulSetup) {
+) -> (Vec<DVec3>, Vec<DVec3>, QpSolution, Solved, Corral, FaithfulSetup) {
     let xs = world_vertices(a, pa);
     let ys = world_vertices(b, pb);
     let setup = FaithfulSetup {
@@ -1540,10 +1544,10 @@ fn faithful_poly(
         ca: pa.transform_point(a.centroid()),
         cb: pb.transform_point(b.centroid()),
     };
-    let (sol, solved) = faithful_core(&xs, &ys, &setup, || {
+    let (sol, solved, c) = faithful_core(&xs, &ys, &setup, || {
         Some(depth_in(a, a.centroid()) + depth_in(b, b.centroid()))
     });
-    (xs, ys, sol, solved, setup)
+    (xs, ys, sol, solved, c, setup)
 }
 
 /// Model (1) for two polyhedra at their poses (world frame): the interior-point solution,
@@ -1586,7 +1590,7 @@ pub fn intersect_faithful(
     b: &ConvexPolyhedron,
     pb: &Pose,
 ) -> Result<Intersection, PolycdError> {
-    let (xs, ys, _, solved, setup) = faithful_poly(a, pa, b, pb);
+    let (xs, ys, _, solved, c, setup) = faithful_poly(a, pa, b, pb);
     let mut sup = PointPair {
         xs: &xs,
         ys: &ys,
@@ -1596,6 +1600,7 @@ pub fn intersect_faithful(
     };
     Ok(to_intersection(
         &solved,
+        &c,
         &mut sup,
         &Pose::IDENTITY,
         contact_tolerance(a, pa, b, pb),
@@ -1609,9 +1614,16 @@ pub fn distance_faithful(
     b: &ConvexPolyhedron,
     pb: &Pose,
 ) -> Result<Distance, PolycdError> {
-    let (_, _, _, solved, _) = faithful_poly(a, pa, b, pb);
+    let (xs, ys, _, solved, c, setup) = faithful_poly(a, pa, b, pb);
+    let sup = PointPair {
+        xs: &xs,
+        ys: &ys,
+        ca: setup.ca,
+        cb: setup.cb,
+        topo: None,
+    };
     // The faithful solver works in the world frame.
-    Ok(to_distance(&solved, &Pose::IDENTITY, |c| {
-        corral_features(a, &pa.inverse(), b, &pb.inverse(), c)
+    Ok(to_distance(&solved, &c, &sup, &Pose::IDENTITY, |c, pts| {
+        corral_features(a, || pa.inverse(), b, || pb.inverse(), c, pts)
     }))
 }
