@@ -16,7 +16,7 @@
 //!   with it within the IPM tolerance, otherwise the result is `NotConverged`.
 //! - **fast** ([`distance_fast`], [`intersect_fast`]): Wolfe's algorithm directly, over the
 //!   vertices of the Minkowski difference M = A − B generated on demand by the support mapping
-//!   (`support_climb`, warm-started from [`QpCache`]); fixed arrays, corral ≤ 4 pairs, no
+//!   (`support_climb_hinted`: warm-started from [`QpCache`] or the direction table); fixed arrays, corral ≤ 4 pairs, no
 //!   allocation.
 //!
 //! Invariants of Wolfe's algorithm (both solvers): the corral is a set of ≤ 4 affinely
@@ -809,8 +809,8 @@ impl PairSupport for PolyPair<'_> {
     }
     #[inline(always)]
     fn support(&mut self, d: DVec3, s: f64) -> SupPt {
-        self.warm_a = self.a.support_climb(d, self.warm_a);
-        self.warm_b = self.b.support_climb(self.rot_t * (-d), self.warm_b);
+        self.warm_a = self.a.support_climb_hinted(d, self.warm_a);
+        self.warm_b = self.b.support_climb_hinted(self.rot_t * (-d), self.warm_b);
         self.point(self.warm_a, self.warm_b, s)
     }
     #[inline(always)]
