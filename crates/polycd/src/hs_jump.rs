@@ -127,6 +127,10 @@ pub struct HsJumpCache {
     edges: Vec<u32>,
     scratch: Vec<u32>,
     signs: Vec<i8>,
+    /// How far the last answer is from contact, by its own certificate (A's frame): the
+    /// separation margin of a `Disjoint` plane, or the depth of the origin inside an
+    /// `Overlapping` tetrahedron of pair vectors; NaN when unknown.
+    clearance: f64,
     /// Largest spherical-polygon edge count reached in the last query (for tests/benchmarks).
     pub last_polygon_size: usize,
 }
@@ -156,6 +160,18 @@ impl HsJumpCache {
         self.cons.clear();
         self.edges.clear();
         self.last_polygon_size = 0;
+        self.clearance = f64::NAN;
+    }
+
+    /// How far from contact the last query's certificate shows the pair to be (NaN when it
+    /// does not say): for `Disjoint`, the separation margin `min_B n·b − max_A n·a` of its
+    /// plane (both extremes are the supporting pair the plane came from, so this is the
+    /// margin up to rounding); for `Overlapping`, the origin's distance to the boundary of the
+    /// certificate's tetrahedron of pair vectors `q − p` (a ball of that radius lies in
+    /// `B − A`, so no translation shorter than it separates the shapes). Lets the query layer
+    /// skip re-measuring pairs far outside the contact band.
+    pub(crate) fn last_clearance(&self) -> f64 {
+        self.clearance
     }
 }
 
@@ -748,6 +764,7 @@ pub fn intersect(
             cache.last_s = n;
             cache.last_pair = pair;
             cache.cert_len = 0;
+            cache.clearance = n.dot(q) - n.dot(p);
             return Ok(Intersection::Disjoint { plane, iterations });
         }
         if !cache.seen.insert(key(pair)) {
@@ -808,7 +825,29 @@ fn overlap_from(
     for k in 0..len {
         pairs[k] = cache.cons[ids[k] as usize].pair;
     }
-    Some(finish_overlap(cache, &pairs[..len], iterations, s, pair))
+    let r = finish_overlap(cache, &pairs[..len], iterations, s, pair);
+    if len == 4 {
+        cache.clearance = tetrahedron_depth(ids.map(|i| cache.d(i)));
+    }
+    Some(r)
+}
+
+/// The origin's distance to the boundary of the tetrahedron `p` (which contains it), or 0 for
+/// a degenerate one.
+fn tetrahedron_depth(p: [DVec3; 4]) -> f64 {
+    let mut depth = f64::INFINITY;
+    for k in 0..4 {
+        let (x, y, z, w) = (p[k], p[(k + 1) % 4], p[(k + 2) % 4], p[(k + 3) % 4]);
+        let n = (y - x).cross(z - x);
+        let len = n.length();
+        if !(len > 0.0) {
+            return 0.0;
+        }
+        // Outward unit normal of face (x, y, z): away from the fourth vertex.
+        let n = if n.dot(w - x) > 0.0 { -n / len } else { n / len };
+        depth = depth.min(n.dot(x));
+    }
+    depth.max(0.0)
 }
 
 fn finish_overlap(
