@@ -139,6 +139,14 @@ impl ConvexPolyhedron {
         self.dk.support(self, dir)
     }
 
+    /// Support vertices of two shapes through their hierarchies: `self` along `dir` and
+    /// `other` along `other_dir`, the two descents interleaved (the same answers as two
+    /// [`support_hierarchy`](Self::support_hierarchy) calls).
+    #[inline]
+    pub fn support_hierarchy_pair(&self, dir: DVec3, other: &ConvexPolyhedron, other_dir: DVec3) -> (u32, u32) {
+        self.dk.support_pair(self, dir, &other.dk, other, other_dir)
+    }
+
     /// The support point (position) along `dir`, by hill-climbing from `warm`; updates `warm`.
     #[inline]
     pub fn support_point(&self, dir: DVec3, warm: &mut u32) -> DVec3 {
