@@ -122,11 +122,17 @@ pub struct HsJumpCache {
     last_pair: (u32, u32),
     cert: [(u32, u32); 4],
     cert_len: u8,
+    /// The first [`SEEN_LINEAR`] pairs of the query (a linear search is cheaper than hashing
+    /// for the few pairs of a typical query); later ones go to `seen`.
+    seen_short: Vec<u64>,
     seen: HashSet<u64, BuildHasherDefault<PairHasher>>,
     cons: Vec<Con>,
     edges: Vec<u32>,
     scratch: Vec<u32>,
     signs: Vec<i8>,
+    /// Directions supported so far in this query, their squared lengths and their
+    /// supporting pairs.
+    supported: Vec<(DVec3, f64, (u32, u32))>,
     /// How far the last answer is from contact, by its own certificate (A's frame): the
     /// separation margin of a `Disjoint` plane, or the depth of the origin inside an
     /// `Overlapping` tetrahedron of pair vectors; NaN when unknown.
@@ -156,9 +162,13 @@ impl HsJumpCache {
             self.reset();
             self.sizes = (na, nb);
         }
-        self.seen.clear();
+        self.seen_short.clear();
+        if !self.seen.is_empty() {
+            self.seen.clear();
+        }
         self.cons.clear();
         self.edges.clear();
+        self.supported.clear();
         self.last_polygon_size = 0;
         self.clearance = f64::NAN;
     }
@@ -237,6 +247,25 @@ fn dot_sign(a: DVec3, b: DVec3) -> i8 {
 /// Exact sign of `det[x, y, z] = (x × y) · z`.
 #[inline]
 fn det_sign(x: DVec3, y: DVec3, z: DVec3) -> i8 {
+    // Float filter: `z · (x × y)` expanded by minors, the same expression orient3d evaluates
+    // with `d = 0` (its differences are then exact). Shewchuk's bound for it is
+    // `(7 + 56u)·u·permanent`, u = 2⁻⁵³; `4·EPSILON = 8u` exceeds it. Products far above the
+    // underflow range keep the bound relative (below it the exact path decides).
+    let (m0, m1) = (x.x * y.y, x.y * y.x);
+    let (m2, m3) = (x.y * y.z, x.z * y.y);
+    let (m4, m5) = (x.z * y.x, x.x * y.z);
+    let det = z.z * (m0 - m1) + z.x * (m2 - m3) + z.y * (m4 - m5);
+    let perm =
+        z.z.abs() * (m0.abs() + m1.abs()) + z.x.abs() * (m2.abs() + m3.abs()) + z.y.abs() * (m4.abs() + m5.abs());
+    let bound = 4.0 * f64::EPSILON * perm;
+    if perm > 1e-250 {
+        if det > bound {
+            return 1;
+        }
+        if -det > bound {
+            return -1;
+        }
+    }
     match orient3d(DVec3::ZERO, x, y, z) {
         Orientation::Above => 1,
         Orientation::Below => -1,
@@ -301,6 +330,11 @@ fn origin_in_hull(p: &[DVec3]) -> bool {
                 let s3 = -det_sign(p[2], p[0], p[3]);
                 if [s1, s2, s3].iter().all(|&s| s == dd || s == 0) {
                     return true;
+                }
+                // Every triple is then linearly independent (dets dd, −s1, −s2, −s3 ≠ 0), so
+                // no sub-simplex is coplanar with the origin and none can contain it.
+                if s1 != 0 && s2 != 0 && s3 != 0 {
+                    return false;
                 }
             }
             for skip in 0..4 {
@@ -666,7 +700,7 @@ impl Frame<'_> {
     /// Supporting pair by the hierarchy (§8.1): max of A along `s`, min of B along `s`.
     #[inline]
     fn support(&self, s: DVec3) -> (u32, u32) {
-        (self.a.support_hierarchy(s), self.b.support_hierarchy(self.rot_t * -s))
+        self.a.support_hierarchy_pair(s, self.b, self.rot_t * -s)
     }
     /// Supporting pair by hill-climbing from a warm pair (§8.4).
     #[inline]
@@ -675,6 +709,55 @@ impl Frame<'_> {
             self.a.support_climb(s, warm.0),
             self.b.support_climb(self.rot_t * -s, warm.1),
         )
+    }
+}
+
+/// Pairs kept in a plain list before the hash set is used (see `HsJumpCache::seen_short`).
+const SEEN_LINEAR: usize = 16;
+
+/// A direction whose cosine with one already supported in the same query is at least this is
+/// supported by hill-climbing from that direction's pair rather than through the hierarchy:
+/// the supports are then the same or a step or two away on the vertex graph, cheaper than
+/// the hierarchy's descent. (Only the cost depends on it: both strategies return a maximiser.)
+const CLIMB_COS: f64 = 0.95;
+
+impl HsJumpCache {
+    /// Records a pair key; `false` if it was seen before in this query.
+    #[inline]
+    fn insert_seen(&mut self, k: u64) -> bool {
+        if self.seen_short.contains(&k) {
+            return false;
+        }
+        if self.seen_short.len() < SEEN_LINEAR {
+            self.seen_short.push(k);
+            return true;
+        }
+        self.seen.insert(k)
+    }
+
+    /// Supporting pair for `s` (any length), recorded for the later candidates of the query.
+    fn support(&mut self, f: &Frame, s: DVec3) -> (u32, u32) {
+        // cos² ≥ CLIMB_COS² without square roots: (s·v)² ≥ CLIMB_COS²·|s|²·|v|², s·v > 0;
+        // the nearest (largest cos²) wins.
+        let ss = s.length_squared();
+        let mut near = None;
+        let mut best = 0.0f64;
+        for &(v, vv, pair) in &self.supported {
+            let c = s.dot(v);
+            if c > 0.0 && c * c >= CLIMB_COS * CLIMB_COS * ss * vv {
+                let cos2 = c * c / vv; // cos² · |s|², the same factor for every candidate
+                if cos2 > best {
+                    best = cos2;
+                    near = Some(pair);
+                }
+            }
+        }
+        let pair = match near {
+            Some(warm) => f.support_from(s, warm),
+            None => f.support(s),
+        };
+        self.supported.push((s, ss, pair));
+        pair
     }
 }
 
@@ -715,7 +798,7 @@ pub fn intersect(
             if d == DVec3::ZERO {
                 return Ok(finish_overlap(cache, &[pair], 0, cache.last_s, pair));
             }
-            if !cache.seen.insert(key(pair)) {
+            if !cache.insert_seen(key(pair)) {
                 continue;
             }
             cache.cons.push(Con { d, pair });
@@ -729,15 +812,20 @@ pub fn intersect(
     }
 
     let (mut s, mut pair) = if cache.warm && cache.last_s.is_finite() && cache.last_s != DVec3::ZERO {
-        (cache.last_s, f.support_from(cache.last_s, cache.last_pair))
+        let pair = f.support_from(cache.last_s, cache.last_pair);
+        cache
+            .supported
+            .push((cache.last_s, cache.last_s.length_squared(), pair));
+        (cache.last_s, pair)
     } else {
         let s0 = (f.rot * b.centroid() + f.t) - a.centroid();
+        let s0 = s0.normalize_or_zero();
         let s0 = if s0.is_finite() && s0 != DVec3::ZERO {
             s0
         } else {
             DVec3::X
         };
-        (s0, f.support(s0))
+        (s0, cache.support(&f, s0))
     };
     let mut after_aux = false;
     let mut iterations = 0u32;
@@ -767,7 +855,7 @@ pub fn intersect(
             cache.clearance = n.dot(q) - n.dot(p);
             return Ok(Intersection::Disjoint { plane, iterations });
         }
-        if !cache.seen.insert(key(pair)) {
+        if !cache.insert_seen(key(pair)) {
             // Repeated pair: the auxiliary rule (§6). After an exactly verified interior
             // point a repeat is impossible, so reaching here twice in a row means rounding
             // beat us (the polygon is thinner than float resolution).
@@ -778,7 +866,7 @@ pub fn intersect(
                 return Ok(cache.touching(&f, pa, tol(), iterations));
             };
             s = w;
-            pair = f.support(s);
+            pair = cache.support(&f, s);
             after_aux = true;
             continue;
         }
@@ -792,9 +880,16 @@ pub fn intersect(
             return Ok(Intersection::NotConverged { iterations });
         }
         cache.last_polygon_size = cache.last_polygon_size.max(cache.edges.len());
-        // Formula (1): reflect S in the plane orthogonal to r = d/|d|.
-        let r = d.normalize_or_zero();
-        let next = (s - 2.0 * s.dot(r) * r).normalize_or_zero();
+        // Formula (1): reflect S in the plane orthogonal to r = d/|d|, as
+        // `S − 2(S·d)/(d·d)·d` (no square root; a reflection keeps |S|, which stays O(1):
+        // every candidate starts unit or as a verified interior point of unit-scale).
+        let dd = d.length_squared();
+        let next = if dd.is_normal() {
+            s - (2.0 * s.dot(d) / dd) * d
+        } else {
+            let r = d.normalize_or_zero();
+            (s - 2.0 * s.dot(r) * r).normalize_or_zero()
+        };
         if next == DVec3::ZERO || !next.is_finite() {
             let Some(w) = cache.interior_point() else {
                 return Ok(cache.touching(&f, pa, tol(), iterations));
@@ -804,7 +899,7 @@ pub fn intersect(
         } else {
             s = next;
         }
-        pair = f.support(s);
+        pair = cache.support(&f, s);
     }
 }
 
@@ -835,19 +930,24 @@ fn overlap_from(
 /// The origin's distance to the boundary of the tetrahedron `p` (which contains it), or 0 for
 /// a degenerate one.
 fn tetrahedron_depth(p: [DVec3; 4]) -> f64 {
-    let mut depth = f64::INFINITY;
+    // Smallest squared face distance (one square root at the end).
+    let mut depth2 = f64::INFINITY;
     for k in 0..4 {
         let (x, y, z, w) = (p[k], p[(k + 1) % 4], p[(k + 2) % 4], p[(k + 3) % 4]);
         let n = (y - x).cross(z - x);
-        let len = n.length();
-        if !(len > 0.0) {
+        let len2 = n.length_squared();
+        if !(len2 > 0.0) {
             return 0.0;
         }
-        // Outward unit normal of face (x, y, z): away from the fourth vertex.
-        let n = if n.dot(w - x) > 0.0 { -n / len } else { n / len };
-        depth = depth.min(n.dot(x));
+        // Distance of the origin inside face (x, y, z), times |n|: along the outward normal
+        // (away from the fourth vertex).
+        let h = if n.dot(w - x) > 0.0 { -n.dot(x) } else { n.dot(x) };
+        if !(h > 0.0) {
+            return 0.0;
+        }
+        depth2 = depth2.min(h * h / len2);
     }
-    depth.max(0.0)
+    depth2.sqrt()
 }
 
 fn finish_overlap(
