@@ -8,7 +8,9 @@
 //! 1. Candidate `S₀`: the cached separating vector (coherence, §8.4, supports found by
 //!    hill-climbing from the cached pair) or the centroid difference (supports through the
 //!    Dobkin–Kirkpatrick hierarchy, §8.1). Cached collision-certificate pairs are re-added to
-//!    the spherical polygon first (any vertex pairs are valid constraints, see below).
+//!    the spherical polygon first (any vertex pairs are valid constraints, see below). Later
+//!    candidates of the query are supported through the hierarchy too, or by hill-climbing
+//!    from an earlier candidate's pair when one is within `CLIMB_COS` (see Departures).
 //! 2. Supporting pair `(p, q)` for `S`, `d = q − p`. `S·d > 0` ⇒ separated (Theorem 1).
 //! 3. A new pair adds the open hemisphere `HS(d) = {x : d·x > 0}` to
 //!    `SCP = ∩ HS(d_j)` (§5); `SCP = ∅` ⇔ `0 ∈ conv{d_j}` ⊆ `B − A` ⇒ collision.
@@ -19,8 +21,9 @@
 //! # Invariants
 //! - `SCP` is kept exactly as the open cone `{x : d_e·x > 0, e ∈ edges}` over the *floating*
 //!   vectors `d_j` (never normalised). Every combinatorial decision is the sign of a
-//!   determinant `det[d_a, d_b, d_c]` (exact `orient3d` with the origin as a point) or of a dot
-//!   product `S·d` (error-free transforms + expansion sum, behind a float filter), so the
+//!   determinant `det[d_a, d_b, d_c]` (exact `orient3d` with the origin as a point, behind
+//!   Shewchuk's float filter for that expression) or of a dot product `S·d` (error-free
+//!   transforms + expansion sum, behind a float filter), so the
 //!   polygon is exactly the intersection of all added hemispheres and "empty" is a theorem
 //!   about the stored vectors, not a rounding accident.
 //! - Stages by edge count: 0 = whole sphere, 1 = hemisphere, 2 = lune (vertices `±d_a×d_b`),
@@ -30,8 +33,11 @@
 //!   Cost per iteration: O(k) exact orientation tests, `k` ≤ number of pairs so far (the
 //!   paper's balanced tree gives O(log k)). Measured (tests/hs_jump.rs): k ≤ 28 and ≤ 45
 //!   iterations over 10⁵ near-contact pairs incl. needles and disks (mean 8.4); icospheres:
-//!   1 iteration when separated, ≤ 8 when overlapping; §9 ellipsoids: mean ≈ 4 iterations,
-//!   5–15 µs per cold query (n = 200…2000).
+//!   1 iteration when separated, ≤ 8 when overlapping; §9 ellipsoids: mean ≈ 4–9 iterations;
+//!   n = 1 000, 200:180:180, cold: ≈ 1.0 µs per overlapping query, 0.3 µs when apart by
+//!   more than 1 (2026-11-25, `polycd bench ellipsoid-sweep`).
+//! - Pairs seen in the query: the first `SEEN_LINEAR` in a plain list (linear search beats
+//!   hashing for the few pairs of a typical query), the rest in a hash set.
 //! - Every `Overlapping` answer carries ≤ 4 pairs whose vectors contain the origin in their
 //!   hull, verified by exact signs before it is returned (Carathéodory: a fan triangle of the
 //!   dual cone plus the new vector); every `Disjoint` plane comes from a pair with `S·d > 0`.
@@ -61,6 +67,22 @@
 //!   that keeps overlapping is re-certified in zero iterations.
 //! - `q − p = 0` (a shared vertex) is reported as `Overlapping` with a one-pair simplex; the
 //!   query layer refines touching.
+//! - Supports inside one query: a candidate whose angle to an earlier candidate of the same
+//!   query is within `CLIMB_COS` (cos ≥ 0.95, ≈ 18°) is supported by hill-climbing (the
+//!   paper's §8.4 tool for coherence) from that candidate's pair, both walks interleaved;
+//!   otherwise through the hierarchy (§8.1), both descents interleaved. Reason: cost only —
+//!   both return a maximiser, so the pairs, the reflections and the bound are unchanged, and
+//!   near candidates are common (the step after the first reflection usually returns within
+//!   a few degrees of the start; near contact nearly every candidate is near an earlier one),
+//!   where the climb takes zero to two steps against the hierarchy's full descent.
+//! - Formula (1) is evaluated as `S − 2(S·d)/(d·d)·d`, without normalising `d` or the new
+//!   `S` (a reflection keeps `|S|`, and only `S`'s direction matters): the same reflection
+//!   without two square roots per iteration; a `d` whose squared length is not a normal
+//!   float falls back to the normalised form.
+//! - The query layer skips its contact-band measurement when the answer's own certificate is
+//!   farther than twice the contact tolerance from contact (`last_clearance`: the plane's
+//!   margin between the supporting pair, or the origin's depth in the certificate
+//!   tetrahedron), as it does for CD-Dual.
 //!
 //! Separation is decided on the floating-point coordinates in A's frame with supports from
 //! float dot products; a plane claimed within rounding of contact (≈1e-16 of the scale) may be
@@ -202,6 +224,7 @@ fn two_prod(a: f64, b: f64) -> (f64, f64) {
 }
 
 /// Exact sign of `a · b` for float vectors (exact unless products underflow).
+#[inline]
 fn dot_sign(a: DVec3, b: DVec3) -> i8 {
     let (x, y, z) = (a.x * b.x, a.y * b.y, a.z * b.z);
     let p = x + y + z;
@@ -210,6 +233,13 @@ fn dot_sign(a: DVec3, b: DVec3) -> i8 {
     if p.abs() > 4.0 * f64::EPSILON * mag {
         return if p > 0.0 { 1 } else { -1 };
     }
+    dot_sign_exact(a, b, mag)
+}
+
+/// [`dot_sign`] past its float filter.
+#[cold]
+#[inline(never)]
+fn dot_sign_exact(a: DVec3, b: DVec3, mag: f64) -> i8 {
     if mag == 0.0 {
         return 0;
     }
@@ -705,10 +735,7 @@ impl Frame<'_> {
     /// Supporting pair by hill-climbing from a warm pair (§8.4).
     #[inline]
     fn support_from(&self, s: DVec3, warm: (u32, u32)) -> (u32, u32) {
-        (
-            self.a.support_climb(s, warm.0),
-            self.b.support_climb(self.rot_t * -s, warm.1),
-        )
+        self.a.support_climb_pair(s, warm.0, self.b, self.rot_t * -s, warm.1)
     }
 }
 
