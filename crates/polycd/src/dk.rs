@@ -231,30 +231,104 @@ impl DkHierarchy {
         if self.levels.is_empty() {
             return poly.support_scan(dir);
         }
-        // Scan the top level.
-        let mut v = 0usize;
-        let mut best = f64::NEG_INFINITY;
-        for (i, p) in self.top.iter().enumerate() {
-            let d = dir.dot(*p);
-            if d > best {
-                best = d;
-                v = i;
-            }
-        }
-        // Descend: `v` is a local index on level k+1, `best` its value.
+        let (mut best, mut v) = self.top_max(dir);
         for level in self.levels.iter().rev() {
-            let [below, start] = level.meta[v];
-            let end = level.meta[v + 1][1];
-            let mut next = below;
-            for c in &level.cands[start as usize..end as usize] {
-                let d = dir.dot(c.pos);
-                if d > best {
-                    best = d;
-                    next = c.id;
-                }
-            }
-            v = next as usize;
+            level.descend(dir, &mut best, &mut v);
         }
         v as u32
+    }
+
+    /// Support vertices of two shapes at once: `self` (hierarchy of `poly`) along `dir` and
+    /// `other` (of `other_poly`) along `other_dir`. Each descent is a chain of dependent
+    /// loads; interleaving the two independent chains lets the processor overlap their
+    /// latencies. The same answers as two [`support`](Self::support) calls.
+    pub fn support_pair(
+        &self,
+        poly: &ConvexPolyhedron,
+        dir: DVec3,
+        other: &DkHierarchy,
+        other_poly: &ConvexPolyhedron,
+        other_dir: DVec3,
+    ) -> (u32, u32) {
+        if self.levels.is_empty() || other.levels.is_empty() {
+            return (self.support(poly, dir), other.support(other_poly, other_dir));
+        }
+        let (mut ba, mut va) = self.top_max(dir);
+        let (mut bb, mut vb) = other.top_max(other_dir);
+        let mut la = self.levels.iter().rev();
+        let mut lb = other.levels.iter().rev();
+        loop {
+            match (la.next(), lb.next()) {
+                (Some(x), Some(y)) => {
+                    x.descend(dir, &mut ba, &mut va);
+                    y.descend(other_dir, &mut bb, &mut vb);
+                }
+                (Some(x), None) => {
+                    x.descend(dir, &mut ba, &mut va);
+                    for x in la.by_ref() {
+                        x.descend(dir, &mut ba, &mut va);
+                    }
+                }
+                (None, Some(y)) => {
+                    y.descend(other_dir, &mut bb, &mut vb);
+                    for y in lb.by_ref() {
+                        y.descend(other_dir, &mut bb, &mut vb);
+                    }
+                }
+                (None, None) => break,
+            }
+        }
+        (va as u32, vb as u32)
+    }
+
+    /// The top level's maximiser along `dir` (its value and local index): the first index
+    /// attaining the maximum. Four interleaved maxima (position i feeds chain i mod 4)
+    /// shorten the compare chain; among equal chain maxima the smallest index is the first.
+    #[inline(always)]
+    fn top_max(&self, dir: DVec3) -> (f64, usize) {
+        let mut chains = [(f64::NEG_INFINITY, 0usize); 4];
+        let mut quads = self.top.chunks_exact(4);
+        let mut i = 0usize;
+        for q in &mut quads {
+            for (k, b) in chains.iter_mut().enumerate() {
+                let d = dir.dot(q[k]);
+                let better = d > b.0;
+                b.0 = if better { d } else { b.0 };
+                b.1 = if better { i + k } else { b.1 };
+            }
+            i += 4;
+        }
+        for (k, p) in quads.remainder().iter().enumerate() {
+            let d = dir.dot(*p);
+            if d > chains[k].0 {
+                chains[k] = (d, i + k);
+            }
+        }
+        let mut pick = chains[0];
+        for c in &chains[1..] {
+            if c.0 > pick.0 || (c.0 == pick.0 && c.1 < pick.1) {
+                pick = *c;
+            }
+        }
+        pick
+    }
+}
+
+impl Level {
+    /// One descent step: `v` (a local index on this level, value `best`) becomes the
+    /// maximiser on the level below. Selects rather than branches: which candidate wins is
+    /// data-dependent and mispredicts often.
+    #[inline]
+    fn descend(&self, dir: DVec3, best: &mut f64, v: &mut usize) {
+        let [below, start] = self.meta[*v];
+        let end = self.meta[*v + 1][1];
+        let mut next = below;
+        for c in &self.cands[start as usize..end as usize] {
+            let d = dir.dot(c.pos);
+            let better = d > *best;
+            *best = if better { d } else { *best };
+            next = if better { c.id } else { next };
+        }
+        *v = next as usize;
     }
 }

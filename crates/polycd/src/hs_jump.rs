@@ -8,7 +8,9 @@
 //! 1. Candidate `S₀`: the cached separating vector (coherence, §8.4, supports found by
 //!    hill-climbing from the cached pair) or the centroid difference (supports through the
 //!    Dobkin–Kirkpatrick hierarchy, §8.1). Cached collision-certificate pairs are re-added to
-//!    the spherical polygon first (any vertex pairs are valid constraints, see below).
+//!    the spherical polygon first (any vertex pairs are valid constraints, see below). Later
+//!    candidates of the query are supported through the hierarchy too, or by hill-climbing
+//!    from an earlier candidate's pair when one is within `CLIMB_COS` (see Departures).
 //! 2. Supporting pair `(p, q)` for `S`, `d = q − p`. `S·d > 0` ⇒ separated (Theorem 1).
 //! 3. A new pair adds the open hemisphere `HS(d) = {x : d·x > 0}` to
 //!    `SCP = ∩ HS(d_j)` (§5); `SCP = ∅` ⇔ `0 ∈ conv{d_j}` ⊆ `B − A` ⇒ collision.
@@ -19,8 +21,9 @@
 //! # Invariants
 //! - `SCP` is kept exactly as the open cone `{x : d_e·x > 0, e ∈ edges}` over the *floating*
 //!   vectors `d_j` (never normalised). Every combinatorial decision is the sign of a
-//!   determinant `det[d_a, d_b, d_c]` (exact `orient3d` with the origin as a point) or of a dot
-//!   product `S·d` (error-free transforms + expansion sum, behind a float filter), so the
+//!   determinant `det[d_a, d_b, d_c]` (exact `orient3d` with the origin as a point, behind
+//!   Shewchuk's float filter for that expression) or of a dot product `S·d` (error-free
+//!   transforms + expansion sum, behind a float filter), so the
 //!   polygon is exactly the intersection of all added hemispheres and "empty" is a theorem
 //!   about the stored vectors, not a rounding accident.
 //! - Stages by edge count: 0 = whole sphere, 1 = hemisphere, 2 = lune (vertices `±d_a×d_b`),
@@ -30,8 +33,11 @@
 //!   Cost per iteration: O(k) exact orientation tests, `k` ≤ number of pairs so far (the
 //!   paper's balanced tree gives O(log k)). Measured (tests/hs_jump.rs): k ≤ 28 and ≤ 45
 //!   iterations over 10⁵ near-contact pairs incl. needles and disks (mean 8.4); icospheres:
-//!   1 iteration when separated, ≤ 8 when overlapping; §9 ellipsoids: mean ≈ 4 iterations,
-//!   5–15 µs per cold query (n = 200…2000).
+//!   1 iteration when separated, ≤ 8 when overlapping; §9 ellipsoids: mean ≈ 4–9 iterations;
+//!   n = 1 000, 200:180:180, cold: ≈ 1.0 µs per overlapping query, 0.3 µs when apart by
+//!   more than 1 (2026-11-25, `polycd bench ellipsoid-sweep`).
+//! - Pairs seen in the query: the first `SEEN_LINEAR` in a plain list (linear search beats
+//!   hashing for the few pairs of a typical query), the rest in a hash set.
 //! - Every `Overlapping` answer carries ≤ 4 pairs whose vectors contain the origin in their
 //!   hull, verified by exact signs before it is returned (Carathéodory: a fan triangle of the
 //!   dual cone plus the new vector); every `Disjoint` plane comes from a pair with `S·d > 0`.
@@ -61,6 +67,22 @@
 //!   that keeps overlapping is re-certified in zero iterations.
 //! - `q − p = 0` (a shared vertex) is reported as `Overlapping` with a one-pair simplex; the
 //!   query layer refines touching.
+//! - Supports inside one query: a candidate whose angle to an earlier candidate of the same
+//!   query is within `CLIMB_COS` (cos ≥ 0.95, ≈ 18°) is supported by hill-climbing (the
+//!   paper's §8.4 tool for coherence) from that candidate's pair, both walks interleaved;
+//!   otherwise through the hierarchy (§8.1), both descents interleaved. Reason: cost only —
+//!   both return a maximiser, so the pairs, the reflections and the bound are unchanged, and
+//!   near candidates are common (the step after the first reflection usually returns within
+//!   a few degrees of the start; near contact nearly every candidate is near an earlier one),
+//!   where the climb takes zero to two steps against the hierarchy's full descent.
+//! - Formula (1) is evaluated as `S − 2(S·d)/(d·d)·d`, without normalising `d` or the new
+//!   `S` (a reflection keeps `|S|`, and only `S`'s direction matters): the same reflection
+//!   without two square roots per iteration; a `d` whose squared length is not a normal
+//!   float falls back to the normalised form.
+//! - The query layer skips its contact-band measurement when the answer's own certificate is
+//!   farther than twice the contact tolerance from contact (`last_clearance`: the plane's
+//!   margin between the supporting pair, or the origin's depth in the certificate
+//!   tetrahedron), as it does for CD-Dual.
 //!
 //! Separation is decided on the floating-point coordinates in A's frame with supports from
 //! float dot products; a plane claimed within rounding of contact (≈1e-16 of the scale) may be
@@ -122,11 +144,21 @@ pub struct HsJumpCache {
     last_pair: (u32, u32),
     cert: [(u32, u32); 4],
     cert_len: u8,
+    /// The first [`SEEN_LINEAR`] pairs of the query (a linear search is cheaper than hashing
+    /// for the few pairs of a typical query); later ones go to `seen`.
+    seen_short: Vec<u64>,
     seen: HashSet<u64, BuildHasherDefault<PairHasher>>,
     cons: Vec<Con>,
     edges: Vec<u32>,
     scratch: Vec<u32>,
     signs: Vec<i8>,
+    /// Directions supported so far in this query, their squared lengths and their
+    /// supporting pairs.
+    supported: Vec<(DVec3, f64, (u32, u32))>,
+    /// How far the last answer is from contact, by its own certificate (A's frame): the
+    /// separation margin of a `Disjoint` plane, or the depth of the origin inside an
+    /// `Overlapping` tetrahedron of pair vectors; NaN when unknown.
+    clearance: f64,
     /// Largest spherical-polygon edge count reached in the last query (for tests/benchmarks).
     pub last_polygon_size: usize,
 }
@@ -152,10 +184,26 @@ impl HsJumpCache {
             self.reset();
             self.sizes = (na, nb);
         }
-        self.seen.clear();
+        self.seen_short.clear();
+        if !self.seen.is_empty() {
+            self.seen.clear();
+        }
         self.cons.clear();
         self.edges.clear();
+        self.supported.clear();
         self.last_polygon_size = 0;
+        self.clearance = f64::NAN;
+    }
+
+    /// How far from contact the last query's certificate shows the pair to be (NaN when it
+    /// does not say): for `Disjoint`, the separation margin `min_B n·b − max_A n·a` of its
+    /// plane (both extremes are the supporting pair the plane came from, so this is the
+    /// margin up to rounding); for `Overlapping`, the origin's distance to the boundary of the
+    /// certificate's tetrahedron of pair vectors `q − p` (a ball of that radius lies in
+    /// `B − A`, so no translation shorter than it separates the shapes). Lets the query layer
+    /// skip re-measuring pairs far outside the contact band.
+    pub(crate) fn last_clearance(&self) -> f64 {
+        self.clearance
     }
 }
 
@@ -176,6 +224,7 @@ fn two_prod(a: f64, b: f64) -> (f64, f64) {
 }
 
 /// Exact sign of `a · b` for float vectors (exact unless products underflow).
+#[inline]
 fn dot_sign(a: DVec3, b: DVec3) -> i8 {
     let (x, y, z) = (a.x * b.x, a.y * b.y, a.z * b.z);
     let p = x + y + z;
@@ -184,6 +233,13 @@ fn dot_sign(a: DVec3, b: DVec3) -> i8 {
     if p.abs() > 4.0 * f64::EPSILON * mag {
         return if p > 0.0 { 1 } else { -1 };
     }
+    dot_sign_exact(a, b, mag)
+}
+
+/// [`dot_sign`] past its float filter.
+#[cold]
+#[inline(never)]
+fn dot_sign_exact(a: DVec3, b: DVec3, mag: f64) -> i8 {
     if mag == 0.0 {
         return 0;
     }
@@ -221,6 +277,25 @@ fn dot_sign(a: DVec3, b: DVec3) -> i8 {
 /// Exact sign of `det[x, y, z] = (x × y) · z`.
 #[inline]
 fn det_sign(x: DVec3, y: DVec3, z: DVec3) -> i8 {
+    // Float filter: `z · (x × y)` expanded by minors, the same expression orient3d evaluates
+    // with `d = 0` (its differences are then exact). Shewchuk's bound for it is
+    // `(7 + 56u)·u·permanent`, u = 2⁻⁵³; `4·EPSILON = 8u` exceeds it. Products far above the
+    // underflow range keep the bound relative (below it the exact path decides).
+    let (m0, m1) = (x.x * y.y, x.y * y.x);
+    let (m2, m3) = (x.y * y.z, x.z * y.y);
+    let (m4, m5) = (x.z * y.x, x.x * y.z);
+    let det = z.z * (m0 - m1) + z.x * (m2 - m3) + z.y * (m4 - m5);
+    let perm =
+        z.z.abs() * (m0.abs() + m1.abs()) + z.x.abs() * (m2.abs() + m3.abs()) + z.y.abs() * (m4.abs() + m5.abs());
+    let bound = 4.0 * f64::EPSILON * perm;
+    if perm > 1e-250 {
+        if det > bound {
+            return 1;
+        }
+        if -det > bound {
+            return -1;
+        }
+    }
     match orient3d(DVec3::ZERO, x, y, z) {
         Orientation::Above => 1,
         Orientation::Below => -1,
@@ -285,6 +360,11 @@ fn origin_in_hull(p: &[DVec3]) -> bool {
                 let s3 = -det_sign(p[2], p[0], p[3]);
                 if [s1, s2, s3].iter().all(|&s| s == dd || s == 0) {
                     return true;
+                }
+                // Every triple is then linearly independent (dets dd, −s1, −s2, −s3 ≠ 0), so
+                // no sub-simplex is coplanar with the origin and none can contain it.
+                if s1 != 0 && s2 != 0 && s3 != 0 {
+                    return false;
                 }
             }
             for skip in 0..4 {
@@ -650,15 +730,61 @@ impl Frame<'_> {
     /// Supporting pair by the hierarchy (§8.1): max of A along `s`, min of B along `s`.
     #[inline]
     fn support(&self, s: DVec3) -> (u32, u32) {
-        (self.a.support_hierarchy(s), self.b.support_hierarchy(self.rot_t * -s))
+        self.a.support_hierarchy_pair(s, self.b, self.rot_t * -s)
     }
     /// Supporting pair by hill-climbing from a warm pair (§8.4).
     #[inline]
     fn support_from(&self, s: DVec3, warm: (u32, u32)) -> (u32, u32) {
-        (
-            self.a.support_climb(s, warm.0),
-            self.b.support_climb(self.rot_t * -s, warm.1),
-        )
+        self.a.support_climb_pair(s, warm.0, self.b, self.rot_t * -s, warm.1)
+    }
+}
+
+/// Pairs kept in a plain list before the hash set is used (see `HsJumpCache::seen_short`).
+const SEEN_LINEAR: usize = 16;
+
+/// A direction whose cosine with one already supported in the same query is at least this is
+/// supported by hill-climbing from that direction's pair rather than through the hierarchy:
+/// the supports are then the same or a step or two away on the vertex graph, cheaper than
+/// the hierarchy's descent. (Only the cost depends on it: both strategies return a maximiser.)
+const CLIMB_COS: f64 = 0.95;
+
+impl HsJumpCache {
+    /// Records a pair key; `false` if it was seen before in this query.
+    #[inline]
+    fn insert_seen(&mut self, k: u64) -> bool {
+        if self.seen_short.contains(&k) {
+            return false;
+        }
+        if self.seen_short.len() < SEEN_LINEAR {
+            self.seen_short.push(k);
+            return true;
+        }
+        self.seen.insert(k)
+    }
+
+    /// Supporting pair for `s` (any length), recorded for the later candidates of the query.
+    fn support(&mut self, f: &Frame, s: DVec3) -> (u32, u32) {
+        // cos² ≥ CLIMB_COS² without square roots: (s·v)² ≥ CLIMB_COS²·|s|²·|v|², s·v > 0;
+        // the nearest (largest cos²) wins.
+        let ss = s.length_squared();
+        let mut near = None;
+        let mut best = 0.0f64;
+        for &(v, vv, pair) in &self.supported {
+            let c = s.dot(v);
+            if c > 0.0 && c * c >= CLIMB_COS * CLIMB_COS * ss * vv {
+                let cos2 = c * c / vv; // cos² · |s|², the same factor for every candidate
+                if cos2 > best {
+                    best = cos2;
+                    near = Some(pair);
+                }
+            }
+        }
+        let pair = match near {
+            Some(warm) => f.support_from(s, warm),
+            None => f.support(s),
+        };
+        self.supported.push((s, ss, pair));
+        pair
     }
 }
 
@@ -699,7 +825,7 @@ pub fn intersect(
             if d == DVec3::ZERO {
                 return Ok(finish_overlap(cache, &[pair], 0, cache.last_s, pair));
             }
-            if !cache.seen.insert(key(pair)) {
+            if !cache.insert_seen(key(pair)) {
                 continue;
             }
             cache.cons.push(Con { d, pair });
@@ -713,15 +839,20 @@ pub fn intersect(
     }
 
     let (mut s, mut pair) = if cache.warm && cache.last_s.is_finite() && cache.last_s != DVec3::ZERO {
-        (cache.last_s, f.support_from(cache.last_s, cache.last_pair))
+        let pair = f.support_from(cache.last_s, cache.last_pair);
+        cache
+            .supported
+            .push((cache.last_s, cache.last_s.length_squared(), pair));
+        (cache.last_s, pair)
     } else {
         let s0 = (f.rot * b.centroid() + f.t) - a.centroid();
+        let s0 = s0.normalize_or_zero();
         let s0 = if s0.is_finite() && s0 != DVec3::ZERO {
             s0
         } else {
             DVec3::X
         };
-        (s0, f.support(s0))
+        (s0, cache.support(&f, s0))
     };
     let mut after_aux = false;
     let mut iterations = 0u32;
@@ -748,9 +879,10 @@ pub fn intersect(
             cache.last_s = n;
             cache.last_pair = pair;
             cache.cert_len = 0;
+            cache.clearance = n.dot(q) - n.dot(p);
             return Ok(Intersection::Disjoint { plane, iterations });
         }
-        if !cache.seen.insert(key(pair)) {
+        if !cache.insert_seen(key(pair)) {
             // Repeated pair: the auxiliary rule (§6). After an exactly verified interior
             // point a repeat is impossible, so reaching here twice in a row means rounding
             // beat us (the polygon is thinner than float resolution).
@@ -761,7 +893,7 @@ pub fn intersect(
                 return Ok(cache.touching(&f, pa, tol(), iterations));
             };
             s = w;
-            pair = f.support(s);
+            pair = cache.support(&f, s);
             after_aux = true;
             continue;
         }
@@ -775,9 +907,16 @@ pub fn intersect(
             return Ok(Intersection::NotConverged { iterations });
         }
         cache.last_polygon_size = cache.last_polygon_size.max(cache.edges.len());
-        // Formula (1): reflect S in the plane orthogonal to r = d/|d|.
-        let r = d.normalize_or_zero();
-        let next = (s - 2.0 * s.dot(r) * r).normalize_or_zero();
+        // Formula (1): reflect S in the plane orthogonal to r = d/|d|, as
+        // `S − 2(S·d)/(d·d)·d` (no square root; a reflection keeps |S|, which stays O(1):
+        // every candidate starts unit or as a verified interior point of unit-scale).
+        let dd = d.length_squared();
+        let next = if dd.is_normal() {
+            s - (2.0 * s.dot(d) / dd) * d
+        } else {
+            let r = d.normalize_or_zero();
+            (s - 2.0 * s.dot(r) * r).normalize_or_zero()
+        };
         if next == DVec3::ZERO || !next.is_finite() {
             let Some(w) = cache.interior_point() else {
                 return Ok(cache.touching(&f, pa, tol(), iterations));
@@ -787,7 +926,7 @@ pub fn intersect(
         } else {
             s = next;
         }
-        pair = f.support(s);
+        pair = cache.support(&f, s);
     }
 }
 
@@ -808,7 +947,34 @@ fn overlap_from(
     for k in 0..len {
         pairs[k] = cache.cons[ids[k] as usize].pair;
     }
-    Some(finish_overlap(cache, &pairs[..len], iterations, s, pair))
+    let r = finish_overlap(cache, &pairs[..len], iterations, s, pair);
+    if len == 4 {
+        cache.clearance = tetrahedron_depth(ids.map(|i| cache.d(i)));
+    }
+    Some(r)
+}
+
+/// The origin's distance to the boundary of the tetrahedron `p` (which contains it), or 0 for
+/// a degenerate one.
+fn tetrahedron_depth(p: [DVec3; 4]) -> f64 {
+    // Smallest squared face distance (one square root at the end).
+    let mut depth2 = f64::INFINITY;
+    for k in 0..4 {
+        let (x, y, z, w) = (p[k], p[(k + 1) % 4], p[(k + 2) % 4], p[(k + 3) % 4]);
+        let n = (y - x).cross(z - x);
+        let len2 = n.length_squared();
+        if !(len2 > 0.0) {
+            return 0.0;
+        }
+        // Distance of the origin inside face (x, y, z), times |n|: along the outward normal
+        // (away from the fourth vertex).
+        let h = if n.dot(w - x) > 0.0 { -n.dot(x) } else { n.dot(x) };
+        if !(h > 0.0) {
+            return 0.0;
+        }
+        depth2 = depth2.min(h * h / len2);
+    }
+    depth2.sqrt()
 }
 
 fn finish_overlap(

@@ -134,9 +134,48 @@ impl ConvexPolyhedron {
         v
     }
 
+    /// Support vertices of two shapes by hill-climbing: `self` along `dir` from `start` and
+    /// `other` along `other_dir` from `other_start`, the two walks advanced in lockstep so
+    /// their dependent loads overlap (the same answers as two
+    /// [`support_climb`](Self::support_climb) calls: each walk takes the same steps).
+    pub fn support_climb_pair(
+        &self,
+        dir: DVec3,
+        start: u32,
+        other: &ConvexPolyhedron,
+        other_dir: DVec3,
+        other_start: u32,
+    ) -> (u32, u32) {
+        if self.vertices.len() <= SMALL_SCAN || other.vertices.len() <= SMALL_SCAN {
+            return (
+                self.support_climb(dir, start),
+                other.support_climb(other_dir, other_start),
+            );
+        }
+        let mut a = ClimbState::new(self, dir, start);
+        let mut b = ClimbState::new(other, other_dir, other_start);
+        // Strict increase bounds each walk by its vertex count.
+        for _ in 0..self.vertices.len().max(other.vertices.len()) {
+            let moved_a = a.step(self, dir);
+            let moved_b = b.step(other, other_dir);
+            if !moved_a && !moved_b {
+                break;
+            }
+        }
+        (a.v, b.v)
+    }
+
     /// Support vertex through the Dobkin–Kirkpatrick hierarchy.
     pub fn support_hierarchy(&self, dir: DVec3) -> u32 {
         self.dk.support(self, dir)
+    }
+
+    /// Support vertices of two shapes through their hierarchies: `self` along `dir` and
+    /// `other` along `other_dir`, the two descents interleaved (the same answers as two
+    /// [`support_hierarchy`](Self::support_hierarchy) calls).
+    #[inline]
+    pub fn support_hierarchy_pair(&self, dir: DVec3, other: &ConvexPolyhedron, other_dir: DVec3) -> (u32, u32) {
+        self.dk.support_pair(self, dir, &other.dk, other, other_dir)
     }
 
     /// The support point (position) along `dir`, by hill-climbing from `warm`; updates `warm`.
@@ -243,5 +282,49 @@ impl ConvexPolyhedron {
             None => warm,
         };
         self.support_climb(dir, start)
+    }
+}
+
+/// One hill-climbing walk (see [`ConvexPolyhedron::support_climb_pair`]).
+struct ClimbState {
+    v: u32,
+    d: f64,
+    done: bool,
+}
+
+impl ClimbState {
+    #[inline]
+    fn new(p: &ConvexPolyhedron, dir: DVec3, start: u32) -> Self {
+        let v = if (start as usize) < p.vertices.len() { start } else { 0 };
+        ClimbState {
+            v,
+            d: dir.dot(p.vertices[v as usize]),
+            done: false,
+        }
+    }
+
+    /// One steepest-ascent step (as in [`ConvexPolyhedron::support_climb`]); `false` once
+    /// no neighbour is strictly better.
+    #[inline]
+    fn step(&mut self, p: &ConvexPolyhedron, dir: DVec3) -> bool {
+        if self.done {
+            return false;
+        }
+        let mut best = self.v;
+        let mut best_d = self.d;
+        for &w in p.neighbors(self.v) {
+            let dw = dir.dot(p.vertices[w as usize]);
+            if dw > best_d {
+                best_d = dw;
+                best = w;
+            }
+        }
+        if best == self.v {
+            self.done = true;
+            return false;
+        }
+        self.v = best;
+        self.d = best_d;
+        true
     }
 }

@@ -69,6 +69,36 @@ fn strategies_agree_on_random_and_tied_directions() {
     }
 }
 
+/// The interleaved two-shape supports (hierarchy descents, hill-climbs) return exactly the
+/// vertices of the single-shape calls, ties included.
+#[test]
+fn paired_supports_equal_single_ones() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let fams = families();
+    for (na, a) in &fams {
+        for (nb, b) in &fams {
+            let (va, vb) = (a.vertices().len() as u32, b.vertices().len() as u32);
+            let mut dirs: Vec<DVec3> = (0..2_000).map(|_| shapes::unit_vector(&mut rng)).collect();
+            dirs.extend(a.faces().iter().take(200).map(|f| f.normal));
+            dirs.extend([DVec3::X, DVec3::Y, DVec3::Z, -DVec3::X, -DVec3::Y, -DVec3::Z]);
+            for (k, &d) in dirs.iter().enumerate() {
+                let e = if k % 2 == 0 { -d } else { shapes::unit_vector(&mut rng) };
+                assert_eq!(
+                    a.support_hierarchy_pair(d, b, e),
+                    (a.support_hierarchy(d), b.support_hierarchy(e)),
+                    "{na} × {nb}: hierarchy along {d}, {e}"
+                );
+                let (sa, sb) = (rng.random_range(0..va), rng.random_range(0..vb));
+                assert_eq!(
+                    a.support_climb_pair(d, sa, b, e, sb),
+                    (a.support_climb(d, sa), b.support_climb(e, sb)),
+                    "{na} × {nb}: climb along {d} from {sa}, {e} from {sb}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn hierarchy_is_logarithmic() {
     let p = shapes::ellipsoid(10_000, 200.0, 180.0, 180.0, 3).unwrap();
