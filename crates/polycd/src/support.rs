@@ -266,6 +266,13 @@ impl SupportHints {
 }
 
 impl ConvexPolyhedron {
+    /// The direction table's climb start for `dir` (vertex 0 for hulls too small to have a
+    /// table, whose supports are scans).
+    #[inline]
+    pub fn hint_start(&self, dir: DVec3) -> u32 {
+        self.hints.get(dir).unwrap_or(0)
+    }
+
     /// Support vertex by hill-climbing from the better (along `dir`) of `warm` and the
     /// direction table's start for `dir` (an out-of-range `warm` is ignored): a few steps
     /// after any change of direction. Consulting the table only once a warm climb has moved
