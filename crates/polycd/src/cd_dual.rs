@@ -114,7 +114,7 @@ use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::predicates::{orient3d, Orientation};
 use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Intersection, OverlapWitness};
-use crate::tolerance::COPLANAR_REL;
+use crate::tolerance::{COPLANAR_REL, RAY_HIT_REL};
 use std::time::Instant;
 
 /// Which of the three face families of `M = P ⊕ (−Q)` a face belongs to.
@@ -365,6 +365,8 @@ struct Ctx<'a> {
     t: DVec3,
     c: DVec3,
     dir: DVec3,
+    /// Length scale of the pair's coordinates (rounding allowances are relative to it).
+    scale: f64,
 }
 
 #[inline]
@@ -478,9 +480,7 @@ impl Ctx<'_> {
     /// Rounding allowance of a support comparison along a direction of length `len`.
     #[inline]
     fn tol(&self, len: f64) -> f64 {
-        COPLANAR_REL
-            * (self.p.scale() + self.p.magnitude() + self.q.scale() + self.q.magnitude() + self.t.length())
-            * len
+        COPLANAR_REL * self.scale * len
     }
 
     /// Is `n·x` maximal on P at vertex `vp` and `n·y` minimal on Q (A frame) at vertex `vq`,
@@ -524,6 +524,127 @@ impl Ctx<'_> {
             })
         } else {
             None
+        }
+    }
+
+    /// §3.2: `f_opt` is the face of M through which the ray `c + λ·dir` (λ > 0) leaves M. Does
+    /// the ray meet `ev` inside its generating features (by the margin of [`RAY_HIT_REL`])?
+    /// Then `ev` is `f_opt`: its plane supports M and the meeting point lies in M, so every
+    /// other face plane meets the ray at the same λ or later, i.e. no key is larger.
+    /// Otherwise, with a stack, pushes the neighbours in M across each border of the face that
+    /// the meeting point lies beyond: by convexity their planes meet the ray before this one,
+    /// so they improve the key (generic Gaussian images; the caller keeps the whole
+    /// neighbourhood below them on the stack for the other cases).
+    fn ray_meets(&self, ev: &Eval, mut stack: Option<&mut Vec<Cand>>) -> bool {
+        let (p, q) = (self.p, self.q);
+        let nd = ev.n.dot(self.dir);
+        let nl = ev.n.length();
+        if !(nd > 0.0 && nl > 0.0) {
+            return false;
+        }
+        let lambda = (ev.k - ev.n.dot(self.c)) / nd;
+        if !(lambda > 0.0 && lambda.is_finite()) {
+            return false;
+        }
+        let x = self.c + self.dir * lambda;
+        let m = RAY_HIT_REL * self.scale * (1.0 + nl * self.dir.length() / nd);
+        if !m.is_finite() {
+            return false;
+        }
+        match ev.face {
+            DualFace::Fv { face_a, vertex_b } => {
+                let ps = x + self.qv(vertex_b);
+                let nf = p.face(face_a).normal;
+                let mut inside = true;
+                for h in p.face_half_edges(face_a) {
+                    let he = p.half_edge(h);
+                    let a = p.vertex(he.origin);
+                    let e = p.vertex(p.half_edge(he.next).origin) - a;
+                    let s = nf.dot(e.cross(ps - a));
+                    if s >= m * e.length() {
+                        continue;
+                    }
+                    inside = false;
+                    if let (true, Some(st)) = (s < 0.0, stack.as_deref_mut()) {
+                        for &g in q.outgoing(vertex_b) {
+                            st.push(Cand::Ee(he.edge, q.half_edge(g).edge));
+                        }
+                        st.push(Cand::Fv(p.half_edge(he.twin).face, vertex_b));
+                    }
+                }
+                inside
+            }
+            DualFace::Vf { vertex_a, face_b } => {
+                let y = self.rt * (p.vertex(vertex_a) - x - self.t);
+                let nf = q.face(face_b).normal;
+                let mut inside = true;
+                for h in q.face_half_edges(face_b) {
+                    let he = q.half_edge(h);
+                    let a = q.vertex(he.origin);
+                    let e = q.vertex(q.half_edge(he.next).origin) - a;
+                    let s = nf.dot(e.cross(y - a));
+                    if s >= m * e.length() {
+                        continue;
+                    }
+                    inside = false;
+                    if let (true, Some(st)) = (s < 0.0, stack.as_deref_mut()) {
+                        for &g in p.outgoing(vertex_a) {
+                            st.push(Cand::Ee(p.half_edge(g).edge, he.edge));
+                        }
+                        st.push(Cand::Vf(q.half_edge(he.twin).face, vertex_a));
+                    }
+                }
+                inside
+            }
+            DualFace::Ee { edge_a, edge_b } => {
+                let e = p.edge(edge_a);
+                let g = q.edge(edge_b);
+                let p0 = p.vertex(e.vertices[0]);
+                let u = p.vertex(e.vertices[1]) - p0;
+                let q0 = self.qv(g.vertices[0]);
+                let w = q0 - self.qv(g.vertices[1]);
+                // x = (p0 + a·u) − (q0 − b·w): a on A's edge, b on B's edge.
+                let rhs = x - p0 + q0;
+                let (uu, uw, ww) = (u.dot(u), u.dot(w), w.dot(w));
+                let (ur, wr) = (u.dot(rhs), w.dot(rhs));
+                let det = uu * ww - uw * uw;
+                if !(det > 0.0) {
+                    return false;
+                }
+                let (sa, sb) = ((ur * ww - wr * uw) / det, (uu * wr - uw * ur) / det);
+                let (ta, tb) = (m / uu.sqrt(), m / ww.sqrt());
+                let inside = sa > ta && sa < 1.0 - ta && sb > tb && sb < 1.0 - tb;
+                if let (false, Some(st)) = (inside, stack) {
+                    // Beyond an end of A's edge: along B's arc into that vertex's region.
+                    for (beyond, va) in [(sa < 0.0, e.vertices[0]), (sa > 1.0, e.vertices[1])] {
+                        if beyond {
+                            for &h in p.outgoing(va) {
+                                let e2 = p.half_edge(h).edge;
+                                if e2 != edge_a {
+                                    st.push(Cand::Ee(e2, edge_b));
+                                }
+                            }
+                            for f in g.faces {
+                                st.push(Cand::Vf(f, va));
+                            }
+                        }
+                    }
+                    for (beyond, vb) in [(sb < 0.0, g.vertices[0]), (sb > 1.0, g.vertices[1])] {
+                        if beyond {
+                            for &h in q.outgoing(vb) {
+                                let e2 = q.half_edge(h).edge;
+                                if e2 != edge_b {
+                                    st.push(Cand::Ee(edge_a, e2));
+                                }
+                            }
+                            for f in e.faces {
+                                st.push(Cand::Fv(f, vb));
+                            }
+                        }
+                    }
+                }
+                inside
+            }
         }
     }
 
@@ -611,6 +732,11 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         remember(ctx, cache, &best);
         return finish(best, cache, true);
     }
+    if ctx.ray_meets(&best, None) {
+        st.nanos[0] = elapsed(t0);
+        remember(ctx, cache, &best);
+        return finish(best, cache, false);
+    }
     let mut converged = false;
     for _ in 0..=p.faces().len() {
         let DualFace::Fv {
@@ -641,6 +767,11 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         }
         if next.key > best.key {
             best = next;
+            if ctx.ray_meets(&best, None) {
+                st.nanos[0] = elapsed(t0);
+                remember(ctx, cache, &best);
+                return finish(best, cache, false);
+            }
         } else {
             converged = true;
             break;
@@ -688,6 +819,11 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let Some(mut vb) = vbest else {
         return Outcome::NotConverged { best };
     };
+    if ctx.ray_meets(&vb, None) {
+        st.nanos[1] = elapsed(t1);
+        remember(ctx, cache, &vb);
+        return finish(vb, cache, false);
+    }
     converged = false;
     for _ in 0..=q.faces().len() {
         let DualFace::Vf {
@@ -718,6 +854,11 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         }
         if next.key > vb.key {
             vb = next;
+            if ctx.ray_meets(&vb, None) {
+                st.nanos[1] = elapsed(t1);
+                remember(ctx, cache, &vb);
+                return finish(vb, cache, false);
+            }
         } else {
             converged = true;
             break;
@@ -744,6 +885,8 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     // adjacency of P/Q need not be local maxima in M when Gaussian images are degenerate).
     push_neighbours(ctx, &other, cache);
     push_neighbours(ctx, &best, cache);
+    // The faces across the border the ray passes go on top (they improve the key).
+    ctx.ray_meets(&best, Some(&mut cache.stack));
     let (ep, eq) = (p.edges().len() as u64, q.edges().len() as u64);
     let (hp, hq) = (p.half_edges().len() as u64, q.half_edges().len() as u64);
     let faces = ep * eq + (p.faces().len() + q.faces().len()) as u64 + 1;
@@ -793,6 +936,11 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             best = Eval { key, ..ev };
             cache.stack.clear();
             push_neighbours(ctx, &best, cache);
+            if ctx.ray_meets(&best, Some(&mut cache.stack)) {
+                st.nanos[2] = elapsed(t2);
+                remember(ctx, cache, &best);
+                return Outcome::Done { best, early: false };
+            }
         }
     }
     st.nanos[2] = elapsed(t2);
@@ -991,6 +1139,12 @@ fn remember(ctx: &Ctx, cache: &mut CdDualCache, best: &Eval) {
     };
 }
 
+/// The length scale of the pair's coordinates in A's frame: rounding allowances are relative
+/// to it.
+fn coordinate_scale(a: &ConvexPolyhedron, b: &ConvexPolyhedron, t: DVec3) -> f64 {
+    a.scale() + a.magnitude() + b.scale() + b.magnitude() + t.length()
+}
+
 /// Relative pose data: rotation and translation of B in A's frame.
 fn relative(pa: &Pose, pb: &Pose) -> (DMat3, DVec3) {
     let rel = pa.relative(pb);
@@ -1105,6 +1259,7 @@ pub fn search(
         t,
         c,
         dir: -c,
+        scale: coordinate_scale(a, b, t),
     };
     let mut st = Stats::default();
     let (best, converged, early) = match run(&ctx, cache, options.early_exit, options.timed, &mut st) {
@@ -1158,6 +1313,7 @@ pub fn intersect(
         t,
         c,
         dir: -c,
+        scale: coordinate_scale(a, b, t),
     };
     let mut st = Stats::default();
     let outcome = run(&ctx, cache, true, false, &mut st);
@@ -1462,6 +1618,7 @@ pub fn directional(
         t,
         c,
         dir: -sl,
+        scale: coordinate_scale(a, b, t),
     };
     let iters = |st: &Stats| st.steps[0].saturating_add(st.steps[1]).saturating_add(st.steps[2]);
     let mut lo: Option<(Eval, f64)> = None;
