@@ -117,6 +117,73 @@ use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Interse
 use crate::tolerance::{COPLANAR_REL, RAY_HIT_REL};
 use std::time::Instant;
 
+/// Cold-start support queries: a cube map of directions (`g × g` cells on each of the six
+/// faces of the cube, gnomonic coordinates) holding the support vertex at each cell's centre
+/// direction, precomputed with the shape. A query looks up its cell and hill-climbs from
+/// there (exact: a local maximum of a linear function over the vertex graph is global), in
+/// one or two steps instead of the Dobkin–Kirkpatrick descent's O(log n) levels. Empty for
+/// shapes small enough that the climb scans all vertices.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StartTable {
+    g: usize,
+    start: Vec<u32>,
+}
+
+impl StartTable {
+    /// Cells per cube-face side: about √n / 2 (a cell then spans a few vertex spacings), at
+    /// most 16 (6 × 256 entries).
+    pub(crate) fn build(poly: &ConvexPolyhedron) -> Self {
+        let n = poly.vertices().len();
+        if n <= crate::support::SMALL_SCAN {
+            return Self::default();
+        }
+        let g = ((n as f64).sqrt() * 0.5).round().clamp(2.0, 16.0) as usize;
+        let mut start = Vec::with_capacity(6 * g * g);
+        for axis in 0..6 {
+            for i in 0..g {
+                for j in 0..g {
+                    let u = (i as f64 + 0.5) / g as f64 * 2.0 - 1.0;
+                    let v = (j as f64 + 0.5) / g as f64 * 2.0 - 1.0;
+                    start.push(poly.support_hierarchy(Self::direction(axis, u, v)));
+                }
+            }
+        }
+        Self { g, start }
+    }
+
+    fn direction(axis: usize, u: f64, v: f64) -> DVec3 {
+        let s = if axis < 3 { 1.0 } else { -1.0 };
+        match axis % 3 {
+            0 => DVec3::new(s, u, v),
+            1 => DVec3::new(v, s, u),
+            _ => DVec3::new(u, v, s),
+        }
+    }
+
+    /// A vertex of `poly` maximising `dir · x` (the shape this table was built for).
+    #[inline]
+    fn support(&self, poly: &ConvexPolyhedron, dir: DVec3) -> u32 {
+        let g = self.g;
+        if g == 0 || !dir.is_finite() {
+            return poly.support_climb(dir, 0);
+        }
+        let a = dir.abs();
+        let (axis, m, u, v) = if a.x >= a.y && a.x >= a.z {
+            (if dir.x > 0.0 { 0 } else { 3 }, a.x, dir.y, dir.z)
+        } else if a.y >= a.z {
+            (if dir.y > 0.0 { 1 } else { 4 }, a.y, dir.z, dir.x)
+        } else {
+            (if dir.z > 0.0 { 2 } else { 5 }, a.z, dir.x, dir.y)
+        };
+        if !(m > 0.0) {
+            return poly.support_climb(dir, 0);
+        }
+        let cell = |x: f64| (((x / m + 1.0) * 0.5 * g as f64) as usize).min(g - 1);
+        let idx = (axis * g + cell(u)) * g + cell(v);
+        poly.support_climb(dir, self.start.get(idx).copied().unwrap_or(0))
+    }
+}
+
 /// Which of the three face families of `M = P ⊕ (−Q)` a face belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FaceKind {
@@ -408,35 +475,66 @@ impl Ctx<'_> {
         n.dot(self.dir) / h
     }
 
+    /// The FV face of face `f` of P; `warm` is a vertex of Q to start its support query from
+    /// (updated to the support vertex). With `beat > −∞`, returns `None` when the face can
+    /// neither have a key above `beat` nor separate (callers pass `beat ≤ 1`, and a key ≤ 1
+    /// means `k ≥ 0`), decided without the support query: the warm vertex's value bounds `k`
+    /// from below, hence the key from above (the denominator `k − n·c` grows with `k`). A
+    /// bound computed from the support vertex itself is the key itself, so nothing the
+    /// search would pick is skipped.
     #[inline]
-    fn eval_fv(&self, f: u32, warm: &mut u32) -> Eval {
+    fn eval_fv(&self, f: u32, warm: &mut u32, beat: f64) -> Option<Eval> {
         let face = self.p.face(f);
         let n = face.normal;
+        if *warm as usize >= self.q.vertices().len() {
+            *warm = 0;
+        }
+        let qw = self.qv(*warm);
+        if beat > f64::NEG_INFINITY {
+            let h = face.offset - n.dot(qw) - n.dot(self.c);
+            if h > 0.0 && n.dot(self.dir) / h <= beat {
+                return None;
+            }
+        }
         let v = self.q.support_climb(self.rt * (-n), *warm);
+        let qs = if v == *warm { qw } else { self.qv(v) };
         *warm = v;
-        let k = face.offset - n.dot(self.qv(v));
-        Eval {
+        let k = face.offset - n.dot(qs);
+        Some(Eval {
             face: DualFace::Fv { face_a: f, vertex_b: v },
             n,
             k,
             key: self.key(n, k),
-        }
+        })
     }
 
+    /// The VF face of face `g` of Q, as [`Ctx::eval_fv`] with the roles swapped.
     #[inline]
-    fn eval_vf(&self, g: u32, warm: &mut u32) -> Eval {
+    fn eval_vf(&self, g: u32, warm: &mut u32, beat: f64) -> Option<Eval> {
         let face = self.q.face(g);
         let m = self.r * face.normal;
         let n = -m;
+        if *warm as usize >= self.p.vertices().len() {
+            *warm = 0;
+        }
+        let off = face.offset + m.dot(self.t);
+        let pw = self.p.vertex(*warm);
+        if beat > f64::NEG_INFINITY {
+            let h = n.dot(pw) + off - n.dot(self.c);
+            if h > 0.0 && n.dot(self.dir) / h <= beat {
+                return None;
+            }
+        }
         let v = self.p.support_climb(n, *warm);
+        let ps = if v == *warm { pw } else { self.p.vertex(v) };
         *warm = v;
-        let k = n.dot(self.p.vertex(v)) + face.offset + m.dot(self.t);
-        Eval {
+        let k = n.dot(ps) + off;
+        Some(Eval {
             face: DualFace::Vf { vertex_a: v, face_b: g },
             n,
             k,
             key: self.key(n, k),
-        }
+        })
     }
 
     #[inline]
@@ -504,14 +602,20 @@ impl Ctx<'_> {
     /// `n` lies below B's minimum. A face with `k < 0` that fails it is no face of M.
     /// Returns, for the unit normal `n/|n|`, A's maximum along it, the gap to B's minimum
     /// (negative when they are apart) and the midpoint of the two support points (A frame).
-    fn certify_separation(&self, n: DVec3) -> Option<Cert> {
-        let len = n.length();
+    fn certify_separation(&self, ev: &Eval) -> Option<Cert> {
+        let len = ev.n.length();
         if !(len > 0.0 && len.is_finite()) {
             return None;
         }
-        let n = n / len;
-        let pa = self.p.vertex(self.p.support_hierarchy(n));
-        let qb = self.qv(self.q.support_hierarchy(self.rt * (-n)));
+        let n = ev.n / len;
+        let (p, q) = (self.p, self.q);
+        let (wa, wb) = match ev.face {
+            DualFace::Fv { face_a, vertex_b } => (p.face_vertices(face_a).first().copied().unwrap_or(0), vertex_b),
+            DualFace::Vf { vertex_a, face_b } => (vertex_a, q.face_vertices(face_b).first().copied().unwrap_or(0)),
+            DualFace::Ee { edge_a, edge_b } => (p.edge(edge_a).vertices[0], q.edge(edge_b).vertices[0]),
+        };
+        let pa = p.vertex(p.support_climb(n, wa));
+        let qb = self.qv(q.support_climb(self.rt * (-n), wb));
         let top_a = n.dot(pa);
         let gap = top_a - n.dot(qb);
         if gap < 0.0 {
@@ -650,7 +754,7 @@ impl Ctx<'_> {
 
     /// The heuristic start face of §4.2 (see the module notes).
     fn heuristic_face(&self) -> u32 {
-        let v = self.p.support_hierarchy(self.dir);
+        let v = self.p.start_table.support(self.p, self.dir);
         self.best_face_at_vertex(v, self.dir)
     }
 
@@ -722,20 +826,27 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let mut warm_b = if coherent && (cache.warm_b as usize) < q.vertices().len() {
         cache.warm_b
     } else {
-        q.support_hierarchy(ctx.rt * (-p.face(start).normal))
+        q.start_table.support(q, ctx.rt * (-p.face(start).normal))
     };
-    let mut best = ctx.eval_fv(start, &mut warm_b);
+    let Some(mut best) = ctx.eval_fv(start, &mut warm_b, f64::NEG_INFINITY) else {
+        return Outcome::NotConverged {
+            best: Eval {
+                face: DualFace::Fv {
+                    face_a: start,
+                    vertex_b: warm_b,
+                },
+                n: DVec3::ZERO,
+                k: f64::NAN,
+                key: f64::NAN,
+            },
+        };
+    };
     st.steps[0] += 1;
     let finish = |best: Eval, _cache: &mut CdDualCache, early: bool| Outcome::Done { best, early };
-    if early_exit && best.k < 0.0 && ctx.certify_separation(best.n).is_some() {
+    if early_exit && best.k < 0.0 && ctx.certify_separation(&best).is_some() {
         st.nanos[0] = elapsed(t0);
         remember(ctx, cache, &best);
         return finish(best, cache, true);
-    }
-    if ctx.ray_meets(&best, None) {
-        st.nanos[0] = elapsed(t0);
-        remember(ctx, cache, &best);
-        return finish(best, cache, false);
     }
     let mut converged = false;
     for _ in 0..=p.faces().len() {
@@ -750,10 +861,12 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         for h in p.face_half_edges(cur) {
             let nb = p.half_edge(p.half_edge(h).twin).face;
             let mut w = wv;
-            let ev = ctx.eval_fv(nb, &mut w);
+            let Some(ev) = ctx.eval_fv(nb, &mut w, next.key.min(1.0)) else {
+                continue;
+            };
             st.steps[0] += 1;
             if early_exit && ev.k < 0.0 {
-                if ctx.certify_separation(ev.n).is_none() {
+                if ctx.certify_separation(&ev).is_none() {
                     // Not a genuine separating plane (a search bug): ignore the face.
                     continue;
                 }
@@ -767,11 +880,6 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         }
         if next.key > best.key {
             best = next;
-            if ctx.ray_meets(&best, None) {
-                st.nanos[0] = elapsed(t0);
-                remember(ctx, cache, &best);
-                return finish(best, cache, false);
-            }
         } else {
             converged = true;
             break;
@@ -780,6 +888,12 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     st.nanos[0] = elapsed(t0);
     if !converged {
         return Outcome::NotConverged { best };
+    }
+    // The best FV face is f_opt when the ray meets it (§3.2): Search-VF and Search-EE could
+    // only confirm it.
+    if ctx.ray_meets(&best, None) {
+        remember(ctx, cache, &best);
+        return finish(best, cache, false);
     }
     let fv_best = best;
 
@@ -791,20 +905,25 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let mut warm_a = if coherent && (cache.warm_a as usize) < p.vertices().len() {
         cache.warm_a
     } else {
-        match q.outgoing(vq).first() {
-            Some(&h) => p.support_hierarchy(-(ctx.r * q.face(q.half_edge(h).face).normal)),
-            None => 0,
+        // The faces of B at `vq` have normals around the FV face's normal (it lies in the
+        // region of `vq`): A's supports along them are at or near that face.
+        match fv_best.face {
+            DualFace::Fv { face_a, .. } => p.face_vertices(face_a).first().copied().unwrap_or(0),
+            _ => 0,
         }
     };
     let mut vbest: Option<Eval> = None;
     for &h in q.outgoing(vq) {
         let g = q.half_edge(h).face;
         let mut w = warm_a;
-        let ev = ctx.eval_vf(g, &mut w);
+        let beat = vbest.map_or(f64::NEG_INFINITY, |b: Eval| b.key.min(1.0));
+        let Some(ev) = ctx.eval_vf(g, &mut w, beat) else {
+            continue;
+        };
         warm_a = w;
         st.steps[1] += 1;
         if early_exit && ev.k < 0.0 {
-            if ctx.certify_separation(ev.n).is_none() {
+            if ctx.certify_separation(&ev).is_none() {
                 // Not a genuine separating plane (a search bug): ignore the face.
                 continue;
             }
@@ -819,11 +938,6 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let Some(mut vb) = vbest else {
         return Outcome::NotConverged { best };
     };
-    if ctx.ray_meets(&vb, None) {
-        st.nanos[1] = elapsed(t1);
-        remember(ctx, cache, &vb);
-        return finish(vb, cache, false);
-    }
     converged = false;
     for _ in 0..=q.faces().len() {
         let DualFace::Vf {
@@ -837,10 +951,12 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         for h in q.face_half_edges(cur) {
             let nb = q.half_edge(q.half_edge(h).twin).face;
             let mut w = wv;
-            let ev = ctx.eval_vf(nb, &mut w);
+            let Some(ev) = ctx.eval_vf(nb, &mut w, next.key.min(1.0)) else {
+                continue;
+            };
             st.steps[1] += 1;
             if early_exit && ev.k < 0.0 {
-                if ctx.certify_separation(ev.n).is_none() {
+                if ctx.certify_separation(&ev).is_none() {
                     // Not a genuine separating plane (a search bug): ignore the face.
                     continue;
                 }
@@ -854,11 +970,6 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         }
         if next.key > vb.key {
             vb = next;
-            if ctx.ray_meets(&vb, None) {
-                st.nanos[1] = elapsed(t1);
-                remember(ctx, cache, &vb);
-                return finish(vb, cache, false);
-            }
         } else {
             converged = true;
             break;
@@ -867,6 +978,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     st.nanos[1] = elapsed(t1);
     if !converged {
         return Outcome::NotConverged { best: vb };
+    }
+    if vb.key > fv_best.key && ctx.ray_meets(&vb, None) {
+        remember(ctx, cache, &vb);
+        return finish(vb, cache, false);
     }
     if let DualFace::Vf { vertex_a, .. } = vb.face {
         cache.warm_a = vertex_a;
@@ -892,6 +1007,16 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let faces = ep * eq + (p.faces().len() + q.faces().len()) as u64 + 1;
     let bound = (cache.stack.len() as u64).saturating_add(faces.saturating_mul(2 * (hp + hq) + 8));
     let mut pops: u64 = 0;
+    // FV/VF candidates that can neither beat the best key (nor tie it, see below) nor
+    // separate skip their support query.
+    let beat_of = |best: &Eval| {
+        if best.key.is_finite() {
+            (best.key - 2.0 * COPLANAR_REL * best.key.abs()).min(1.0)
+        } else {
+            f64::NEG_INFINITY
+        }
+    };
+    let mut beat = beat_of(&best);
     while let Some(cand) = cache.stack.pop() {
         pops += 1;
         if pops > bound {
@@ -906,15 +1031,21 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             },
             Cand::Fv(f, warm) => {
                 let mut w = warm;
-                ctx.eval_fv(f, &mut w)
+                match ctx.eval_fv(f, &mut w, beat) {
+                    Some(ev) => ev,
+                    None => continue,
+                }
             }
             Cand::Vf(g, warm) => {
                 let mut w = warm;
-                ctx.eval_vf(g, &mut w)
+                match ctx.eval_vf(g, &mut w, beat) {
+                    Some(ev) => ev,
+                    None => continue,
+                }
             }
         };
         if early_exit && ev.k < 0.0 {
-            if ctx.certify_separation(ev.n).is_none() {
+            if ctx.certify_separation(&ev).is_none() {
                 // Not a genuine separating plane (a search bug): ignore the face.
                 continue;
             }
@@ -934,6 +1065,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             // Keep the larger key on a tie, so the EE pair cannot win back by rounding.
             let key = ev.key.max(best.key);
             best = Eval { key, ..ev };
+            beat = beat_of(&best);
             cache.stack.clear();
             push_neighbours(ctx, &best, cache);
             if ctx.ray_meets(&best, Some(&mut cache.stack)) {
@@ -1332,7 +1464,7 @@ pub fn intersect(
         // Certificate: fresh support queries must confirm the gap; the plane is placed midway
         // between A's maximum and B's minimum along n. A failure is a search bug: never
         // report Disjoint then.
-        return Ok(match ctx.certify_separation(best.n) {
+        return Ok(match ctx.certify_separation(&best) {
             Some(Cert::Apart { top_a, gap }) => {
                 cache.last_margin = -gap;
                 Intersection::Disjoint {

@@ -84,6 +84,8 @@ pub struct ConvexPolyhedron {
     pub(crate) sphere_radius: f64,
     pub(crate) magnitude: f64,
     pub(crate) dk: DkHierarchy,
+    /// Cold-start support vertices by direction (CD-Dual's start faces and warm starts).
+    pub(crate) start_table: crate::cd_dual::StartTable,
 }
 
 /// What [`ConvexPolyhedron::validate`] found.
@@ -395,8 +397,10 @@ impl ConvexPolyhedron {
             sphere_radius,
             magnitude,
             dk: DkHierarchy::empty(),
+            start_table: crate::cd_dual::StartTable::default(),
         };
         poly.dk = DkHierarchy::build(&poly);
+        poly.start_table = crate::cd_dual::StartTable::build(&poly);
         Ok(poly)
     }
 
