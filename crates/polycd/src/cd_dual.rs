@@ -127,6 +127,10 @@ use std::time::Instant;
 pub(crate) struct StartTable {
     g: usize,
     start: Vec<u32>,
+    /// Mean and covariance of the vertices: the shape's ellipsoid of inertia, which models
+    /// M's shape for the start face (see [`Ctx::heuristic_face`]).
+    mean: DVec3,
+    cov: DMat3,
 }
 
 impl StartTable {
@@ -134,8 +138,20 @@ impl StartTable {
     /// most 16 (6 × 256 entries).
     pub(crate) fn build(poly: &ConvexPolyhedron) -> Self {
         let n = poly.vertices().len();
+        let inv = 1.0 / n.max(1) as f64;
+        let mean = poly.vertices().iter().fold(DVec3::ZERO, |s, v| s + *v) * inv;
+        let mut cov = DMat3::ZERO;
+        for v in poly.vertices() {
+            let d = *v - mean;
+            cov += DMat3::from_cols(d * d.x, d * d.y, d * d.z);
+        }
+        let cov = cov * inv;
         if n <= crate::support::SMALL_SCAN {
-            return Self::default();
+            return Self {
+                mean,
+                cov,
+                ..Self::default()
+            };
         }
         let g = ((n as f64).sqrt() * 0.5).round().clamp(2.0, 16.0) as usize;
         let mut start = Vec::with_capacity(6 * g * g);
@@ -148,7 +164,7 @@ impl StartTable {
                 }
             }
         }
-        Self { g, start }
+        Self { g, start, mean, cov }
     }
 
     fn direction(axis: usize, u: f64, v: f64) -> DVec3 {
@@ -752,10 +768,41 @@ impl Ctx<'_> {
         }
     }
 
-    /// The heuristic start face of §4.2 (see the module notes).
-    fn heuristic_face(&self) -> u32 {
-        let v = self.p.start_table.support(self.p, self.dir);
-        self.best_face_at_vertex(v, self.dir)
+    /// The heuristic start face of §4.2 (see the module notes): M is modelled by the ellipsoid
+    /// `(x − m)ᵀ E⁻¹ (x − m) = 1` with `m` the difference of the vertex means and
+    /// `E = 6 (C_P + R C_Q Rᵀ)` from the vertex covariances (exact for two equal, aligned
+    /// ellipsoid samples: 3 C is the squared semi-axes of one); the ray `c + λ·dir` leaves
+    /// the model at `x`, whose model normal `E⁻¹ (x − m)` replaces the paper's `s = dir`.
+    /// Falls back to `dir` when the model is degenerate or misses the ray.
+    fn heuristic_normal(&self) -> DVec3 {
+        let (tp, tq) = (&self.p.start_table, &self.q.start_table);
+        let e = (tp.cov + self.r * tq.cov * self.rt) * 6.0;
+        let det = e.determinant();
+        if !(det.is_finite() && det > 0.0) {
+            return self.dir;
+        }
+        let f = e.inverse();
+        let w0 = self.c - (tp.mean - (self.r * tq.mean + self.t));
+        let fd = f * self.dir;
+        let a = self.dir.dot(fd);
+        let b = w0.dot(fd);
+        let cc = w0.dot(f * w0) - 1.0;
+        let disc = b * b - a * cc;
+        if !(a > 0.0 && disc >= 0.0) {
+            return self.dir;
+        }
+        let lambda = (-b + disc.sqrt()) / a;
+        let n = f * (w0 + self.dir * lambda);
+        if n.is_finite() && n.dot(self.dir) > 0.0 {
+            n
+        } else {
+            self.dir
+        }
+    }
+
+    fn heuristic_face(&self, n: DVec3) -> u32 {
+        let v = self.p.start_table.support(self.p, n);
+        self.best_face_at_vertex(v, n)
     }
 
     fn best_face_at_vertex(&self, v: u32, n: DVec3) -> u32 {
@@ -821,7 +868,12 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     // ---- Search-FV ----
     let t0 = clock();
     let coherent = (cache.face_a as usize) < p.faces().len();
-    let start = if coherent { cache.face_a } else { ctx.heuristic_face() };
+    let model_normal = if coherent { DVec3::ZERO } else { ctx.heuristic_normal() };
+    let start = if coherent {
+        cache.face_a
+    } else {
+        ctx.heuristic_face(model_normal)
+    };
     // Without coherence the stored warm start is unrelated to this pose: use the hierarchy.
     let mut warm_b = if coherent && (cache.warm_b as usize) < q.vertices().len() {
         cache.warm_b
@@ -896,13 +948,14 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         return finish(best, cache, false);
     }
     let fv_best = best;
+    let model_normal = if coherent { fv_best.n } else { model_normal };
 
     // ---- Search-VF ----
     let t1 = clock();
     let DualFace::Fv { vertex_b: vq, .. } = fv_best.face else {
         return Outcome::NotConverged { best };
     };
-    let mut warm_a = if coherent && (cache.warm_a as usize) < p.vertices().len() {
+    let warm_a = if coherent && (cache.warm_a as usize) < p.vertices().len() {
         cache.warm_a
     } else {
         // The faces of B at `vq` have normals around the FV face's normal (it lies in the
@@ -912,28 +965,33 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             _ => 0,
         }
     };
-    let mut vbest: Option<Eval> = None;
+    // The paper's alternative start: a face of B incident at `vq` — the one whose face of M
+    // (normal `−R n_g`) is best aligned with the normal expected at f_opt.
+    let toward = ctx.rt * (-model_normal);
+    let mut start_b = u32::MAX;
+    let mut start_d = f64::NEG_INFINITY;
     for &h in q.outgoing(vq) {
         let g = q.half_edge(h).face;
+        let d = q.face(g).normal.dot(toward);
+        if d > start_d || start_b == u32::MAX {
+            start_d = d;
+            start_b = g;
+        }
+    }
+    let mut vbest: Option<Eval> = None;
+    if start_b != u32::MAX {
+        let g = start_b;
         let mut w = warm_a;
-        let beat = vbest.map_or(f64::NEG_INFINITY, |b: Eval| b.key.min(1.0));
-        let Some(ev) = ctx.eval_vf(g, &mut w, beat) else {
-            continue;
+        let Some(ev) = ctx.eval_vf(g, &mut w, f64::NEG_INFINITY) else {
+            return Outcome::NotConverged { best };
         };
-        warm_a = w;
         st.steps[1] += 1;
-        if early_exit && ev.k < 0.0 {
-            if ctx.certify_separation(&ev).is_none() {
-                // Not a genuine separating plane (a search bug): ignore the face.
-                continue;
-            }
+        if early_exit && ev.k < 0.0 && ctx.certify_separation(&ev).is_some() {
             st.nanos[1] = elapsed(t1);
             remember(ctx, cache, &ev);
             return finish(ev, cache, true);
         }
-        if vbest.is_none_or(|b| ev.key > b.key) {
-            vbest = Some(ev);
-        }
+        vbest = Some(ev);
     }
     let Some(mut vb) = vbest else {
         return Outcome::NotConverged { best };
@@ -998,14 +1056,18 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     cache.stack.clear();
     // The whole neighbourhood in M of both phase results (FV/VF local maxima over the face
     // adjacency of P/Q need not be local maxima in M when Gaussian images are degenerate).
-    push_neighbours(ctx, &other, cache);
-    push_neighbours(ctx, &best, cache);
-    // The faces across the border the ray passes go on top (they improve the key).
+    // Pushed as markers, expanded when popped: usually the faces across the border the ray
+    // passes (on top: they improve the key) end the search first and the markers are never
+    // expanded.
+    cache.stack.push(Cand::Expand(other.face));
+    cache.stack.push(Cand::Expand(best.face));
     ctx.ray_meets(&best, Some(&mut cache.stack));
     let (ep, eq) = (p.edges().len() as u64, q.edges().len() as u64);
     let (hp, hq) = (p.half_edges().len() as u64, q.half_edges().len() as u64);
     let faces = ep * eq + (p.faces().len() + q.faces().len()) as u64 + 1;
-    let bound = (cache.stack.len() as u64).saturating_add(faces.saturating_mul(2 * (hp + hq) + 8));
+    // Per expanded face: its neighbourhood, the faces across its borders and its marker.
+    let per_face = 4 * (hp + hq) + 16;
+    let bound = (cache.stack.len() as u64).saturating_add(faces.saturating_mul(2 * per_face));
     let mut pops: u64 = 0;
     // FV/VF candidates that can neither beat the best key (nor tie it, see below) nor
     // separate skip their support query.
@@ -1023,8 +1085,13 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             st.nanos[2] = elapsed(t2);
             return Outcome::NotConverged { best };
         }
+        if let Cand::Expand(face) = cand {
+            push_neighbours(ctx, face, cache);
+            continue;
+        }
         st.steps[2] = st.steps[2].saturating_add(1);
         let ev = match cand {
+            Cand::Expand(_) => continue,
             Cand::Ee(ea, eb) => match ctx.eval_ee(ea, eb) {
                 Some(ev) => ev,
                 None => continue,
@@ -1067,7 +1134,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             best = Eval { key, ..ev };
             beat = beat_of(&best);
             cache.stack.clear();
-            push_neighbours(ctx, &best, cache);
+            cache.stack.push(Cand::Expand(best.face));
             if ctx.ray_meets(&best, Some(&mut cache.stack)) {
                 st.nanos[2] = elapsed(t2);
                 remember(ctx, cache, &best);
@@ -1089,13 +1156,15 @@ enum Cand {
     Fv(u32, u32),
     /// Face of B, warm-start vertex of A.
     Vf(u32, u32),
+    /// The whole neighbourhood of this face ([`push_neighbours`]), pushed when popped.
+    Expand(DualFace),
 }
 
 /// The edge pairs adjacent (in M) to an FV or VF face: the edges of its face × the edges
 /// incident at its vertex — at every tied supporting vertex (appendix, cases 2 and 3).
-fn push_ee_pairs(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
+fn push_ee_pairs(ctx: &Ctx, face: DualFace, cache: &mut CdDualCache) {
     let (p, q) = (ctx.p, ctx.q);
-    match face.face {
+    match face {
         DualFace::Fv { face_a, vertex_b } => {
             let nb = ctx.rt * (-p.face(face_a).normal);
             Ctx::collect_ties(q, vertex_b, nb, &mut cache.ties);
@@ -1154,9 +1223,9 @@ fn push_ee_pairs(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
 /// its vertex): for FV/VF faces the same-family neighbours and the edge pairs of
 /// [`push_ee_pairs`]; for EE faces the pairs sharing one edge (Lemma 4) and the FV/VF faces at
 /// the four arc end points.
-fn push_neighbours(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
+fn push_neighbours(ctx: &Ctx, face: DualFace, cache: &mut CdDualCache) {
     let (p, q) = (ctx.p, ctx.q);
-    match face.face {
+    match face {
         DualFace::Fv { face_a, vertex_b } => {
             for h in p.face_half_edges(face_a) {
                 cache
