@@ -12,14 +12,16 @@
 //!    `d(f) = (σ(f) − 1)/|c|`, so maximising `σ` is maximising `d`, and `d > 0 ⇔ k < 0`.
 //! 3. Search-FV: steepest ascent over the faces of P (each paired with its supporting vertex of
 //!    −Q), from the heuristic face of §4.2 or the cached face of the last query (§4.4).
-//! 4. Search-VF: the same over the faces of Q, started from the best face incident at the
-//!    supporting vertex the FV phase ended on.
+//! 4. Search-VF: the same over the faces of Q, started from a face incident at the supporting
+//!    vertex the FV phase ended on (the paper's alternative start).
 //! 5. Search-EE: a stack of edge pairs; a pair is a face of `M` iff the Gaussian-image arcs of
 //!    the two edges cross (§4.3, three signed-volume conditions, evaluated exactly with
 //!    `predicates::orient3d` on the face normals). An improving face pushes its neighbours in
 //!    M (the paper's edge pairs, plus the FV/VF faces at the arc end points: see below).
 //! 6. Any face with `k < 0` ends the boolean search at once (its plane separates); otherwise the
-//!    final face `f_opt` is where the ray `c → o` leaves `M`, beyond `o`, so `o ∈ M`.
+//!    final face `f_opt` is where the ray `c → o` leaves `M`, beyond `o`, so `o ∈ M`. A phase
+//!    result (or an EE improvement) that the ray meets inside is `f_opt` (§3.2) and ends the
+//!    search too.
 //! 7. §6: project both shapes along `s`, build the two 2-D hulls and their Minkowski
 //!    difference, find a fan triangle holding the origin, lift its barycentric combination to
 //!    `c = k·s ∈ M`, and run the full search (no early exit) along `−s` and `+s`.
@@ -31,9 +33,15 @@
 //!   test runs on rounded normals: for parallel edges — shapes related by a symmetry — it can
 //!   say "cross" while the edges' cross product is noise pointing anywhere).
 //! - A positive `d` (separation) is reported only after a certificate: fresh support queries
-//!   (Dobkin–Kirkpatrick) must show A's maximum along the normal below B's minimum. A face that
-//!   fails it is ignored and the search goes on; a failing final face gives `NotConverged`
-//!   (or `Touching` when the overlap along the normal is within the contact tolerance).
+//!   (hill-climbs along the face's normal over the vertex graphs, started at the face's
+//!   generating features; a local maximum of a linear function on a convex polytope is global)
+//!   must show A's maximum along the normal below B's minimum. A face that fails it is ignored
+//!   and the search goes on; a failing final face gives `NotConverged` (or `Touching` when the
+//!   overlap along the normal is within the contact tolerance).
+//! - A face is taken as `f_opt` without examining its neighbourhood only when the ray
+//!   `c + λ·dir` meets it inside its generating features by a margin ([`RAY_HIT_REL`] of the
+//!   pair's scale, amplified by the ray's obliquity): its plane supports M and the meeting
+//!   point is in M, so no face plane meets the ray earlier.
 //! - Within each phase the key strictly increases from one current face to the next.
 //!
 //! # Termination
@@ -47,14 +55,41 @@
 //! # Decisions the paper leaves open, and departures
 //! - `c`: of the four differences `p_i − q_j` of the stored interior points, the longest one
 //!   (farthest from `o`, so `dir` has the best relative accuracy).
-//! - Heuristic start (§4.2 asks for the face of P maximising `n·s` over *all* faces): we take
-//!   the support vertex of P along `s` (Dobkin–Kirkpatrick hierarchy, O(log n)) and the
-//!   incident face maximising `n·s`. The paper's scan is O(F) per query; the face found is the
-//!   same or a neighbour of it in practice.
+//! - Heuristic start. §4.2 takes the face of P maximising `n·s`, `s = o − c`, over all faces,
+//!   and notes that it is far from `f_opt` when M is elongated. We aim at `f_opt`'s normal
+//!   instead: M is modelled by an ellipsoid from the two shapes' vertex means and covariances
+//!   (`E = 6 (C_P + R C_Q Rᵀ)`, exact for two equal aligned ellipsoid samples), the ray
+//!   `c + λ·s` is intersected with it, and the model's normal `N` there replaces `s` (`s` is the
+//!   fallback when the model is degenerate or misses the ray). The start face is the face
+//!   maximising `n·N` among those at P's vertex stored for `N` in a per-shape cube map of
+//!   support vertices (`StartTable`, built with the shape: 6 × g² cells, g ≈ √n / 2 ≤ 16),
+//!   O(1) instead of a scan. On 1 000-vertex ellipsoids (200:100:100) Search-FV then evaluates
+//!   ≈ 3 faces instead of ≈ 15. Cold support warm starts (B's vertex for the start face) come
+//!   from the same table instead of the Dobkin–Kirkpatrick descent; the climbs from them are
+//!   exact.
+//! - Early exit at `f_opt`: besides the paper's exit on a positive face, the search stops when
+//!   the ray meets the current face (the test above) — at the end of Search-FV and Search-VF
+//!   and at each improvement of Search-EE. The paper's search would reach the same face and
+//!   then evaluate its whole neighbourhood to confirm it (≈ 50 edge pairs and faces in
+//!   Search-EE on the sweep's shapes); the geometric test confirms it in O(face size). A
+//!   meeting point within the margin of a border gives no exit: the neighbourhood decides.
+//! - Search-EE order: the faces across the border(s) of the current face that the ray's
+//!   meeting point lies beyond are pushed on top of the stack (by convexity they improve the
+//!   key, generic case: for an FV face the twin face and the edge pairs of that edge with the
+//!   edges at the supporting vertex; for an EE parallelogram the pairs and FV/VF faces at the
+//!   end vertex it lies beyond); the whole neighbourhood (below) lies under them as a marker
+//!   expanded only when popped. The set of faces examined before the search ends at a face
+//!   without an improving neighbour is unchanged; the first improvement is usually on top.
+//! - Skipped support queries: a neighbour's support vertex is bounded by the warm-start
+//!   vertex's value (`k ≥ offset − n·q_warm`), hence its key from above; when that bound
+//!   cannot beat the face to beat (in Search-EE: nor tie it) and is at most 1 (so `k ≥ 0`, no
+//!   separation), the hill-climb is skipped. Steepest ascent takes the same path; skipped
+//!   faces are not counted in `steps`.
 //! - Early exit: the paper tests `d_m > 0` once per iteration; we exit as soon as *any*
 //!   evaluated face has `k < 0` (its plane separates; the answer is the same, found sooner).
-//! - Search-VF start: the paper says "a face incident at v_q"; we evaluate all of them and
-//!   start from the best.
+//! - Search-VF start: the paper says "a face incident at v_q"; we take the one whose face of M
+//!   (normal `−R n_g`) is best aligned with the model normal `N` of the heuristic start (with
+//!   coherence: with the FV result's normal).
 //! - Search-EE: when a pair improves the best face, the pending stack is discarded before the
 //!   new neighbours are pushed (first-improvement local search). Pending pairs are neighbours of
 //!   worse faces; correctness only needs the final face's neighbourhood examined, which it is.
@@ -117,12 +152,12 @@ use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Interse
 use crate::tolerance::{COPLANAR_REL, RAY_HIT_REL};
 use std::time::Instant;
 
-/// Cold-start support queries: a cube map of directions (`g × g` cells on each of the six
-/// faces of the cube, gnomonic coordinates) holding the support vertex at each cell's centre
-/// direction, precomputed with the shape. A query looks up its cell and hill-climbs from
-/// there (exact: a local maximum of a linear function over the vertex graph is global), in
-/// one or two steps instead of the Dobkin–Kirkpatrick descent's O(log n) levels. Empty for
-/// shapes small enough that the climb scans all vertices.
+/// Cold starts of support queries: a cube map of directions (`g × g` cells on each of the
+/// six faces of the cube, gnomonic coordinates) holding the support vertex at each cell's
+/// centre direction, precomputed with the shape. A query looks up its cell and hill-climbs
+/// from there (exact: a local maximum of a linear function over the vertex graph is global),
+/// usually in one or two steps instead of the Dobkin–Kirkpatrick descent's O(log n) levels.
+/// Empty for shapes small enough that the climb scans all vertices.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct StartTable {
     g: usize,
@@ -176,12 +211,13 @@ impl StartTable {
         }
     }
 
-    /// A vertex of `poly` maximising `dir · x` (the shape this table was built for).
+    /// The support vertex stored for `dir`'s cell (of the shape this table was built for): a
+    /// start for a climb, at or next to the support vertex.
     #[inline]
-    fn support(&self, poly: &ConvexPolyhedron, dir: DVec3) -> u32 {
+    fn lookup(&self, dir: DVec3) -> u32 {
         let g = self.g;
         if g == 0 || !dir.is_finite() {
-            return poly.support_climb(dir, 0);
+            return 0;
         }
         let a = dir.abs();
         let (axis, m, u, v) = if a.x >= a.y && a.x >= a.z {
@@ -192,11 +228,11 @@ impl StartTable {
             (if dir.z > 0.0 { 2 } else { 5 }, a.z, dir.x, dir.y)
         };
         if !(m > 0.0) {
-            return poly.support_climb(dir, 0);
+            return 0;
         }
         let cell = |x: f64| (((x / m + 1.0) * 0.5 * g as f64) as usize).min(g - 1);
         let idx = (axis * g + cell(u)) * g + cell(v);
-        poly.support_climb(dir, self.start.get(idx).copied().unwrap_or(0))
+        self.start.get(idx).copied().unwrap_or(0)
     }
 }
 
@@ -438,8 +474,9 @@ enum Cert {
 }
 
 struct Ctx<'a> {
-    /// The contact tolerance of the pair: a certificate gap in `[0, ctol]` means touching.
-    ctol: f64,
+    /// The poses, for the contact tolerance of the pair (a certificate gap in `[0, ctol]`
+    /// means touching), computed only when a certificate needs it.
+    poses: (&'a Pose, &'a Pose),
     p: &'a ConvexPolyhedron,
     q: &'a ConvexPolyhedron,
     /// Rotation B-local → A frame, its transpose, and the translation.
@@ -614,8 +651,8 @@ impl Ctx<'_> {
     }
 
     /// The certificate demanded before a separation is reported: fresh support queries
-    /// (Dobkin–Kirkpatrick, O(log n), independent of the search) confirm that A's maximum along
-    /// `n` lies below B's minimum. A face with `k < 0` that fails it is no face of M.
+    /// (hill-climbs along `n` from the face's generating features, independent of the
+    /// search's support values) confirm that A's maximum along `n` lies below B's minimum. A face with `k < 0` that fails it is no face of M.
     /// Returns, for the unit normal `n/|n|`, A's maximum along it, the gap to B's minimum
     /// (negative when they are apart) and the midpoint of the two support points (A frame).
     fn certify_separation(&self, ev: &Eval) -> Option<Cert> {
@@ -636,7 +673,7 @@ impl Ctx<'_> {
         let gap = top_a - n.dot(qb);
         if gap < 0.0 {
             Some(Cert::Apart { top_a, gap })
-        } else if gap <= self.ctol {
+        } else if gap <= contact_tolerance(self.p, self.poses.0, self.q, self.poses.1) {
             Some(Cert::Touching {
                 top_a,
                 gap,
@@ -801,7 +838,8 @@ impl Ctx<'_> {
     }
 
     fn heuristic_face(&self, n: DVec3) -> u32 {
-        let v = self.p.start_table.support(self.p, n);
+        // The cell's vertex, not climbed: the start face only needs to be near.
+        let v = self.p.start_table.lookup(n);
         self.best_face_at_vertex(v, n)
     }
 
@@ -878,7 +916,8 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let mut warm_b = if coherent && (cache.warm_b as usize) < q.vertices().len() {
         cache.warm_b
     } else {
-        q.start_table.support(q, ctx.rt * (-p.face(start).normal))
+        // The cell's vertex: the start face's evaluation climbs from it.
+        q.start_table.lookup(ctx.rt * (-p.face(start).normal))
     };
     let Some(mut best) = ctx.eval_fv(start, &mut warm_b, f64::NEG_INFINITY) else {
         return Outcome::NotConverged {
@@ -1452,7 +1491,7 @@ pub fn search(
     let (r, t) = relative(pa, pb);
     let (c, _, _, _) = interior_point(a, b, r, t);
     let ctx = Ctx {
-        ctol: contact_tolerance(a, pa, b, pb),
+        poses: (pa, pb),
         p: a,
         q: b,
         r,
@@ -1506,7 +1545,7 @@ pub fn intersect(
     let (r, t) = relative(pa, pb);
     let (c, pc, qc, interior_depth) = interior_point(a, b, r, t);
     let ctx = Ctx {
-        ctol: contact_tolerance(a, pa, b, pb),
+        poses: (pa, pb),
         p: a,
         q: b,
         r,
@@ -1811,7 +1850,7 @@ pub fn directional(
     let c = sl * kc;
     let mut st = Stats::default();
     let mut ctx = Ctx {
-        ctol: contact_tolerance(a, pa, b, pb),
+        poses: (pa, pb),
         p: a,
         q: b,
         r,
