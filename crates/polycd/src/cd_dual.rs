@@ -166,6 +166,9 @@ pub(crate) struct StartTable {
     /// M's shape for the start face (see [`Ctx::heuristic_face`]).
     mean: DVec3,
     cov: DMat3,
+    /// Longest face boundary and largest vertex degree: they size the Search-EE stack.
+    max_face_len: usize,
+    max_degree: usize,
 }
 
 impl StartTable {
@@ -181,10 +184,14 @@ impl StartTable {
             cov += DMat3::from_cols(d * d.x, d * d.y, d * d.z);
         }
         let cov = cov * inv;
+        let max_face_len = poly.faces().iter().map(|f| f.len as usize).max().unwrap_or(0);
+        let max_degree = (0..n as u32).map(|v| poly.neighbors(v).len()).max().unwrap_or(0);
         if n <= crate::support::SMALL_SCAN {
             return Self {
                 mean,
                 cov,
+                max_face_len,
+                max_degree,
                 ..Self::default()
             };
         }
@@ -199,7 +206,14 @@ impl StartTable {
                 }
             }
         }
-        Self { g, start, mean, cov }
+        Self {
+            g,
+            start,
+            mean,
+            cov,
+            max_face_len,
+            max_degree,
+        }
     }
 
     fn direction(axis: usize, u: f64, v: f64) -> DVec3 {
@@ -902,6 +916,18 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let p = ctx.p;
     let q = ctx.q;
     let clock = || if timed { Some(Instant::now()) } else { None };
+
+    // The Search-EE stack holds at most the neighbourhoods of two faces of M (face edges ×
+    // tied vertices × their edges, and with ties the corners' edges too) and the faces across
+    // borders. Its capacity is set on the first query, so that a later first entry into
+    // Search-EE (most queries end in Search-FV/VF) does not allocate.
+    let (tp, tq) = (&p.start_table, &q.start_table);
+    let (lp, dp, lq, dq) = (tp.max_face_len, tp.max_degree, tq.max_face_len, tq.max_degree);
+    let want = 2 * (lp * dp * lq * dq + (lp + lq) * (dp + dq + 1)) + 16;
+    if cache.stack.capacity() < want {
+        cache.stack.clear();
+        cache.stack.reserve(want);
+    }
 
     // ---- Search-FV ----
     let t0 = clock();
