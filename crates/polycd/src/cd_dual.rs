@@ -48,9 +48,11 @@
 //! FV (VF) moves only to a strictly better face of P (Q), so each face is current at most once:
 //! ≤ F_P (F_Q) moves. In EE every expansion strictly raises the best key, so each of the
 //! ≤ E_P·E_Q + F_P + F_Q faces is expanded at most once, and each expansion pushes at most
-//! `2(H_P + H_Q) + 8` candidates (H = half-edge count; the tie lists are bounded likewise):
-//! pops are bounded by that product. These bounds are also enforced with counters; hitting
-//! one returns `NotConverged`. Every other loop runs over a fixed vertex/edge list.
+//! `2(H_P + H_Q) + 8` candidates (H = half-edge count; the tie lists are bounded likewise),
+//! the faces across its borders (fewer again) and one marker: pops are bounded by the
+//! product, counted with twice that allowance per face. These bounds are also enforced with
+//! counters; hitting one returns `NotConverged`. Every other loop runs over a fixed
+//! vertex/edge list.
 //!
 //! # Decisions the paper leaves open, and departures
 //! - `c`: of the four differences `p_i − q_j` of the stored interior points, the longest one
