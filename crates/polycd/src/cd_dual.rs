@@ -12,14 +12,16 @@
 //!    `d(f) = (σ(f) − 1)/|c|`, so maximising `σ` is maximising `d`, and `d > 0 ⇔ k < 0`.
 //! 3. Search-FV: steepest ascent over the faces of P (each paired with its supporting vertex of
 //!    −Q), from the heuristic face of §4.2 or the cached face of the last query (§4.4).
-//! 4. Search-VF: the same over the faces of Q, started from the best face incident at the
-//!    supporting vertex the FV phase ended on.
+//! 4. Search-VF: the same over the faces of Q, started from a face incident at the supporting
+//!    vertex the FV phase ended on (the paper's alternative start).
 //! 5. Search-EE: a stack of edge pairs; a pair is a face of `M` iff the Gaussian-image arcs of
 //!    the two edges cross (§4.3, three signed-volume conditions, evaluated exactly with
 //!    `predicates::orient3d` on the face normals). An improving face pushes its neighbours in
 //!    M (the paper's edge pairs, plus the FV/VF faces at the arc end points: see below).
 //! 6. Any face with `k < 0` ends the boolean search at once (its plane separates); otherwise the
-//!    final face `f_opt` is where the ray `c → o` leaves `M`, beyond `o`, so `o ∈ M`.
+//!    final face `f_opt` is where the ray `c → o` leaves `M`, beyond `o`, so `o ∈ M`. A phase
+//!    result (or an EE improvement) that the ray meets inside is `f_opt` (§3.2) and ends the
+//!    search too.
 //! 7. §6: project both shapes along `s`, build the two 2-D hulls and their Minkowski
 //!    difference, find a fan triangle holding the origin, lift its barycentric combination to
 //!    `c = k·s ∈ M`, and run the full search (no early exit) along `−s` and `+s`.
@@ -31,30 +33,65 @@
 //!   test runs on rounded normals: for parallel edges — shapes related by a symmetry — it can
 //!   say "cross" while the edges' cross product is noise pointing anywhere).
 //! - A positive `d` (separation) is reported only after a certificate: fresh support queries
-//!   (Dobkin–Kirkpatrick) must show A's maximum along the normal below B's minimum. A face that
-//!   fails it is ignored and the search goes on; a failing final face gives `NotConverged`
-//!   (or `Touching` when the overlap along the normal is within the contact tolerance).
+//!   (hill-climbs along the face's normal over the vertex graphs, started at the face's
+//!   generating features; a local maximum of a linear function on a convex polytope is global)
+//!   must show A's maximum along the normal below B's minimum. A face that fails it is ignored
+//!   and the search goes on; a failing final face gives `NotConverged` (or `Touching` when the
+//!   overlap along the normal is within the contact tolerance).
+//! - A face is taken as `f_opt` without examining its neighbourhood only when the ray
+//!   `c + λ·dir` meets it inside its generating features by a margin ([`RAY_HIT_REL`] of the
+//!   pair's scale, amplified by the ray's obliquity): its plane supports M and the meeting
+//!   point is in M, so no face plane meets the ray earlier.
 //! - Within each phase the key strictly increases from one current face to the next.
 //!
 //! # Termination
 //! FV (VF) moves only to a strictly better face of P (Q), so each face is current at most once:
 //! ≤ F_P (F_Q) moves. In EE every expansion strictly raises the best key, so each of the
 //! ≤ E_P·E_Q + F_P + F_Q faces is expanded at most once, and each expansion pushes at most
-//! `2(H_P + H_Q) + 8` candidates (H = half-edge count; the tie lists are bounded likewise):
-//! pops are bounded by that product. These bounds are also enforced with counters; hitting
-//! one returns `NotConverged`. Every other loop runs over a fixed vertex/edge list.
+//! `2(H_P + H_Q) + 8` candidates (H = half-edge count; the tie lists are bounded likewise),
+//! the faces across its borders (fewer again) and one marker: pops are bounded by the
+//! product, counted with twice that allowance per face. These bounds are also enforced with
+//! counters; hitting one returns `NotConverged`. Every other loop runs over a fixed
+//! vertex/edge list.
 //!
 //! # Decisions the paper leaves open, and departures
 //! - `c`: of the four differences `p_i − q_j` of the stored interior points, the longest one
 //!   (farthest from `o`, so `dir` has the best relative accuracy).
-//! - Heuristic start (§4.2 asks for the face of P maximising `n·s` over *all* faces): we take
-//!   the support vertex of P along `s` (Dobkin–Kirkpatrick hierarchy, O(log n)) and the
-//!   incident face maximising `n·s`. The paper's scan is O(F) per query; the face found is the
-//!   same or a neighbour of it in practice.
+//! - Heuristic start. §4.2 takes the face of P maximising `n·s`, `s = o − c`, over all faces,
+//!   and notes that it is far from `f_opt` when M is elongated. We aim at `f_opt`'s normal
+//!   instead: M is modelled by an ellipsoid from the two shapes' vertex means and covariances
+//!   (`E = 6 (C_P + R C_Q Rᵀ)`, exact for two equal aligned ellipsoid samples), the ray
+//!   `c + λ·s` is intersected with it, and the model's normal `N` there replaces `s` (`s` is the
+//!   fallback when the model is degenerate or misses the ray). The start face is the face
+//!   maximising `n·N` among those at P's vertex stored for `N` in the shape's cube map of
+//!   support vertices (its direction table, `ConvexPolyhedron::hint_start`: 6·k² cells,
+//!   k ≈ √n / 2), O(1) instead of a scan. On 1 000-vertex ellipsoids (200:100:100) Search-FV then evaluates
+//!   ≈ 3 faces instead of ≈ 15. Cold support warm starts (B's vertex for the start face) come
+//!   from the same table instead of the Dobkin–Kirkpatrick descent; the climbs from them are
+//!   exact.
+//! - Early exit at `f_opt`: besides the paper's exit on a positive face, the search stops when
+//!   the ray meets the current face (the test above) — at the end of Search-FV and Search-VF
+//!   and at each improvement of Search-EE. The paper's search would reach the same face and
+//!   then evaluate its whole neighbourhood to confirm it (≈ 50 edge pairs and faces in
+//!   Search-EE on the sweep's shapes); the geometric test confirms it in O(face size). A
+//!   meeting point within the margin of a border gives no exit: the neighbourhood decides.
+//! - Search-EE order: the faces across the border(s) of the current face that the ray's
+//!   meeting point lies beyond are pushed on top of the stack (by convexity they improve the
+//!   key, generic case: for an FV face the twin face and the edge pairs of that edge with the
+//!   edges at the supporting vertex; for an EE parallelogram the pairs and FV/VF faces at the
+//!   end vertex it lies beyond); the whole neighbourhood (below) lies under them as a marker
+//!   expanded only when popped. The set of faces examined before the search ends at a face
+//!   without an improving neighbour is unchanged; the first improvement is usually on top.
+//! - Skipped support queries: a neighbour's support vertex is bounded by the warm-start
+//!   vertex's value (`k ≥ offset − n·q_warm`), hence its key from above; when that bound
+//!   cannot beat the face to beat (in Search-EE: nor tie it) and is at most 1 (so `k ≥ 0`, no
+//!   separation), the hill-climb is skipped. Steepest ascent takes the same path; skipped
+//!   faces are not counted in `steps`.
 //! - Early exit: the paper tests `d_m > 0` once per iteration; we exit as soon as *any*
 //!   evaluated face has `k < 0` (its plane separates; the answer is the same, found sooner).
-//! - Search-VF start: the paper says "a face incident at v_q"; we evaluate all of them and
-//!   start from the best.
+//! - Search-VF start: the paper says "a face incident at v_q"; we take the one whose face of M
+//!   (normal `−R n_g`) is best aligned with the model normal `N` of the heuristic start (with
+//!   coherence: with the FV result's normal).
 //! - Search-EE: when a pair improves the best face, the pending stack is discarded before the
 //!   new neighbours are pushed (first-improvement local search). Pending pairs are neighbours of
 //!   worse faces; correctness only needs the final face's neighbourhood examined, which it is.
@@ -114,8 +151,44 @@ use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::predicates::{orient3d, Orientation};
 use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Intersection, OverlapWitness};
-use crate::tolerance::COPLANAR_REL;
+use crate::tolerance::{COPLANAR_REL, RAY_HIT_REL};
 use std::time::Instant;
+
+/// CD-Dual's per-shape precomputation, built with the shape: the vertices' mean and
+/// covariance (the shape's ellipsoid of inertia, which models M for the start face, see
+/// [`Ctx::heuristic_face`]) and the sizes that bound the Search-EE stack. Cold starts of its
+/// support queries use the shape's direction table (`ConvexPolyhedron::hint_start`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct StartTable {
+    /// Mean and covariance of the vertices.
+    mean: DVec3,
+    cov: DMat3,
+    /// Longest face boundary and largest vertex degree: they size the Search-EE stack.
+    max_face_len: usize,
+    max_degree: usize,
+}
+
+impl StartTable {
+    pub(crate) fn build(poly: &ConvexPolyhedron) -> Self {
+        let n = poly.vertices().len();
+        let inv = 1.0 / n.max(1) as f64;
+        let mean = poly.vertices().iter().fold(DVec3::ZERO, |s, v| s + *v) * inv;
+        let mut cov = DMat3::ZERO;
+        for v in poly.vertices() {
+            let d = *v - mean;
+            cov += DMat3::from_cols(d * d.x, d * d.y, d * d.z);
+        }
+        let cov = cov * inv;
+        let max_face_len = poly.faces().iter().map(|f| f.len as usize).max().unwrap_or(0);
+        let max_degree = (0..n as u32).map(|v| poly.neighbors(v).len()).max().unwrap_or(0);
+        Self {
+            mean,
+            cov,
+            max_face_len,
+            max_degree,
+        }
+    }
+}
 
 /// Which of the three face families of `M = P ⊕ (−Q)` a face belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -355,8 +428,9 @@ enum Cert {
 }
 
 struct Ctx<'a> {
-    /// The contact tolerance of the pair: a certificate gap in `[0, ctol]` means touching.
-    ctol: f64,
+    /// The poses, for the contact tolerance of the pair (a certificate gap in `[0, ctol]`
+    /// means touching), computed only when a certificate needs it.
+    poses: (&'a Pose, &'a Pose),
     p: &'a ConvexPolyhedron,
     q: &'a ConvexPolyhedron,
     /// Rotation B-local → A frame, its transpose, and the translation.
@@ -365,6 +439,8 @@ struct Ctx<'a> {
     t: DVec3,
     c: DVec3,
     dir: DVec3,
+    /// Length scale of the pair's coordinates (rounding allowances are relative to it).
+    scale: f64,
 }
 
 #[inline]
@@ -406,35 +482,66 @@ impl Ctx<'_> {
         n.dot(self.dir) / h
     }
 
+    /// The FV face of face `f` of P; `warm` is a vertex of Q to start its support query from
+    /// (updated to the support vertex). With `beat > −∞`, returns `None` when the face can
+    /// neither have a key above `beat` nor separate (callers pass `beat ≤ 1`, and a key ≤ 1
+    /// means `k ≥ 0`), decided without the support query: the warm vertex's value bounds `k`
+    /// from below, hence the key from above (the denominator `k − n·c` grows with `k`). A
+    /// bound computed from the support vertex itself is the key itself, so nothing the
+    /// search would pick is skipped.
     #[inline]
-    fn eval_fv(&self, f: u32, warm: &mut u32) -> Eval {
+    fn eval_fv(&self, f: u32, warm: &mut u32, beat: f64) -> Option<Eval> {
         let face = self.p.face(f);
         let n = face.normal;
+        if *warm as usize >= self.q.vertices().len() {
+            *warm = 0;
+        }
+        let qw = self.qv(*warm);
+        if beat > f64::NEG_INFINITY {
+            let h = face.offset - n.dot(qw) - n.dot(self.c);
+            if h > 0.0 && n.dot(self.dir) / h <= beat {
+                return None;
+            }
+        }
         let v = self.q.support_climb(self.rt * (-n), *warm);
+        let qs = if v == *warm { qw } else { self.qv(v) };
         *warm = v;
-        let k = face.offset - n.dot(self.qv(v));
-        Eval {
+        let k = face.offset - n.dot(qs);
+        Some(Eval {
             face: DualFace::Fv { face_a: f, vertex_b: v },
             n,
             k,
             key: self.key(n, k),
-        }
+        })
     }
 
+    /// The VF face of face `g` of Q, as [`Ctx::eval_fv`] with the roles swapped.
     #[inline]
-    fn eval_vf(&self, g: u32, warm: &mut u32) -> Eval {
+    fn eval_vf(&self, g: u32, warm: &mut u32, beat: f64) -> Option<Eval> {
         let face = self.q.face(g);
         let m = self.r * face.normal;
         let n = -m;
+        if *warm as usize >= self.p.vertices().len() {
+            *warm = 0;
+        }
+        let off = face.offset + m.dot(self.t);
+        let pw = self.p.vertex(*warm);
+        if beat > f64::NEG_INFINITY {
+            let h = n.dot(pw) + off - n.dot(self.c);
+            if h > 0.0 && n.dot(self.dir) / h <= beat {
+                return None;
+            }
+        }
         let v = self.p.support_climb(n, *warm);
+        let ps = if v == *warm { pw } else { self.p.vertex(v) };
         *warm = v;
-        let k = n.dot(self.p.vertex(v)) + face.offset + m.dot(self.t);
-        Eval {
+        let k = n.dot(ps) + off;
+        Some(Eval {
             face: DualFace::Vf { vertex_a: v, face_b: g },
             n,
             k,
             key: self.key(n, k),
-        }
+        })
     }
 
     #[inline]
@@ -478,9 +585,7 @@ impl Ctx<'_> {
     /// Rounding allowance of a support comparison along a direction of length `len`.
     #[inline]
     fn tol(&self, len: f64) -> f64 {
-        COPLANAR_REL
-            * (self.p.scale() + self.p.magnitude() + self.q.scale() + self.q.magnitude() + self.t.length())
-            * len
+        COPLANAR_REL * self.scale * len
     }
 
     /// Is `n·x` maximal on P at vertex `vp` and `n·y` minimal on Q (A frame) at vertex `vq`,
@@ -500,23 +605,29 @@ impl Ctx<'_> {
     }
 
     /// The certificate demanded before a separation is reported: fresh support queries
-    /// (Dobkin–Kirkpatrick, O(log n), independent of the search) confirm that A's maximum along
-    /// `n` lies below B's minimum. A face with `k < 0` that fails it is no face of M.
+    /// (hill-climbs along `n` from the face's generating features, independent of the
+    /// search's support values) confirm that A's maximum along `n` lies below B's minimum. A face with `k < 0` that fails it is no face of M.
     /// Returns, for the unit normal `n/|n|`, A's maximum along it, the gap to B's minimum
     /// (negative when they are apart) and the midpoint of the two support points (A frame).
-    fn certify_separation(&self, n: DVec3) -> Option<Cert> {
-        let len = n.length();
+    fn certify_separation(&self, ev: &Eval) -> Option<Cert> {
+        let len = ev.n.length();
         if !(len > 0.0 && len.is_finite()) {
             return None;
         }
-        let n = n / len;
-        let pa = self.p.vertex(self.p.support_hierarchy(n));
-        let qb = self.qv(self.q.support_hierarchy(self.rt * (-n)));
+        let n = ev.n / len;
+        let (p, q) = (self.p, self.q);
+        let (wa, wb) = match ev.face {
+            DualFace::Fv { face_a, vertex_b } => (p.face_vertices(face_a).first().copied().unwrap_or(0), vertex_b),
+            DualFace::Vf { vertex_a, face_b } => (vertex_a, q.face_vertices(face_b).first().copied().unwrap_or(0)),
+            DualFace::Ee { edge_a, edge_b } => (p.edge(edge_a).vertices[0], q.edge(edge_b).vertices[0]),
+        };
+        let pa = p.vertex(p.support_climb(n, wa));
+        let qb = self.qv(q.support_climb(self.rt * (-n), wb));
         let top_a = n.dot(pa);
         let gap = top_a - n.dot(qb);
         if gap < 0.0 {
             Some(Cert::Apart { top_a, gap })
-        } else if gap <= self.ctol {
+        } else if gap <= contact_tolerance(self.p, self.poses.0, self.q, self.poses.1) {
             Some(Cert::Touching {
                 top_a,
                 gap,
@@ -527,10 +638,163 @@ impl Ctx<'_> {
         }
     }
 
-    /// The heuristic start face of §4.2 (see the module notes).
-    fn heuristic_face(&self) -> u32 {
-        let v = self.p.support_hierarchy(self.dir);
-        self.best_face_at_vertex(v, self.dir)
+    /// §3.2: `f_opt` is the face of M through which the ray `c + λ·dir` (λ > 0) leaves M. Does
+    /// the ray meet `ev` inside its generating features (by the margin of [`RAY_HIT_REL`])?
+    /// Then `ev` is `f_opt`: its plane supports M and the meeting point lies in M, so every
+    /// other face plane meets the ray at the same λ or later, i.e. no key is larger.
+    /// Otherwise, with a stack, pushes the neighbours in M across each border of the face that
+    /// the meeting point lies beyond: by convexity their planes meet the ray before this one,
+    /// so they improve the key (generic Gaussian images; the caller keeps the whole
+    /// neighbourhood below them on the stack for the other cases).
+    fn ray_meets(&self, ev: &Eval, mut stack: Option<&mut Vec<Cand>>) -> bool {
+        let (p, q) = (self.p, self.q);
+        let nd = ev.n.dot(self.dir);
+        let nl = ev.n.length();
+        if !(nd > 0.0 && nl > 0.0) {
+            return false;
+        }
+        let lambda = (ev.k - ev.n.dot(self.c)) / nd;
+        if !(lambda > 0.0 && lambda.is_finite()) {
+            return false;
+        }
+        let x = self.c + self.dir * lambda;
+        let m = RAY_HIT_REL * self.scale * (1.0 + nl * self.dir.length() / nd);
+        if !m.is_finite() {
+            return false;
+        }
+        match ev.face {
+            DualFace::Fv { face_a, vertex_b } => {
+                let ps = x + self.qv(vertex_b);
+                let nf = p.face(face_a).normal;
+                let mut inside = true;
+                for h in p.face_half_edges(face_a) {
+                    let he = p.half_edge(h);
+                    let a = p.vertex(he.origin);
+                    let e = p.vertex(p.half_edge(he.next).origin) - a;
+                    let s = nf.dot(e.cross(ps - a));
+                    if s >= m * e.length() {
+                        continue;
+                    }
+                    inside = false;
+                    if let (true, Some(st)) = (s < 0.0, stack.as_deref_mut()) {
+                        for &g in q.outgoing(vertex_b) {
+                            st.push(Cand::Ee(he.edge, q.half_edge(g).edge));
+                        }
+                        st.push(Cand::Fv(p.half_edge(he.twin).face, vertex_b));
+                    }
+                }
+                inside
+            }
+            DualFace::Vf { vertex_a, face_b } => {
+                let y = self.rt * (p.vertex(vertex_a) - x - self.t);
+                let nf = q.face(face_b).normal;
+                let mut inside = true;
+                for h in q.face_half_edges(face_b) {
+                    let he = q.half_edge(h);
+                    let a = q.vertex(he.origin);
+                    let e = q.vertex(q.half_edge(he.next).origin) - a;
+                    let s = nf.dot(e.cross(y - a));
+                    if s >= m * e.length() {
+                        continue;
+                    }
+                    inside = false;
+                    if let (true, Some(st)) = (s < 0.0, stack.as_deref_mut()) {
+                        for &g in p.outgoing(vertex_a) {
+                            st.push(Cand::Ee(p.half_edge(g).edge, he.edge));
+                        }
+                        st.push(Cand::Vf(q.half_edge(he.twin).face, vertex_a));
+                    }
+                }
+                inside
+            }
+            DualFace::Ee { edge_a, edge_b } => {
+                let e = p.edge(edge_a);
+                let g = q.edge(edge_b);
+                let p0 = p.vertex(e.vertices[0]);
+                let u = p.vertex(e.vertices[1]) - p0;
+                let q0 = self.qv(g.vertices[0]);
+                let w = q0 - self.qv(g.vertices[1]);
+                // x = (p0 + a·u) − (q0 − b·w): a on A's edge, b on B's edge.
+                let rhs = x - p0 + q0;
+                let (uu, uw, ww) = (u.dot(u), u.dot(w), w.dot(w));
+                let (ur, wr) = (u.dot(rhs), w.dot(rhs));
+                let det = uu * ww - uw * uw;
+                if !(det > 0.0) {
+                    return false;
+                }
+                let (sa, sb) = ((ur * ww - wr * uw) / det, (uu * wr - uw * ur) / det);
+                let (ta, tb) = (m / uu.sqrt(), m / ww.sqrt());
+                let inside = sa > ta && sa < 1.0 - ta && sb > tb && sb < 1.0 - tb;
+                if let (false, Some(st)) = (inside, stack) {
+                    // Beyond an end of A's edge: along B's arc into that vertex's region.
+                    for (beyond, va) in [(sa < 0.0, e.vertices[0]), (sa > 1.0, e.vertices[1])] {
+                        if beyond {
+                            for &h in p.outgoing(va) {
+                                let e2 = p.half_edge(h).edge;
+                                if e2 != edge_a {
+                                    st.push(Cand::Ee(e2, edge_b));
+                                }
+                            }
+                            for f in g.faces {
+                                st.push(Cand::Vf(f, va));
+                            }
+                        }
+                    }
+                    for (beyond, vb) in [(sb < 0.0, g.vertices[0]), (sb > 1.0, g.vertices[1])] {
+                        if beyond {
+                            for &h in q.outgoing(vb) {
+                                let e2 = q.half_edge(h).edge;
+                                if e2 != edge_b {
+                                    st.push(Cand::Ee(edge_a, e2));
+                                }
+                            }
+                            for f in e.faces {
+                                st.push(Cand::Fv(f, vb));
+                            }
+                        }
+                    }
+                }
+                inside
+            }
+        }
+    }
+
+    /// The heuristic start face of §4.2 (see the module notes): M is modelled by the ellipsoid
+    /// `(x − m)ᵀ E⁻¹ (x − m) = 1` with `m` the difference of the vertex means and
+    /// `E = 6 (C_P + R C_Q Rᵀ)` from the vertex covariances (exact for two equal, aligned
+    /// ellipsoid samples: 3 C is the squared semi-axes of one); the ray `c + λ·dir` leaves
+    /// the model at `x`, whose model normal `E⁻¹ (x − m)` replaces the paper's `s = dir`.
+    /// Falls back to `dir` when the model is degenerate or misses the ray.
+    fn heuristic_normal(&self) -> DVec3 {
+        let (tp, tq) = (&self.p.start_table, &self.q.start_table);
+        let e = (tp.cov + self.r * tq.cov * self.rt) * 6.0;
+        let det = e.determinant();
+        if !(det.is_finite() && det > 0.0) {
+            return self.dir;
+        }
+        let f = e.inverse();
+        let w0 = self.c - (tp.mean - (self.r * tq.mean + self.t));
+        let fd = f * self.dir;
+        let a = self.dir.dot(fd);
+        let b = w0.dot(fd);
+        let cc = w0.dot(f * w0) - 1.0;
+        let disc = b * b - a * cc;
+        if !(a > 0.0 && disc >= 0.0) {
+            return self.dir;
+        }
+        let lambda = (-b + disc.sqrt()) / a;
+        let n = f * (w0 + self.dir * lambda);
+        if n.is_finite() && n.dot(self.dir) > 0.0 {
+            n
+        } else {
+            self.dir
+        }
+    }
+
+    fn heuristic_face(&self, n: DVec3) -> u32 {
+        // The cell's vertex, not climbed: the start face only needs to be near.
+        let v = self.p.hint_start(n);
+        self.best_face_at_vertex(v, n)
     }
 
     fn best_face_at_vertex(&self, v: u32, n: DVec3) -> u32 {
@@ -593,20 +857,50 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     let q = ctx.q;
     let clock = || if timed { Some(Instant::now()) } else { None };
 
+    // The Search-EE stack holds at most the neighbourhoods of two faces of M (face edges ×
+    // tied vertices × their edges, and with ties the corners' edges too) and the faces across
+    // borders. Its capacity is set on the first query, so that a later first entry into
+    // Search-EE (most queries end in Search-FV/VF) does not allocate.
+    let (tp, tq) = (&p.start_table, &q.start_table);
+    let (lp, dp, lq, dq) = (tp.max_face_len, tp.max_degree, tq.max_face_len, tq.max_degree);
+    let want = 2 * (lp * dp * lq * dq + (lp + lq) * (dp + dq + 1)) + 16;
+    if cache.stack.capacity() < want {
+        cache.stack.clear();
+        cache.stack.reserve(want);
+    }
+
     // ---- Search-FV ----
     let t0 = clock();
     let coherent = (cache.face_a as usize) < p.faces().len();
-    let start = if coherent { cache.face_a } else { ctx.heuristic_face() };
+    let model_normal = if coherent { DVec3::ZERO } else { ctx.heuristic_normal() };
+    let start = if coherent {
+        cache.face_a
+    } else {
+        ctx.heuristic_face(model_normal)
+    };
     // Without coherence the stored warm start is unrelated to this pose: use the hierarchy.
     let mut warm_b = if coherent && (cache.warm_b as usize) < q.vertices().len() {
         cache.warm_b
     } else {
-        q.support_hierarchy(ctx.rt * (-p.face(start).normal))
+        // The cell's vertex: the start face's evaluation climbs from it.
+        q.hint_start(ctx.rt * (-p.face(start).normal))
     };
-    let mut best = ctx.eval_fv(start, &mut warm_b);
+    let Some(mut best) = ctx.eval_fv(start, &mut warm_b, f64::NEG_INFINITY) else {
+        return Outcome::NotConverged {
+            best: Eval {
+                face: DualFace::Fv {
+                    face_a: start,
+                    vertex_b: warm_b,
+                },
+                n: DVec3::ZERO,
+                k: f64::NAN,
+                key: f64::NAN,
+            },
+        };
+    };
     st.steps[0] += 1;
     let finish = |best: Eval, _cache: &mut CdDualCache, early: bool| Outcome::Done { best, early };
-    if early_exit && best.k < 0.0 && ctx.certify_separation(best.n).is_some() {
+    if early_exit && best.k < 0.0 && ctx.certify_separation(&best).is_some() {
         st.nanos[0] = elapsed(t0);
         remember(ctx, cache, &best);
         return finish(best, cache, true);
@@ -624,10 +918,12 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         for h in p.face_half_edges(cur) {
             let nb = p.half_edge(p.half_edge(h).twin).face;
             let mut w = wv;
-            let ev = ctx.eval_fv(nb, &mut w);
+            let Some(ev) = ctx.eval_fv(nb, &mut w, next.key.min(1.0)) else {
+                continue;
+            };
             st.steps[0] += 1;
             if early_exit && ev.k < 0.0 {
-                if ctx.certify_separation(ev.n).is_none() {
+                if ctx.certify_separation(&ev).is_none() {
                     // Not a genuine separating plane (a search bug): ignore the face.
                     continue;
                 }
@@ -650,40 +946,57 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     if !converged {
         return Outcome::NotConverged { best };
     }
+    // The best FV face is f_opt when the ray meets it (§3.2): Search-VF and Search-EE could
+    // only confirm it.
+    if ctx.ray_meets(&best, None) {
+        remember(ctx, cache, &best);
+        return finish(best, cache, false);
+    }
     let fv_best = best;
+    let model_normal = if coherent { fv_best.n } else { model_normal };
 
     // ---- Search-VF ----
     let t1 = clock();
     let DualFace::Fv { vertex_b: vq, .. } = fv_best.face else {
         return Outcome::NotConverged { best };
     };
-    let mut warm_a = if coherent && (cache.warm_a as usize) < p.vertices().len() {
+    let warm_a = if coherent && (cache.warm_a as usize) < p.vertices().len() {
         cache.warm_a
     } else {
-        match q.outgoing(vq).first() {
-            Some(&h) => p.support_hierarchy(-(ctx.r * q.face(q.half_edge(h).face).normal)),
-            None => 0,
+        // The faces of B at `vq` have normals around the FV face's normal (it lies in the
+        // region of `vq`): A's supports along them are at or near that face.
+        match fv_best.face {
+            DualFace::Fv { face_a, .. } => p.face_vertices(face_a).first().copied().unwrap_or(0),
+            _ => 0,
         }
     };
-    let mut vbest: Option<Eval> = None;
+    // The paper's alternative start: a face of B incident at `vq` — the one whose face of M
+    // (normal `−R n_g`) is best aligned with the normal expected at f_opt.
+    let toward = ctx.rt * (-model_normal);
+    let mut start_b = u32::MAX;
+    let mut start_d = f64::NEG_INFINITY;
     for &h in q.outgoing(vq) {
         let g = q.half_edge(h).face;
+        let d = q.face(g).normal.dot(toward);
+        if d > start_d || start_b == u32::MAX {
+            start_d = d;
+            start_b = g;
+        }
+    }
+    let mut vbest: Option<Eval> = None;
+    if start_b != u32::MAX {
+        let g = start_b;
         let mut w = warm_a;
-        let ev = ctx.eval_vf(g, &mut w);
-        warm_a = w;
+        let Some(ev) = ctx.eval_vf(g, &mut w, f64::NEG_INFINITY) else {
+            return Outcome::NotConverged { best };
+        };
         st.steps[1] += 1;
-        if early_exit && ev.k < 0.0 {
-            if ctx.certify_separation(ev.n).is_none() {
-                // Not a genuine separating plane (a search bug): ignore the face.
-                continue;
-            }
+        if early_exit && ev.k < 0.0 && ctx.certify_separation(&ev).is_some() {
             st.nanos[1] = elapsed(t1);
             remember(ctx, cache, &ev);
             return finish(ev, cache, true);
         }
-        if vbest.is_none_or(|b| ev.key > b.key) {
-            vbest = Some(ev);
-        }
+        vbest = Some(ev);
     }
     let Some(mut vb) = vbest else {
         return Outcome::NotConverged { best };
@@ -701,10 +1014,12 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         for h in q.face_half_edges(cur) {
             let nb = q.half_edge(q.half_edge(h).twin).face;
             let mut w = wv;
-            let ev = ctx.eval_vf(nb, &mut w);
+            let Some(ev) = ctx.eval_vf(nb, &mut w, next.key.min(1.0)) else {
+                continue;
+            };
             st.steps[1] += 1;
             if early_exit && ev.k < 0.0 {
-                if ctx.certify_separation(ev.n).is_none() {
+                if ctx.certify_separation(&ev).is_none() {
                     // Not a genuine separating plane (a search bug): ignore the face.
                     continue;
                 }
@@ -727,6 +1042,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     if !converged {
         return Outcome::NotConverged { best: vb };
     }
+    if vb.key > fv_best.key && ctx.ray_meets(&vb, None) {
+        remember(ctx, cache, &vb);
+        return finish(vb, cache, false);
+    }
     if let DualFace::Vf { vertex_a, .. } = vb.face {
         cache.warm_a = vertex_a;
     }
@@ -742,36 +1061,63 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     cache.stack.clear();
     // The whole neighbourhood in M of both phase results (FV/VF local maxima over the face
     // adjacency of P/Q need not be local maxima in M when Gaussian images are degenerate).
-    push_neighbours(ctx, &other, cache);
-    push_neighbours(ctx, &best, cache);
+    // Pushed as markers, expanded when popped: usually the faces across the border the ray
+    // passes (on top: they improve the key) end the search first and the markers are never
+    // expanded.
+    cache.stack.push(Cand::Expand(other.face));
+    cache.stack.push(Cand::Expand(best.face));
+    ctx.ray_meets(&best, Some(&mut cache.stack));
     let (ep, eq) = (p.edges().len() as u64, q.edges().len() as u64);
     let (hp, hq) = (p.half_edges().len() as u64, q.half_edges().len() as u64);
     let faces = ep * eq + (p.faces().len() + q.faces().len()) as u64 + 1;
-    let bound = (cache.stack.len() as u64).saturating_add(faces.saturating_mul(2 * (hp + hq) + 8));
+    // Per expanded face: its neighbourhood, the faces across its borders and its marker.
+    let per_face = 4 * (hp + hq) + 16;
+    let bound = (cache.stack.len() as u64).saturating_add(faces.saturating_mul(2 * per_face));
     let mut pops: u64 = 0;
+    // FV/VF candidates that can neither beat the best key (nor tie it, see below) nor
+    // separate skip their support query.
+    let beat_of = |best: &Eval| {
+        if best.key.is_finite() {
+            (best.key - 2.0 * COPLANAR_REL * best.key.abs()).min(1.0)
+        } else {
+            f64::NEG_INFINITY
+        }
+    };
+    let mut beat = beat_of(&best);
     while let Some(cand) = cache.stack.pop() {
         pops += 1;
         if pops > bound {
             st.nanos[2] = elapsed(t2);
             return Outcome::NotConverged { best };
         }
+        if let Cand::Expand(face) = cand {
+            push_neighbours(ctx, face, cache);
+            continue;
+        }
         st.steps[2] = st.steps[2].saturating_add(1);
         let ev = match cand {
+            Cand::Expand(_) => continue,
             Cand::Ee(ea, eb) => match ctx.eval_ee(ea, eb) {
                 Some(ev) => ev,
                 None => continue,
             },
             Cand::Fv(f, warm) => {
                 let mut w = warm;
-                ctx.eval_fv(f, &mut w)
+                match ctx.eval_fv(f, &mut w, beat) {
+                    Some(ev) => ev,
+                    None => continue,
+                }
             }
             Cand::Vf(g, warm) => {
                 let mut w = warm;
-                ctx.eval_vf(g, &mut w)
+                match ctx.eval_vf(g, &mut w, beat) {
+                    Some(ev) => ev,
+                    None => continue,
+                }
             }
         };
         if early_exit && ev.k < 0.0 {
-            if ctx.certify_separation(ev.n).is_none() {
+            if ctx.certify_separation(&ev).is_none() {
                 // Not a genuine separating plane (a search bug): ignore the face.
                 continue;
             }
@@ -791,8 +1137,14 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             // Keep the larger key on a tie, so the EE pair cannot win back by rounding.
             let key = ev.key.max(best.key);
             best = Eval { key, ..ev };
+            beat = beat_of(&best);
             cache.stack.clear();
-            push_neighbours(ctx, &best, cache);
+            cache.stack.push(Cand::Expand(best.face));
+            if ctx.ray_meets(&best, Some(&mut cache.stack)) {
+                st.nanos[2] = elapsed(t2);
+                remember(ctx, cache, &best);
+                return Outcome::Done { best, early: false };
+            }
         }
     }
     st.nanos[2] = elapsed(t2);
@@ -809,13 +1161,15 @@ enum Cand {
     Fv(u32, u32),
     /// Face of B, warm-start vertex of A.
     Vf(u32, u32),
+    /// The whole neighbourhood of this face ([`push_neighbours`]), pushed when popped.
+    Expand(DualFace),
 }
 
 /// The edge pairs adjacent (in M) to an FV or VF face: the edges of its face × the edges
 /// incident at its vertex — at every tied supporting vertex (appendix, cases 2 and 3).
-fn push_ee_pairs(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
+fn push_ee_pairs(ctx: &Ctx, face: DualFace, cache: &mut CdDualCache) {
     let (p, q) = (ctx.p, ctx.q);
-    match face.face {
+    match face {
         DualFace::Fv { face_a, vertex_b } => {
             let nb = ctx.rt * (-p.face(face_a).normal);
             Ctx::collect_ties(q, vertex_b, nb, &mut cache.ties);
@@ -874,9 +1228,9 @@ fn push_ee_pairs(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
 /// its vertex): for FV/VF faces the same-family neighbours and the edge pairs of
 /// [`push_ee_pairs`]; for EE faces the pairs sharing one edge (Lemma 4) and the FV/VF faces at
 /// the four arc end points.
-fn push_neighbours(ctx: &Ctx, face: &Eval, cache: &mut CdDualCache) {
+fn push_neighbours(ctx: &Ctx, face: DualFace, cache: &mut CdDualCache) {
     let (p, q) = (ctx.p, ctx.q);
-    match face.face {
+    match face {
         DualFace::Fv { face_a, vertex_b } => {
             for h in p.face_half_edges(face_a) {
                 cache
@@ -991,6 +1345,12 @@ fn remember(ctx: &Ctx, cache: &mut CdDualCache, best: &Eval) {
     };
 }
 
+/// The length scale of the pair's coordinates in A's frame: rounding allowances are relative
+/// to it.
+fn coordinate_scale(a: &ConvexPolyhedron, b: &ConvexPolyhedron, t: DVec3) -> f64 {
+    a.scale() + a.magnitude() + b.scale() + b.magnitude() + t.length()
+}
+
 /// Relative pose data: rotation and translation of B in A's frame.
 fn relative(pa: &Pose, pb: &Pose) -> (DMat3, DVec3) {
     let rel = pa.relative(pb);
@@ -1097,7 +1457,7 @@ pub fn search(
     let (r, t) = relative(pa, pb);
     let (c, _, _, _) = interior_point(a, b, r, t);
     let ctx = Ctx {
-        ctol: contact_tolerance(a, pa, b, pb),
+        poses: (pa, pb),
         p: a,
         q: b,
         r,
@@ -1105,6 +1465,7 @@ pub fn search(
         t,
         c,
         dir: -c,
+        scale: coordinate_scale(a, b, t),
     };
     let mut st = Stats::default();
     let (best, converged, early) = match run(&ctx, cache, options.early_exit, options.timed, &mut st) {
@@ -1150,7 +1511,7 @@ pub fn intersect(
     let (r, t) = relative(pa, pb);
     let (c, pc, qc, interior_depth) = interior_point(a, b, r, t);
     let ctx = Ctx {
-        ctol: contact_tolerance(a, pa, b, pb),
+        poses: (pa, pb),
         p: a,
         q: b,
         r,
@@ -1158,6 +1519,7 @@ pub fn intersect(
         t,
         c,
         dir: -c,
+        scale: coordinate_scale(a, b, t),
     };
     let mut st = Stats::default();
     let outcome = run(&ctx, cache, true, false, &mut st);
@@ -1176,7 +1538,7 @@ pub fn intersect(
         // Certificate: fresh support queries must confirm the gap; the plane is placed midway
         // between A's maximum and B's minimum along n. A failure is a search bug: never
         // report Disjoint then.
-        return Ok(match ctx.certify_separation(best.n) {
+        return Ok(match ctx.certify_separation(&best) {
             Some(Cert::Apart { top_a, gap }) => {
                 cache.last_margin = -gap;
                 Intersection::Disjoint {
@@ -1454,7 +1816,7 @@ pub fn directional(
     let c = sl * kc;
     let mut st = Stats::default();
     let mut ctx = Ctx {
-        ctol: contact_tolerance(a, pa, b, pb),
+        poses: (pa, pb),
         p: a,
         q: b,
         r,
@@ -1462,6 +1824,7 @@ pub fn directional(
         t,
         c,
         dir: -sl,
+        scale: coordinate_scale(a, b, t),
     };
     let iters = |st: &Stats| st.steps[0].saturating_add(st.steps[1]).saturating_add(st.steps[2]);
     let mut lo: Option<(Eval, f64)> = None;

@@ -87,6 +87,8 @@ pub struct ConvexPolyhedron {
     pub(crate) dk: DkHierarchy,
     /// Hill-climbing starts by direction (see [`crate::support`]).
     pub(crate) hints: SupportHints,
+    /// CD-Dual's per-shape precomputation (inertia ellipsoid, stack sizing).
+    pub(crate) start_table: crate::cd_dual::StartTable,
 }
 
 /// What [`ConvexPolyhedron::validate`] found.
@@ -399,9 +401,11 @@ impl ConvexPolyhedron {
             magnitude,
             dk: DkHierarchy::empty(),
             hints: SupportHints::default(),
+            start_table: crate::cd_dual::StartTable::default(),
         };
         poly.dk = DkHierarchy::build(&poly);
         poly.hints = SupportHints::build(&poly);
+        poly.start_table = crate::cd_dual::StartTable::build(&poly);
         Ok(poly)
     }
 

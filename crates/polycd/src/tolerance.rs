@@ -67,7 +67,17 @@ pub const WEIGHT_TIE: f64 = 64.0 * f64::EPSILON;
 /// the tests demand.
 pub const GRAZING_COS: f64 = 1024.0 * f64::EPSILON;
 
+/// CD-Dual stops its search at a face of `M` as soon as the ray from its interior point meets
+/// that face (the paper's §3.2 characterisation of `f_opt`), but only when the meeting point
+/// lies inside the face's generating features by at least this fraction of the pair's scale
+/// (times `1 + 1/cos` of the ray's angle to the face normal, the amplification of the
+/// rounding of the ray parameter). The computed meeting point is off by a few ulps of that
+/// scale; 1 024 ulps leave ample room, and a point closer to the face's border only means the
+/// search goes on and confirms the face by its whole neighbourhood, as before.
+pub const RAY_HIT_REL: f64 = 1024.0 * f64::EPSILON;
+
 const _: () = assert!(COPLANAR_REL < VALIDATION_REL);
+const _: () = assert!(COPLANAR_REL < RAY_HIT_REL);
 const _: () = assert!(FEATURE_SNAP_REL < AGREEMENT_REL);
 const _: () = assert!(CONTACT_REL < AGREEMENT_REL);
 const _: () = assert!(DISTANCE_GAP_REL <= CONTACT_REL);
