@@ -181,15 +181,9 @@ impl HsJumpCache {
 }
 
 impl HsJumpCache {
-    /// Forgets the coherence state (the next query starts cold).
-    pub fn reset(&mut self) {
-        self.warm = false;
-        self.cert_len = 0;
-    }
-
     fn begin(&mut self, na: usize, nb: usize) {
         if self.sizes != (na, nb) {
-            self.reset();
+            self.forget();
             self.sizes = (na, nb);
         }
         self.seen_short.clear();

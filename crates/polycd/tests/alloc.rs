@@ -99,7 +99,7 @@ enum Question {
 /// `push`/`insert` past its current capacity), i.e. a new high-water mark reached when the
 /// motion visits a configuration needing more scratch than any before — not a fresh buffer per
 /// query (the containers are cleared, never shrunk or replaced). Replaying the same poses
-/// allocates nothing except, rarely, EPA's horizon (gjk.rs:922): its size depends on the
+/// allocates nothing except, rarely, EPA's horizon (gjk.rs `epa_run`): its size depends on the
 /// warm-started GJK simplex, hence on the query history, so a replay can still set a new
 /// maximum. The fix is to reserve these buffers from the shapes' sizes on first use (EPA's
 /// horizon and face list are bounded by its face budget).
@@ -107,28 +107,28 @@ const KNOWN_ALLOCATING: &[(Algorithm, Question, &str)] = &[
     (
         Algorithm::Auto,
         Question::Distance,
-        "gjk.rs:922 (epa_run: horizon.push) and gjk.rs:951 (epa_run: faces.push), cache.epa_horizon / cache.epa_faces growth",
+        "gjk.rs epa_run: horizon.push and faces.push, cache.epa_horizon / cache.epa_faces growth",
     ),
     (
         Algorithm::Gjk,
         Question::Distance,
-        "gjk.rs:922 / gjk.rs:951 (EPA horizon / faces growth)",
+        "gjk.rs epa_run (EPA horizon / faces growth)",
     ),
     (
         Algorithm::VClip,
         Question::Distance,
-        "gjk.rs:922 / gjk.rs:951 via query.rs:531 complete_penetration → gjk::penetration (EPA depth)",
+        "gjk.rs epa_run via query.rs complete_penetration → gjk::penetration (EPA depth)",
     ),
     (
         Algorithm::QpFast,
         Question::Distance,
-        "gjk.rs:922 / gjk.rs:951 via query.rs:531 complete_penetration → gjk::penetration (EPA depth)",
+        "gjk.rs epa_run via query.rs complete_penetration → gjk::penetration (EPA depth)",
     ),
     (
         Algorithm::HsJump,
         Question::Intersect,
-        "hs_jump.rs:744 (cache.seen HashSet insert/rehash), hs_jump.rs:760 (cache.cons.push), \
-         hs_jump.rs:314 (HsJumpCache::add: edges.push), hs_jump.rs:411 (add_to_polygon: scratch.push)",
+        "hs_jump.rs: insert_seen (seen HashSet insert/rehash past the short list), cons.push, \
+         polygon clipping (edges.push, scratch.push)",
     ),
 ];
 

@@ -589,7 +589,7 @@ fn paper_shapes_timing() {
         let (mut iters, mut max_it, mut disjoint) = (0u64, 0u32, 0usize);
         let mut cache = PairCache::default();
         for (pa, pb) in &cfgs {
-            cache.hs_jump.reset(); // cold start, but the scratch space is reused
+            cache.hs_jump.forget(); // cold start, but the scratch space is reused
             let r = hs(&s, pa, &s, pb, &mut cache);
             iters += r.iterations() as u64;
             max_it = max_it.max(r.iterations());
