@@ -395,14 +395,19 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
     // nearest point, and one strictly inside a tetrahedron face the origin sees is the
     // tetrahedron's (the tetrahedron lies behind that face's plane). This settles the common
     // step without the subset enumeration below, which it would pick anyway up to rounding.
+    // Subsets whose candidate was computed (and failed) above, by mask bit: the enumeration
+    // below skips them (it would compute the same failing candidate again).
+    let mut tried = 0u32;
     match n {
         2 => {
+            tried |= 1 << 0b11;
             if let Some((l, q)) = seg_candidate(p[0], p[1]) {
                 s.lam = [l[0], l[1], 0.0, 0.0];
                 return (refine(s, q), false);
             }
         }
         3 => {
+            tried |= 1 << 0b111;
             if let Some((l, q)) = tri_candidate(p[0], p[1], p[2]) {
                 s.lam = [l[0], l[1], l[2], 0.0];
                 return (refine(s, q), false);
@@ -431,6 +436,11 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
                 if !(side_o * side_r > 0.0) {
                     continue;
                 }
+                // Same vertex order as the enumeration's (ascending) only: another order
+                // may round differently at the triangle's border.
+                if f[0] < f[1] && f[1] < f[2] {
+                    tried |= 1 << ((1u32 << f[0]) | (1 << f[1]) | (1 << f[2]));
+                }
                 if let Some((l, q)) = tri_candidate(a, b, c) {
                     let out = Simplex {
                         v: [s.v[f[0]], s.v[f[1]], s.v[f[2]], SVert::default()],
@@ -453,7 +463,7 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
     let mut best_k = 1usize;
     let full = 1u32 << n;
     for mask in 1..full {
-        if newest_only && mask & (1 << (n - 1)) == 0 {
+        if newest_only && mask & (1 << (n - 1)) == 0 || tried & (1 << mask) != 0 {
             continue;
         }
         let idx = [0usize, 1, 2, 3];
