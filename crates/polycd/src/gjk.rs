@@ -46,7 +46,7 @@
 //! (the projection strictly inside the segment or triangle, or inside a tetrahedron face the
 //! origin sees) it is the nearest point outright and the enumeration is skipped; the warm
 //! start is dropped (cold start along the centre line) when B has turned by more than
-//! `STALE_TURN` (0.05 rad) relative to A since the cached query, where the old simplex costs more
+//! `STALE_TURN_REL` × the vertex spacing relative to A since the cached query, where the old simplex costs more
 //! iterations than it saves; a stall (repeated support pair, or no decrease of `|v|`) is
 //! accepted only when the support gap is within [`ACCEPT_GAP_REL`] × scale, otherwise decided
 //! by EPA when `|v|` is within the contact tolerance, else reported as non-convergence. A
@@ -92,15 +92,16 @@ pub const MAX_PAIR_BOUND: u32 = 4096;
 /// Initial capacity of EPA's vertex buffer (faces: twice that), reserved once per cache.
 const EPA_RESERVE: usize = 64;
 
-/// Relative rotation since the cached query (radians) beyond which the cached simplex is
-/// dropped and the query starts cold. A simplex of vertex pairs is a good start only while
-/// the pairs stay near the supports, and rotation is what moves the supports (a translation
-/// moves all of `M` rigidly); measured on the V-Clip coherence workload (`bench
-/// coherence`) with the direction-table cold start, the warm start costs more than the cold
-/// one beyond about 3° per step on the 642-vertex sphere (at 5°: 0.87 vs 0.66 µs), so 0.05 rad
-/// (2.9°) keeps the warm start where it pays and the cold start elsewhere. Not a tolerance:
-/// it only picks the start, never an answer.
-const STALE_TURN: f64 = 0.05;
+/// Relative rotation since the cached query beyond which the cached simplex is dropped and
+/// the query starts cold, as a fraction of the shapes' angular vertex spacing `√(4π / n)` (n
+/// the larger vertex count). A simplex of vertex pairs is a good start only while the pairs
+/// stay near the supports, and rotation is what moves the supports (a translation moves all of
+/// `M` rigidly) — by about one vertex per spacing turned. Measured on the V-Clip coherence
+/// workload (`bench coherence`, with the direction-table cold start) the warm start stops
+/// paying beyond about 3° per step on the 642-vertex sphere (spacing 8°), ~6–10° on the
+/// 120-vertex disk (19°) and ~20° on the cube (72°): 0.3 of the spacing in each case. Not a
+/// tolerance: it only picks the start, never an answer.
+const STALE_TURN_REL: f64 = 0.3;
 
 /// A vertex of `M = A − B`: the pair of vertex ids and the difference point (A's local
 /// frame). The two points it comes from are recomputed from the ids when needed
@@ -572,7 +573,9 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
         // Rotation angle ≈ 2·√(2(1 − |q·q'|)) (small angles; larger ones only need to exceed
         // the threshold).
         let turn = 2.0 * (2.0 * (1.0 - q.dot(ctx.quat).abs()).max(0.0)).sqrt();
-        if !(turn <= STALE_TURN) {
+        let n = ctx.a.vertices().len().max(ctx.b.vertices().len()).max(1) as f64;
+        let limit = STALE_TURN_REL * (4.0 * std::f64::consts::PI / n).sqrt();
+        if !(turn <= limit) {
             cache.len = 0;
         }
     }
