@@ -15,8 +15,9 @@
 //! 4. Search-VF: the same over the faces of Q, started from a face incident at the supporting
 //!    vertex the FV phase ended on (the paper's alternative start).
 //! 5. Search-EE: a stack of edge pairs; a pair is a face of `M` iff the Gaussian-image arcs of
-//!    the two edges cross (§4.3, three signed-volume conditions, evaluated exactly with
-//!    `predicates::orient3d` on the face normals). An improving face pushes its neighbours in
+//!    the two edges cross (§4.3, three signed-volume conditions, evaluated exactly on the face
+//!    normals: a float filter with Shewchuk's error bound, `predicates::orient3d` when it
+//!    cannot decide). An improving face pushes its neighbours in
 //!    M (the paper's edge pairs, plus the FV/VF faces at the arc end points: see below).
 //! 6. Any face with `k < 0` ends the boolean search at once (its plane separates); otherwise the
 //!    final face `f_opt` is where the ray `c → o` leaves `M`, beyond `o`, so `o ∈ M`. A phase
@@ -443,8 +444,30 @@ struct Ctx<'a> {
     scale: f64,
 }
 
+/// Exact sign of `det[x, y, z] = (x × y) · z` (`orient3d(o, x, y, z)`).
 #[inline]
 fn vol(x: DVec3, y: DVec3, z: DVec3) -> i32 {
+    // Float filter (answers only where the exact sign is certain): `z · (x × y)` expanded by
+    // minors is the expression orient3d evaluates with `a = o` (its differences are then
+    // exact); Shewchuk's error bound for it is `(7 + 56u)·u·permanent`, u = 2⁻⁵³, and
+    // `4·EPSILON = 8u` exceeds it. With the permanent far above the underflow range the
+    // absolute errors of underflowing products (≤ 2⁻¹⁰⁷⁵ each) are far below the bound; below
+    // it, and for NaN or overflow, the comparisons fail and the exact predicate decides.
+    let (m0, m1) = (x.x * y.y, x.y * y.x);
+    let (m2, m3) = (x.y * y.z, x.z * y.y);
+    let (m4, m5) = (x.z * y.x, x.x * y.z);
+    let det = z.z * (m0 - m1) + z.x * (m2 - m3) + z.y * (m4 - m5);
+    let perm =
+        z.z.abs() * (m0.abs() + m1.abs()) + z.x.abs() * (m2.abs() + m3.abs()) + z.y.abs() * (m4.abs() + m5.abs());
+    let bound = 4.0 * f64::EPSILON * perm;
+    if perm > 1e-250 && bound.is_finite() {
+        if det > bound {
+            return 1;
+        }
+        if -det > bound {
+            return -1;
+        }
+    }
     match orient3d(DVec3::ZERO, x, y, z) {
         Orientation::Above => 1,
         Orientation::Below => -1,
@@ -491,12 +514,19 @@ impl Ctx<'_> {
     /// search would pick is skipped.
     #[inline]
     fn eval_fv(&self, f: u32, warm: &mut u32, beat: f64) -> Option<Eval> {
-        let face = self.p.face(f);
-        let n = face.normal;
         if *warm as usize >= self.q.vertices().len() {
             *warm = 0;
         }
         let qw = self.qv(*warm);
+        self.eval_fv_from(f, warm, qw, beat)
+    }
+
+    /// [`Ctx::eval_fv`] with the warm vertex valid and already placed: `qw = qv(*warm)`
+    /// (Search-FV places it once for all the neighbours of the current face).
+    #[inline]
+    fn eval_fv_from(&self, f: u32, warm: &mut u32, qw: DVec3, beat: f64) -> Option<Eval> {
+        let face = self.p.face(f);
+        let n = face.normal;
         if beat > f64::NEG_INFINITY {
             let h = face.offset - n.dot(qw) - n.dot(self.c);
             if h > 0.0 && n.dot(self.dir) / h <= beat {
@@ -915,10 +945,12 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             break;
         };
         let mut next = best;
+        // `wv` is the support vertex just found (a valid index): placed once per iteration.
+        let qwv = ctx.qv(wv);
         for h in p.face_half_edges(cur) {
             let nb = p.half_edge(p.half_edge(h).twin).face;
             let mut w = wv;
-            let Some(ev) = ctx.eval_fv(nb, &mut w, next.key.min(1.0)) else {
+            let Some(ev) = ctx.eval_fv_from(nb, &mut w, qwv, next.key.min(1.0)) else {
                 continue;
             };
             st.steps[0] += 1;
@@ -947,11 +979,17 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         return Outcome::NotConverged { best };
     }
     // The best FV face is f_opt when the ray meets it (§3.2): Search-VF and Search-EE could
-    // only confirm it.
-    if ctx.ray_meets(&best, None) {
+    // only confirm it. Otherwise the test leaves the faces across the borders the ray passes
+    // on the stack, above two slots that Search-EE fills with its markers (so it need not run
+    // the test again when it starts from this face).
+    cache.stack.clear();
+    cache.stack.push(Cand::Expand(best.face));
+    cache.stack.push(Cand::Expand(best.face));
+    if ctx.ray_meets(&best, Some(&mut cache.stack)) {
         remember(ctx, cache, &best);
         return finish(best, cache, false);
     }
+    let fv_pushed = cache.stack.len();
     let fv_best = best;
     let model_normal = if coherent { fv_best.n } else { model_normal };
 
@@ -1042,7 +1080,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     if !converged {
         return Outcome::NotConverged { best: vb };
     }
-    if vb.key > fv_best.key && ctx.ray_meets(&vb, None) {
+    if vb.key > fv_best.key && ctx.ray_meets(&vb, Some(&mut cache.stack)) {
         remember(ctx, cache, &vb);
         return finish(vb, cache, false);
     }
@@ -1058,15 +1096,18 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     } else {
         (fv_best, vb)
     };
-    cache.stack.clear();
     // The whole neighbourhood in M of both phase results (FV/VF local maxima over the face
     // adjacency of P/Q need not be local maxima in M when Gaussian images are degenerate).
     // Pushed as markers, expanded when popped: usually the faces across the border the ray
     // passes (on top: they improve the key) end the search first and the markers are never
-    // expanded.
-    cache.stack.push(Cand::Expand(other.face));
-    cache.stack.push(Cand::Expand(best.face));
-    ctx.ray_meets(&best, Some(&mut cache.stack));
+    // expanded. Those faces are already on the stack from the phases' ray tests: the FV
+    // result's above the two marker slots, then (when VF's result is better) VF's, which
+    // replace them.
+    if vb.key > fv_best.key {
+        cache.stack.drain(2..fv_pushed);
+    }
+    cache.stack[0] = Cand::Expand(other.face);
+    cache.stack[1] = Cand::Expand(best.face);
     let (ep, eq) = (p.edges().len() as u64, q.edges().len() as u64);
     let (hp, hq) = (p.half_edges().len() as u64, q.half_edges().len() as u64);
     let faces = ep * eq + (p.faces().len() + q.faces().len()) as u64 + 1;
