@@ -86,8 +86,9 @@
 //! - Skipped support queries: a neighbour's support vertex is bounded by the warm-start
 //!   vertex's value (`k ≥ offset − n·q_warm`), hence its key from above; when that bound
 //!   cannot beat the face to beat (in Search-EE: nor tie it) and is at most 1 (so `k ≥ 0`, no
-//!   separation), the hill-climb is skipped. Steepest ascent takes the same path; skipped
-//!   faces are not counted in `steps`.
+//!   separation), the hill-climb is skipped. Search-FV/VF also skip the face the ascent just
+//!   came from (its key is below the current face's and it did not separate). Steepest ascent
+//!   takes the same path; skipped faces are not counted in `steps`.
 //! - Early exit: the paper tests `d_m > 0` once per iteration; we exit as soon as *any*
 //!   evaluated face has `k < 0` (its plane separates; the answer is the same, found sooner).
 //! - Search-VF start: the paper says "a face incident at v_q"; we take the one whose face of M
@@ -936,6 +937,10 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         return finish(best, cache, true);
     }
     let mut converged = false;
+    // The face the ascent came from: already evaluated, its key below the current one and
+    // its plane not separating (or failing its certificate), so re-evaluating it could change
+    // nothing (the same support value): skipped.
+    let mut prev = u32::MAX;
     for _ in 0..=p.faces().len() {
         let DualFace::Fv {
             face_a: cur,
@@ -949,6 +954,9 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         let qwv = ctx.qv(wv);
         for h in p.face_half_edges(cur) {
             let nb = p.half_edge(p.half_edge(h).twin).face;
+            if nb == prev {
+                continue;
+            }
             let mut w = wv;
             let Some(ev) = ctx.eval_fv_from(nb, &mut w, qwv, next.key.min(1.0)) else {
                 continue;
@@ -968,6 +976,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             }
         }
         if next.key > best.key {
+            prev = cur;
             best = next;
         } else {
             converged = true;
@@ -1040,6 +1049,8 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         return Outcome::NotConverged { best };
     };
     converged = false;
+    // As in Search-FV: the face the ascent came from is not evaluated again.
+    let mut prev = u32::MAX;
     for _ in 0..=q.faces().len() {
         let DualFace::Vf {
             vertex_a: wv,
@@ -1051,6 +1062,9 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         let mut next = vb;
         for h in q.face_half_edges(cur) {
             let nb = q.half_edge(q.half_edge(h).twin).face;
+            if nb == prev {
+                continue;
+            }
             let mut w = wv;
             let Some(ev) = ctx.eval_vf(nb, &mut w, next.key.min(1.0)) else {
                 continue;
@@ -1070,6 +1084,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             }
         }
         if next.key > vb.key {
+            prev = cur;
             vb = next;
         } else {
             converged = true;
