@@ -874,8 +874,16 @@ struct Stats {
 }
 
 enum Outcome {
-    Done { best: Eval, early: bool },
-    NotConverged { best: Eval },
+    /// `cert`: the certificate of an early exit's separating face (see
+    /// [`Ctx::certify_separation`]), which the boolean query reuses.
+    Done {
+        best: Eval,
+        early: bool,
+        cert: Option<Cert>,
+    },
+    NotConverged {
+        best: Eval,
+    },
 }
 
 fn elapsed(t0: Option<Instant>) -> u64 {
@@ -930,11 +938,23 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         };
     };
     st.steps[0] += 1;
-    let finish = |best: Eval, _cache: &mut CdDualCache, early: bool| Outcome::Done { best, early };
-    if early_exit && best.k < 0.0 && ctx.certify_separation(&best).is_some() {
-        st.nanos[0] = elapsed(t0);
-        remember(ctx, cache, &best);
-        return finish(best, cache, true);
+    let finish = |best: Eval, _cache: &mut CdDualCache, early: bool| Outcome::Done {
+        best,
+        early,
+        cert: None,
+    };
+    // An early exit hands its certificate on: the caller need not repeat its support queries.
+    let certified = |best: Eval, cert: Cert| Outcome::Done {
+        best,
+        early: true,
+        cert: Some(cert),
+    };
+    if early_exit && best.k < 0.0 {
+        if let Some(cert) = ctx.certify_separation(&best) {
+            st.nanos[0] = elapsed(t0);
+            remember(ctx, cache, &best);
+            return certified(best, cert);
+        }
     }
     let mut converged = false;
     // The face the ascent came from: already evaluated, its key below the current one and
@@ -963,13 +983,13 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             };
             st.steps[0] += 1;
             if early_exit && ev.k < 0.0 {
-                if ctx.certify_separation(&ev).is_none() {
+                let Some(cert) = ctx.certify_separation(&ev) else {
                     // Not a genuine separating plane (a search bug): ignore the face.
                     continue;
-                }
+                };
                 st.nanos[0] = elapsed(t0);
                 remember(ctx, cache, &ev);
-                return finish(ev, cache, true);
+                return certified(ev, cert);
             }
             if ev.key > next.key {
                 next = ev;
@@ -1038,10 +1058,12 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             return Outcome::NotConverged { best };
         };
         st.steps[1] += 1;
-        if early_exit && ev.k < 0.0 && ctx.certify_separation(&ev).is_some() {
-            st.nanos[1] = elapsed(t1);
-            remember(ctx, cache, &ev);
-            return finish(ev, cache, true);
+        if early_exit && ev.k < 0.0 {
+            if let Some(cert) = ctx.certify_separation(&ev) {
+                st.nanos[1] = elapsed(t1);
+                remember(ctx, cache, &ev);
+                return certified(ev, cert);
+            }
         }
         vbest = Some(ev);
     }
@@ -1071,13 +1093,13 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             };
             st.steps[1] += 1;
             if early_exit && ev.k < 0.0 {
-                if ctx.certify_separation(&ev).is_none() {
+                let Some(cert) = ctx.certify_separation(&ev) else {
                     // Not a genuine separating plane (a search bug): ignore the face.
                     continue;
-                }
+                };
                 st.nanos[1] = elapsed(t1);
                 remember(ctx, cache, &ev);
-                return finish(ev, cache, true);
+                return certified(ev, cert);
             }
             if ev.key > next.key {
                 next = ev;
@@ -1173,13 +1195,13 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             }
         };
         if early_exit && ev.k < 0.0 {
-            if ctx.certify_separation(&ev).is_none() {
+            let Some(cert) = ctx.certify_separation(&ev) else {
                 // Not a genuine separating plane (a search bug): ignore the face.
                 continue;
-            }
+            };
             st.nanos[2] = elapsed(t2);
             remember(ctx, cache, &ev);
-            return finish(ev, cache, true);
+            return certified(ev, cert);
         }
         // An FV/VF face whose key ties an EE best (same plane up to rounding) is the merged
         // face of parallel features that the EE pair only touches at a Gaussian vertex: move to
@@ -1199,13 +1221,21 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             if ctx.ray_meets(&best, Some(&mut cache.stack)) {
                 st.nanos[2] = elapsed(t2);
                 remember(ctx, cache, &best);
-                return Outcome::Done { best, early: false };
+                return Outcome::Done {
+                    best,
+                    early: false,
+                    cert: None,
+                };
             }
         }
     }
     st.nanos[2] = elapsed(t2);
     remember(ctx, cache, &best);
-    Outcome::Done { best, early: false }
+    Outcome::Done {
+        best,
+        early: false,
+        cert: None,
+    }
 }
 
 /// A candidate face of M on the Search-EE stack.
@@ -1525,7 +1555,7 @@ pub fn search(
     };
     let mut st = Stats::default();
     let (best, converged, early) = match run(&ctx, cache, options.early_exit, options.timed, &mut st) {
-        Outcome::Done { best, early } => (best, true, early),
+        Outcome::Done { best, early, .. } => (best, true, early),
         Outcome::NotConverged { best } => (best, false, false),
     };
     let len = best.n.length();
@@ -1580,8 +1610,8 @@ pub fn intersect(
     let mut st = Stats::default();
     let outcome = run(&ctx, cache, true, false, &mut st);
     let iterations = st.steps[0].saturating_add(st.steps[1]).saturating_add(st.steps[2]);
-    let best = match outcome {
-        Outcome::Done { best, .. } => best,
+    let (best, cert) = match outcome {
+        Outcome::Done { best, cert, .. } => (best, cert),
         Outcome::NotConverged { .. } => return Ok(Intersection::NotConverged { iterations }),
     };
     let len = best.n.length();
@@ -1594,7 +1624,13 @@ pub fn intersect(
         // Certificate: fresh support queries must confirm the gap; the plane is placed midway
         // between A's maximum and B's minimum along n. A failure is a search bug: never
         // report Disjoint then.
-        return Ok(match ctx.certify_separation(&best) {
+        // The search's own certificate of this face when it exited on it (the same support
+        // queries would give the same answer).
+        let cert = match cert {
+            Some(c) => Some(c),
+            None => ctx.certify_separation(&best),
+        };
+        return Ok(match cert {
             Some(Cert::Apart { top_a, gap }) => {
                 cache.last_margin = -gap;
                 Intersection::Disjoint {
