@@ -15,8 +15,9 @@
 //! 4. Search-VF: the same over the faces of Q, started from a face incident at the supporting
 //!    vertex the FV phase ended on (the paper's alternative start).
 //! 5. Search-EE: a stack of edge pairs; a pair is a face of `M` iff the Gaussian-image arcs of
-//!    the two edges cross (§4.3, three signed-volume conditions, evaluated exactly with
-//!    `predicates::orient3d` on the face normals). An improving face pushes its neighbours in
+//!    the two edges cross (§4.3, three signed-volume conditions, evaluated exactly on the face
+//!    normals: a float filter with Shewchuk's error bound, `predicates::orient3d` when it
+//!    cannot decide). An improving face pushes its neighbours in
 //!    M (the paper's edge pairs, plus the FV/VF faces at the arc end points: see below).
 //! 6. Any face with `k < 0` ends the boolean search at once (its plane separates); otherwise the
 //!    final face `f_opt` is where the ray `c → o` leaves `M`, beyond `o`, so `o ∈ M`. A phase
@@ -85,8 +86,9 @@
 //! - Skipped support queries: a neighbour's support vertex is bounded by the warm-start
 //!   vertex's value (`k ≥ offset − n·q_warm`), hence its key from above; when that bound
 //!   cannot beat the face to beat (in Search-EE: nor tie it) and is at most 1 (so `k ≥ 0`, no
-//!   separation), the hill-climb is skipped. Steepest ascent takes the same path; skipped
-//!   faces are not counted in `steps`.
+//!   separation), the hill-climb is skipped. Search-FV/VF also skip the face the ascent just
+//!   came from (its key is below the current face's and it did not separate). Steepest ascent
+//!   takes the same path; skipped faces are not counted in `steps`.
 //! - Early exit: the paper tests `d_m > 0` once per iteration; we exit as soon as *any*
 //!   evaluated face has `k < 0` (its plane separates; the answer is the same, found sooner).
 //! - Search-VF start: the paper says "a face incident at v_q"; we take the one whose face of M
@@ -443,8 +445,31 @@ struct Ctx<'a> {
     scale: f64,
 }
 
+/// Exact sign of `det[x, y, z] = (x × y) · z` (`orient3d(o, x, y, z)`).
 #[inline]
 fn vol(x: DVec3, y: DVec3, z: DVec3) -> i32 {
+    // Float filter (answers only where the exact sign is certain): `z · (x × y)` expanded by
+    // minors is the expression orient3d evaluates with `a = o` (its differences are then
+    // exact); Shewchuk's error bound for it is `(7 + 56u)·u·permanent`, u = 2⁻⁵³, and
+    // `4·EPSILON = 8u` exceeds it. Underflow adds absolute errors: ≤ 2⁻¹⁰⁷⁵ per product `m`,
+    // then scaled by `|z|` (covered by the `|z|₁·1e-300` term), and ≤ 2⁻¹⁰⁷⁵ per product with
+    // `z` (covered by requiring the permanent far above the underflow range). Otherwise, and
+    // for NaN or overflow, the comparisons fail and the exact predicate decides.
+    let (m0, m1) = (x.x * y.y, x.y * y.x);
+    let (m2, m3) = (x.y * y.z, x.z * y.y);
+    let (m4, m5) = (x.z * y.x, x.x * y.z);
+    let det = z.z * (m0 - m1) + z.x * (m2 - m3) + z.y * (m4 - m5);
+    let perm =
+        z.z.abs() * (m0.abs() + m1.abs()) + z.x.abs() * (m2.abs() + m3.abs()) + z.y.abs() * (m4.abs() + m5.abs());
+    let bound = 4.0 * f64::EPSILON * perm + (z.x.abs() + z.y.abs() + z.z.abs()) * 1e-300;
+    if perm > 1e-250 && bound.is_finite() {
+        if det > bound {
+            return 1;
+        }
+        if -det > bound {
+            return -1;
+        }
+    }
     match orient3d(DVec3::ZERO, x, y, z) {
         Orientation::Above => 1,
         Orientation::Below => -1,
@@ -491,12 +516,19 @@ impl Ctx<'_> {
     /// search would pick is skipped.
     #[inline]
     fn eval_fv(&self, f: u32, warm: &mut u32, beat: f64) -> Option<Eval> {
-        let face = self.p.face(f);
-        let n = face.normal;
         if *warm as usize >= self.q.vertices().len() {
             *warm = 0;
         }
         let qw = self.qv(*warm);
+        self.eval_fv_from(f, warm, qw, beat)
+    }
+
+    /// [`Ctx::eval_fv`] with the warm vertex valid and already placed: `qw = qv(*warm)`
+    /// (Search-FV places it once for all the neighbours of the current face).
+    #[inline]
+    fn eval_fv_from(&self, f: u32, warm: &mut u32, qw: DVec3, beat: f64) -> Option<Eval> {
+        let face = self.p.face(f);
+        let n = face.normal;
         if beat > f64::NEG_INFINITY {
             let h = face.offset - n.dot(qw) - n.dot(self.c);
             if h > 0.0 && n.dot(self.dir) / h <= beat {
@@ -843,8 +875,16 @@ struct Stats {
 }
 
 enum Outcome {
-    Done { best: Eval, early: bool },
-    NotConverged { best: Eval },
+    /// `cert`: the certificate of an early exit's separating face (see
+    /// [`Ctx::certify_separation`]), which the boolean query reuses.
+    Done {
+        best: Eval,
+        early: bool,
+        cert: Option<Cert>,
+    },
+    NotConverged {
+        best: Eval,
+    },
 }
 
 fn elapsed(t0: Option<Instant>) -> u64 {
@@ -899,13 +939,29 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         };
     };
     st.steps[0] += 1;
-    let finish = |best: Eval, _cache: &mut CdDualCache, early: bool| Outcome::Done { best, early };
-    if early_exit && best.k < 0.0 && ctx.certify_separation(&best).is_some() {
-        st.nanos[0] = elapsed(t0);
-        remember(ctx, cache, &best);
-        return finish(best, cache, true);
+    let finish = |best: Eval, _cache: &mut CdDualCache, early: bool| Outcome::Done {
+        best,
+        early,
+        cert: None,
+    };
+    // An early exit hands its certificate on: the caller need not repeat its support queries.
+    let certified = |best: Eval, cert: Cert| Outcome::Done {
+        best,
+        early: true,
+        cert: Some(cert),
+    };
+    if early_exit && best.k < 0.0 {
+        if let Some(cert) = ctx.certify_separation(&best) {
+            st.nanos[0] = elapsed(t0);
+            remember(ctx, cache, &best);
+            return certified(best, cert);
+        }
     }
     let mut converged = false;
+    // The face the ascent came from: already evaluated, its key below the current one and
+    // its plane not separating (or failing its certificate), so re-evaluating it could change
+    // nothing (the same support value): skipped.
+    let mut prev = u32::MAX;
     for _ in 0..=p.faces().len() {
         let DualFace::Fv {
             face_a: cur,
@@ -915,27 +971,33 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             break;
         };
         let mut next = best;
+        // `wv` is the support vertex just found (a valid index): placed once per iteration.
+        let qwv = ctx.qv(wv);
         for h in p.face_half_edges(cur) {
             let nb = p.half_edge(p.half_edge(h).twin).face;
+            if nb == prev {
+                continue;
+            }
             let mut w = wv;
-            let Some(ev) = ctx.eval_fv(nb, &mut w, next.key.min(1.0)) else {
+            let Some(ev) = ctx.eval_fv_from(nb, &mut w, qwv, next.key.min(1.0)) else {
                 continue;
             };
             st.steps[0] += 1;
             if early_exit && ev.k < 0.0 {
-                if ctx.certify_separation(&ev).is_none() {
+                let Some(cert) = ctx.certify_separation(&ev) else {
                     // Not a genuine separating plane (a search bug): ignore the face.
                     continue;
-                }
+                };
                 st.nanos[0] = elapsed(t0);
                 remember(ctx, cache, &ev);
-                return finish(ev, cache, true);
+                return certified(ev, cert);
             }
             if ev.key > next.key {
                 next = ev;
             }
         }
         if next.key > best.key {
+            prev = cur;
             best = next;
         } else {
             converged = true;
@@ -947,11 +1009,17 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         return Outcome::NotConverged { best };
     }
     // The best FV face is f_opt when the ray meets it (§3.2): Search-VF and Search-EE could
-    // only confirm it.
-    if ctx.ray_meets(&best, None) {
+    // only confirm it. Otherwise the test leaves the faces across the borders the ray passes
+    // on the stack, above two slots that Search-EE fills with its markers (so it need not run
+    // the test again when it starts from this face).
+    cache.stack.clear();
+    cache.stack.push(Cand::Expand(best.face));
+    cache.stack.push(Cand::Expand(best.face));
+    if ctx.ray_meets(&best, Some(&mut cache.stack)) {
         remember(ctx, cache, &best);
         return finish(best, cache, false);
     }
+    let fv_pushed = cache.stack.len();
     let fv_best = best;
     let model_normal = if coherent { fv_best.n } else { model_normal };
 
@@ -991,10 +1059,12 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             return Outcome::NotConverged { best };
         };
         st.steps[1] += 1;
-        if early_exit && ev.k < 0.0 && ctx.certify_separation(&ev).is_some() {
-            st.nanos[1] = elapsed(t1);
-            remember(ctx, cache, &ev);
-            return finish(ev, cache, true);
+        if early_exit && ev.k < 0.0 {
+            if let Some(cert) = ctx.certify_separation(&ev) {
+                st.nanos[1] = elapsed(t1);
+                remember(ctx, cache, &ev);
+                return certified(ev, cert);
+            }
         }
         vbest = Some(ev);
     }
@@ -1002,6 +1072,8 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         return Outcome::NotConverged { best };
     };
     converged = false;
+    // As in Search-FV: the face the ascent came from is not evaluated again.
+    let mut prev = u32::MAX;
     for _ in 0..=q.faces().len() {
         let DualFace::Vf {
             vertex_a: wv,
@@ -1013,25 +1085,29 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
         let mut next = vb;
         for h in q.face_half_edges(cur) {
             let nb = q.half_edge(q.half_edge(h).twin).face;
+            if nb == prev {
+                continue;
+            }
             let mut w = wv;
             let Some(ev) = ctx.eval_vf(nb, &mut w, next.key.min(1.0)) else {
                 continue;
             };
             st.steps[1] += 1;
             if early_exit && ev.k < 0.0 {
-                if ctx.certify_separation(&ev).is_none() {
+                let Some(cert) = ctx.certify_separation(&ev) else {
                     // Not a genuine separating plane (a search bug): ignore the face.
                     continue;
-                }
+                };
                 st.nanos[1] = elapsed(t1);
                 remember(ctx, cache, &ev);
-                return finish(ev, cache, true);
+                return certified(ev, cert);
             }
             if ev.key > next.key {
                 next = ev;
             }
         }
         if next.key > vb.key {
+            prev = cur;
             vb = next;
         } else {
             converged = true;
@@ -1042,7 +1118,7 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     if !converged {
         return Outcome::NotConverged { best: vb };
     }
-    if vb.key > fv_best.key && ctx.ray_meets(&vb, None) {
+    if vb.key > fv_best.key && ctx.ray_meets(&vb, Some(&mut cache.stack)) {
         remember(ctx, cache, &vb);
         return finish(vb, cache, false);
     }
@@ -1058,15 +1134,18 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
     } else {
         (fv_best, vb)
     };
-    cache.stack.clear();
     // The whole neighbourhood in M of both phase results (FV/VF local maxima over the face
     // adjacency of P/Q need not be local maxima in M when Gaussian images are degenerate).
     // Pushed as markers, expanded when popped: usually the faces across the border the ray
     // passes (on top: they improve the key) end the search first and the markers are never
-    // expanded.
-    cache.stack.push(Cand::Expand(other.face));
-    cache.stack.push(Cand::Expand(best.face));
-    ctx.ray_meets(&best, Some(&mut cache.stack));
+    // expanded. Those faces are already on the stack from the phases' ray tests: the FV
+    // result's above the two marker slots, then (when VF's result is better) VF's, which
+    // replace them.
+    if vb.key > fv_best.key {
+        cache.stack.drain(2..fv_pushed);
+    }
+    cache.stack[0] = Cand::Expand(other.face);
+    cache.stack[1] = Cand::Expand(best.face);
     let (ep, eq) = (p.edges().len() as u64, q.edges().len() as u64);
     let (hp, hq) = (p.half_edges().len() as u64, q.half_edges().len() as u64);
     let faces = ep * eq + (p.faces().len() + q.faces().len()) as u64 + 1;
@@ -1117,13 +1196,13 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             }
         };
         if early_exit && ev.k < 0.0 {
-            if ctx.certify_separation(&ev).is_none() {
+            let Some(cert) = ctx.certify_separation(&ev) else {
                 // Not a genuine separating plane (a search bug): ignore the face.
                 continue;
-            }
+            };
             st.nanos[2] = elapsed(t2);
             remember(ctx, cache, &ev);
-            return finish(ev, cache, true);
+            return certified(ev, cert);
         }
         // An FV/VF face whose key ties an EE best (same plane up to rounding) is the merged
         // face of parallel features that the EE pair only touches at a Gaussian vertex: move to
@@ -1143,13 +1222,21 @@ fn run(ctx: &Ctx, cache: &mut CdDualCache, early_exit: bool, timed: bool, st: &m
             if ctx.ray_meets(&best, Some(&mut cache.stack)) {
                 st.nanos[2] = elapsed(t2);
                 remember(ctx, cache, &best);
-                return Outcome::Done { best, early: false };
+                return Outcome::Done {
+                    best,
+                    early: false,
+                    cert: None,
+                };
             }
         }
     }
     st.nanos[2] = elapsed(t2);
     remember(ctx, cache, &best);
-    Outcome::Done { best, early: false }
+    Outcome::Done {
+        best,
+        early: false,
+        cert: None,
+    }
 }
 
 /// A candidate face of M on the Search-EE stack.
@@ -1469,7 +1556,7 @@ pub fn search(
     };
     let mut st = Stats::default();
     let (best, converged, early) = match run(&ctx, cache, options.early_exit, options.timed, &mut st) {
-        Outcome::Done { best, early } => (best, true, early),
+        Outcome::Done { best, early, .. } => (best, true, early),
         Outcome::NotConverged { best } => (best, false, false),
     };
     let len = best.n.length();
@@ -1524,8 +1611,8 @@ pub fn intersect(
     let mut st = Stats::default();
     let outcome = run(&ctx, cache, true, false, &mut st);
     let iterations = st.steps[0].saturating_add(st.steps[1]).saturating_add(st.steps[2]);
-    let best = match outcome {
-        Outcome::Done { best, .. } => best,
+    let (best, cert) = match outcome {
+        Outcome::Done { best, cert, .. } => (best, cert),
         Outcome::NotConverged { .. } => return Ok(Intersection::NotConverged { iterations }),
     };
     let len = best.n.length();
@@ -1538,7 +1625,13 @@ pub fn intersect(
         // Certificate: fresh support queries must confirm the gap; the plane is placed midway
         // between A's maximum and B's minimum along n. A failure is a search bug: never
         // report Disjoint then.
-        return Ok(match ctx.certify_separation(&best) {
+        // The search's own certificate of this face when it exited on it (the same support
+        // queries would give the same answer).
+        let cert = match cert {
+            Some(c) => Some(c),
+            None => ctx.certify_separation(&best),
+        };
+        return Ok(match cert {
             Some(Cert::Apart { top_a, gap }) => {
                 cache.last_margin = -gap;
                 Intersection::Disjoint {

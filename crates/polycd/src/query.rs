@@ -441,6 +441,19 @@ pub fn intersect(
             // CD-Dual's separating plane supports `M`, so it knows its own margin: far
             // outside the contact band (twice the tolerance, far beyond rounding) the two
             // support queries that would re-measure it are skipped, with the same answer.
+            // The rotation-free upper bound of the tolerance decides the common far case (a
+            // margin or depth beyond twice the bound is beyond twice the tolerance).
+            let known = match r {
+                Intersection::Disjoint { .. } => cache.cd_dual.last_margin(),
+                Intersection::Overlapping {
+                    witness: OverlapWitness::CommonPoint(_),
+                    ..
+                } => cache.cd_dual.last_depth(),
+                _ => f64::NAN,
+            };
+            if known > 2.0 * contact_tolerance_bound(a, &pa, b, &pb) {
+                return Ok(r);
+            }
             let far = 2.0 * contact_tolerance(a, &pa, b, &pb);
             if matches!(r, Intersection::Disjoint { .. }) && cache.cd_dual.last_margin() > far {
                 return Ok(r);
