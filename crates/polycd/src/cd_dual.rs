@@ -151,7 +151,6 @@
 use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
-use crate::predicates::{orient3d, Orientation};
 use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Intersection, OverlapWitness};
 use crate::tolerance::{COPLANAR_REL, RAY_HIT_REL};
 use std::time::Instant;
@@ -445,36 +444,10 @@ struct Ctx<'a> {
     scale: f64,
 }
 
-/// Exact sign of `det[x, y, z] = (x × y) · z` (`orient3d(o, x, y, z)`).
+/// Exact sign of `det[x, y, z] = (x × y) · z` (`orient3d(o, x, y, z)`, float-filtered).
 #[inline]
 fn vol(x: DVec3, y: DVec3, z: DVec3) -> i32 {
-    // Float filter (answers only where the exact sign is certain): `z · (x × y)` expanded by
-    // minors is the expression orient3d evaluates with `a = o` (its differences are then
-    // exact); Shewchuk's error bound for it is `(7 + 56u)·u·permanent`, u = 2⁻⁵³, and
-    // `4·EPSILON = 8u` exceeds it. Underflow adds absolute errors: ≤ 2⁻¹⁰⁷⁵ per product `m`,
-    // then scaled by `|z|` (covered by the `|z|₁·1e-300` term), and ≤ 2⁻¹⁰⁷⁵ per product with
-    // `z` (covered by requiring the permanent far above the underflow range). Otherwise, and
-    // for NaN or overflow, the comparisons fail and the exact predicate decides.
-    let (m0, m1) = (x.x * y.y, x.y * y.x);
-    let (m2, m3) = (x.y * y.z, x.z * y.y);
-    let (m4, m5) = (x.z * y.x, x.x * y.z);
-    let det = z.z * (m0 - m1) + z.x * (m2 - m3) + z.y * (m4 - m5);
-    let perm =
-        z.z.abs() * (m0.abs() + m1.abs()) + z.x.abs() * (m2.abs() + m3.abs()) + z.y.abs() * (m4.abs() + m5.abs());
-    let bound = 4.0 * f64::EPSILON * perm + (z.x.abs() + z.y.abs() + z.z.abs()) * 1e-300;
-    if perm > 1e-250 && bound.is_finite() {
-        if det > bound {
-            return 1;
-        }
-        if -det > bound {
-            return -1;
-        }
-    }
-    match orient3d(DVec3::ZERO, x, y, z) {
-        Orientation::Above => 1,
-        Orientation::Below => -1,
-        Orientation::On => 0,
-    }
+    crate::predicates::det_sign(x, y, z) as i32
 }
 
 /// §4.3: do the minor great arcs `a→b` and `c→d` cross at a single interior point? Exact

@@ -99,7 +99,6 @@
 use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
-use crate::predicates::{orient3d, Orientation};
 use crate::query::{contact_tolerance, Intersection, MinkowskiSimplex, OverlapWitness};
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -276,33 +275,11 @@ fn dot_sign_exact(a: DVec3, b: DVec3, mag: f64) -> i8 {
     }
 }
 
-/// Exact sign of `det[x, y, z] = (x × y) · z`.
+/// Exact sign of `det[x, y, z] = (x × y) · z` (float-filtered, see
+/// [`crate::predicates::det_sign`]).
 #[inline]
 fn det_sign(x: DVec3, y: DVec3, z: DVec3) -> i8 {
-    // Float filter: `z · (x × y)` expanded by minors, the same expression orient3d evaluates
-    // with `d = 0` (its differences are then exact). Shewchuk's bound for it is
-    // `(7 + 56u)·u·permanent`, u = 2⁻⁵³; `4·EPSILON = 8u` exceeds it. Products far above the
-    // underflow range keep the bound relative (below it the exact path decides).
-    let (m0, m1) = (x.x * y.y, x.y * y.x);
-    let (m2, m3) = (x.y * y.z, x.z * y.y);
-    let (m4, m5) = (x.z * y.x, x.x * y.z);
-    let det = z.z * (m0 - m1) + z.x * (m2 - m3) + z.y * (m4 - m5);
-    let perm =
-        z.z.abs() * (m0.abs() + m1.abs()) + z.x.abs() * (m2.abs() + m3.abs()) + z.y.abs() * (m4.abs() + m5.abs());
-    let bound = 4.0 * f64::EPSILON * perm;
-    if perm > 1e-250 {
-        if det > bound {
-            return 1;
-        }
-        if -det > bound {
-            return -1;
-        }
-    }
-    match orient3d(DVec3::ZERO, x, y, z) {
-        Orientation::Above => 1,
-        Orientation::Below => -1,
-        Orientation::On => 0,
-    }
+    crate::predicates::det_sign(x, y, z)
 }
 
 /// Exactly parallel (cross product exactly zero).

@@ -43,6 +43,39 @@ pub fn strictly_above(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> bool {
     orient3d(a, b, c, d) == Orientation::Above
 }
 
+/// Exact sign of `det[x, y, z] = (x × y) · z` (`orient3d(o, x, y, z)`: 1 above, −1 below,
+/// 0 coplanar), behind a float filter that answers only where the sign is certain.
+///
+/// `z · (x × y)` expanded by minors is the expression orient3d evaluates with `a = o` (its
+/// differences are then exact); Shewchuk's error bound for it is `(7 + 56u)·u·permanent`,
+/// u = 2⁻⁵³, and `4·EPSILON = 8u` exceeds it. Underflow adds absolute errors: ≤ 2⁻¹⁰⁷⁵ per
+/// product `m`, then scaled by `|z|` (covered by the `|z|₁·1e-300` term), and ≤ 2⁻¹⁰⁷⁵ per
+/// product with `z` (covered by requiring the permanent far above the underflow range).
+/// Otherwise, and for NaN or overflow, the comparisons fail and the exact predicate decides.
+#[inline]
+pub fn det_sign(x: DVec3, y: DVec3, z: DVec3) -> i8 {
+    let (m0, m1) = (x.x * y.y, x.y * y.x);
+    let (m2, m3) = (x.y * y.z, x.z * y.y);
+    let (m4, m5) = (x.z * y.x, x.x * y.z);
+    let det = z.z * (m0 - m1) + z.x * (m2 - m3) + z.y * (m4 - m5);
+    let perm =
+        z.z.abs() * (m0.abs() + m1.abs()) + z.x.abs() * (m2.abs() + m3.abs()) + z.y.abs() * (m4.abs() + m5.abs());
+    let bound = 4.0 * f64::EPSILON * perm + (z.x.abs() + z.y.abs() + z.z.abs()) * 1e-300;
+    if perm > 1e-250 && bound.is_finite() {
+        if det > bound {
+            return 1;
+        }
+        if -det > bound {
+            return -1;
+        }
+    }
+    match orient3d(DVec3::ZERO, x, y, z) {
+        Orientation::Above => 1,
+        Orientation::Below => -1,
+        Orientation::On => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +92,43 @@ mod tests {
         let big = 1e10;
         let p = DVec3::new(big, big, 1e-300);
         assert_eq!(orient3d(a, b, c, p), Orientation::Above);
+    }
+
+    /// The filtered sign agrees with the exact predicate, including near-degenerate triples
+    /// and magnitudes where products underflow.
+    #[test]
+    fn filtered_det_sign_is_exact() {
+        let cases = [
+            (DVec3::X, DVec3::Y, DVec3::Z),
+            (DVec3::X, DVec3::Y, DVec3::new(1.0, 1.0, 1e-300)),
+            (
+                DVec3::new(1e150, 1e-160, 0.0),
+                DVec3::new(1e-160, 1e150, 0.0),
+                DVec3::new(1e-170, 1e-170, 1e150),
+            ),
+            (
+                DVec3::new(1e-160, 0.0, 0.0),
+                DVec3::new(0.0, 1e-160, 0.0),
+                DVec3::new(0.0, 0.0, 1e150),
+            ),
+            (
+                DVec3::new(1.0, 2.0, 3.0),
+                DVec3::new(2.0, 4.0, 6.0),
+                DVec3::new(0.1, 0.7, 0.3),
+            ),
+            (
+                DVec3::new(0.1, 0.2, 0.3),
+                DVec3::new(0.3, 0.1, 0.2),
+                DVec3::new(0.4, 0.3, 0.5),
+            ),
+        ];
+        for (x, y, z) in cases {
+            let exact = match orient3d(DVec3::ZERO, x, y, z) {
+                Orientation::Above => 1,
+                Orientation::Below => -1,
+                Orientation::On => 0,
+            };
+            assert_eq!(det_sign(x, y, z), exact, "{x} {y} {z}");
+        }
     }
 }
