@@ -931,32 +931,9 @@ fn overlap_from(
     }
     let r = finish_overlap(cache, &pairs[..len], iterations, s, pair);
     if len == 4 {
-        cache.clearance = tetrahedron_depth(ids.map(|i| cache.d(i)));
+        cache.clearance = crate::geometry::tetrahedron_depth(ids.map(|i| cache.d(i)));
     }
     Some(r)
-}
-
-/// The origin's distance to the boundary of the tetrahedron `p` (which contains it), or 0 for
-/// a degenerate one.
-fn tetrahedron_depth(p: [DVec3; 4]) -> f64 {
-    // Smallest squared face distance (one square root at the end).
-    let mut depth2 = f64::INFINITY;
-    for k in 0..4 {
-        let (x, y, z, w) = (p[k], p[(k + 1) % 4], p[(k + 2) % 4], p[(k + 3) % 4]);
-        let n = (y - x).cross(z - x);
-        let len2 = n.length_squared();
-        if !(len2 > 0.0) {
-            return 0.0;
-        }
-        // Distance of the origin inside face (x, y, z), times |n|: along the outward normal
-        // (away from the fourth vertex).
-        let h = if n.dot(w - x) > 0.0 { -n.dot(x) } else { n.dot(x) };
-        if !(h > 0.0) {
-            return 0.0;
-        }
-        depth2 = depth2.min(h * h / len2);
-    }
-    depth2.sqrt()
 }
 
 fn finish_overlap(

@@ -644,19 +644,7 @@ fn simplex_depth(
     let p = s
         .pairs
         .map(|(i, j)| pose_a.transform_point(a.vertex(i)) - pose_b.transform_point(b.vertex(j)));
-    let mut depth = f64::INFINITY;
-    for k in 0..4 {
-        let (x, y, z, w) = (p[k], p[(k + 1) % 4], p[(k + 2) % 4], p[(k + 3) % 4]);
-        let n = (y - x).cross(z - x);
-        let len = n.length();
-        if !(len > 0.0) {
-            return 0.0;
-        }
-        let n = if n.dot(w - x) > 0.0 { -n / len } else { n / len };
-        // Origin's distance inside this face (positive when inside).
-        depth = depth.min(n.dot(x));
-    }
-    depth.max(0.0)
+    crate::geometry::tetrahedron_depth(p)
 }
 
 /// Distance, closest points and closest features of A and B (or their penetration).
