@@ -141,30 +141,6 @@ pub(crate) fn refine_nearest(p: &[DVec3; 3], n: usize, v: DVec3) -> DVec3 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn triangle_regions() {
-        let (a, b, c) = (DVec3::ZERO, DVec3::X, DVec3::Y);
-        assert_eq!(closest_on_triangle(DVec3::new(-1.0, -1.0, 3.0), a, b, c), a);
-        assert_eq!(
-            closest_on_triangle(DVec3::new(0.25, 0.25, 3.0), a, b, c),
-            DVec3::new(0.25, 0.25, 0.0)
-        );
-        let q = closest_on_triangle(DVec3::new(1.0, 1.0, 0.0), a, b, c);
-        assert!((q - DVec3::new(0.5, 0.5, 0.0)).length() < 1e-15);
-        let (s, t) = closest_segment_segment(
-            DVec3::new(-1.0, 0.0, 0.0),
-            DVec3::new(1.0, 0.0, 0.0),
-            DVec3::new(0.0, -1.0, 1.0),
-            DVec3::new(0.0, 1.0, 1.0),
-        );
-        assert!((s - DVec3::ZERO).length() < 1e-15 && (t - DVec3::Z).length() < 1e-15);
-    }
-}
-
 /// The origin's distance to the boundary of the tetrahedron `p` (which contains it), or 0 for
 /// a degenerate one or an origin outside it: a lower bound on the penetration depth when the
 /// vertices are points of the Minkowski difference.
@@ -187,4 +163,28 @@ pub(crate) fn tetrahedron_depth(p: [DVec3; 4]) -> f64 {
         depth2 = depth2.min(h * h / len2);
     }
     depth2.sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triangle_regions() {
+        let (a, b, c) = (DVec3::ZERO, DVec3::X, DVec3::Y);
+        assert_eq!(closest_on_triangle(DVec3::new(-1.0, -1.0, 3.0), a, b, c), a);
+        assert_eq!(
+            closest_on_triangle(DVec3::new(0.25, 0.25, 3.0), a, b, c),
+            DVec3::new(0.25, 0.25, 0.0)
+        );
+        let q = closest_on_triangle(DVec3::new(1.0, 1.0, 0.0), a, b, c);
+        assert!((q - DVec3::new(0.5, 0.5, 0.0)).length() < 1e-15);
+        let (s, t) = closest_segment_segment(
+            DVec3::new(-1.0, 0.0, 0.0),
+            DVec3::new(1.0, 0.0, 0.0),
+            DVec3::new(0.0, -1.0, 1.0),
+            DVec3::new(0.0, 1.0, 1.0),
+        );
+        assert!((s - DVec3::ZERO).length() < 1e-15 && (t - DVec3::Z).length() < 1e-15);
+    }
 }
