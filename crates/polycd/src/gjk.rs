@@ -69,7 +69,7 @@ use crate::error::PolycdError;
 use crate::math::{DMat3, DQuat, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{
-    pair_scale, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
+    pair_scale_relative, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
     Penetration,
 };
 use crate::tolerance::{CONTACT_REL, DISTANCE_GAP_REL, WEIGHT_TIE};
@@ -220,7 +220,7 @@ impl<'a> Ctx<'a> {
     fn new(a: &'a ConvexPolyhedron, pa: &Pose, b: &'a ConvexPolyhedron, pb: &Pose) -> Self {
         let rel = pa.relative(pb);
         let rot = DMat3::from_quat(rel.rotation);
-        let scale = pair_scale(a, pa, b, pb);
+        let scale = pair_scale_relative(a, pa, b, pb, &rot, rel.translation);
         let pairs = (a.vertices().len() as u64).saturating_mul(b.vertices().len() as u64);
         Ctx {
             a,

@@ -15,7 +15,7 @@ use crate::error::PolycdError;
 use crate::hull;
 use crate::math::{DVec3, Plane};
 use crate::query::Feature;
-use crate::support::SupportHints;
+use crate::support::{ScanBlocks, SupportHints};
 use crate::tolerance::{FEATURE_SNAP_REL, VALIDATION_REL};
 use std::collections::HashMap;
 
@@ -87,6 +87,8 @@ pub struct ConvexPolyhedron {
     pub(crate) dk: DkHierarchy,
     /// Hill-climbing starts by direction (see [`crate::support`]).
     pub(crate) hints: SupportHints,
+    /// Small hulls' vertices laid out for the support scan (see [`crate::support`]).
+    pub(crate) scan_blocks: ScanBlocks,
     /// CD-Dual's per-shape precomputation (inertia ellipsoid, stack sizing).
     pub(crate) start_table: crate::cd_dual::StartTable,
 }
@@ -401,10 +403,12 @@ impl ConvexPolyhedron {
             magnitude,
             dk: DkHierarchy::empty(),
             hints: SupportHints::default(),
+            scan_blocks: ScanBlocks::default(),
             start_table: crate::cd_dual::StartTable::default(),
         };
         poly.dk = DkHierarchy::build(&poly);
         poly.hints = SupportHints::build(&poly);
+        poly.scan_blocks = ScanBlocks::build(&poly);
         poly.start_table = crate::cd_dual::StartTable::build(&poly);
         Ok(poly)
     }

@@ -82,37 +82,11 @@ impl ConvexPolyhedron {
         };
         let mut d = dir.dot(self.vertices[v as usize]);
         if self.vertices.len() <= SMALL_SCAN {
-            // A few contiguous dot products beat the walk's neighbour-list indirections. Four
-            // interleaved maxima (vertex i feeds chain i mod 4) shorten the compare chain;
-            // the start is kept on ties (as the climb would keep it), otherwise the first
-            // index attaining the maximum wins.
-            let mut best = [(d, v); 4];
-            let mut quads = self.vertices.chunks_exact(4);
-            let mut i = 0u32;
-            for q in &mut quads {
-                for (k, b) in best.iter_mut().enumerate() {
-                    let x = dir.dot(q[k]);
-                    if x > b.0 {
-                        *b = (x, i + k as u32);
-                    }
-                }
-                i += 4;
-            }
-            for (k, p) in quads.remainder().iter().enumerate() {
-                let x = dir.dot(*p);
-                if x > best[k].0 {
-                    best[k] = (x, i + k as u32);
-                }
-            }
-            // Equal maxima: every such chain kept the start, or every one found the maximum
-            // beyond it and the smallest index is the first.
-            let mut pick = best[0];
-            for b in &best[1..] {
-                if b.0 > pick.0 || (b.0 == pick.0 && b.1 < pick.1) {
-                    pick = *b;
-                }
-            }
-            return pick.1;
+            // A few contiguous dot products beat the walk's neighbour-list indirections.
+            let (best_d, best) = self.scan_blocks.argmax(dir);
+            // The start is kept on ties (as the climb would keep it) and for a NaN direction;
+            // otherwise the first index attaining the maximum wins.
+            return if best_d > d { best } else { v };
         }
         // Strict increase bounds the walk by the vertex count.
         for _ in 0..self.vertices.len() {
@@ -289,6 +263,64 @@ impl ConvexPolyhedron {
             None => warm,
         };
         self.support_climb(dir, start)
+    }
+}
+
+/// The vertices of a hull of at most [`SMALL_SCAN`] vertices in blocks of four, coordinates
+/// apart (four x's, four y's, four z's), so a scan computes four dot products per block with
+/// vector instructions instead of one per vertex from interleaved `DVec3`s. The last block
+/// is padded with copies of the last vertex (equal values at larger indices never win a
+/// tie). Empty for larger hulls, whose supports are climbs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ScanBlocks {
+    blocks: Vec<[[f64; 4]; 3]>,
+}
+
+impl ScanBlocks {
+    pub(crate) fn build(p: &ConvexPolyhedron) -> ScanBlocks {
+        let n = p.vertices.len();
+        if n == 0 || n > SMALL_SCAN {
+            return ScanBlocks::default();
+        }
+        let blocks = (0..n.div_ceil(4))
+            .map(|b| {
+                let v = |k: usize| p.vertices[(4 * b + k).min(n - 1)];
+                [
+                    std::array::from_fn(|k| v(k).x),
+                    std::array::from_fn(|k| v(k).y),
+                    std::array::from_fn(|k| v(k).z),
+                ]
+            })
+            .collect();
+        ScanBlocks { blocks }
+    }
+
+    /// The largest `dir · v` and the first vertex attaining it (`(-∞, 0)` when no product
+    /// compares greater than −∞: a NaN direction). Each product is evaluated as
+    /// `DVec3::dot` does, `(x·x' + y·y') + z·z'`, so the values are bit-identical to the
+    /// climb's and the scan's.
+    #[inline]
+    pub(crate) fn argmax(&self, dir: DVec3) -> (f64, u32) {
+        let mut best = [f64::NEG_INFINITY; 4];
+        let mut idx = [0u32; 4];
+        for (b, [x, y, z]) in self.blocks.iter().enumerate() {
+            let d: [f64; 4] = std::array::from_fn(|k| dir.x * x[k] + dir.y * y[k] + dir.z * z[k]);
+            for k in 0..4 {
+                if d[k] > best[k] {
+                    best[k] = d[k];
+                    idx[k] = (4 * b + k) as u32;
+                }
+            }
+        }
+        // Lane k holds the first maximiser among indices ≡ k (mod 4); across lanes the larger
+        // value wins, equal values the smaller index.
+        let mut pick = (best[0], idx[0]);
+        for k in 1..4 {
+            if best[k] > pick.0 || (best[k] == pick.0 && idx[k] < pick.1) {
+                pick = (best[k], idx[k]);
+            }
+        }
+        pick
     }
 }
 

@@ -154,3 +154,52 @@ fn hinted_climb_handles_any_direction() {
         }
     }
 }
+
+/// Small hulls (≤ `SMALL_SCAN` vertices) answer climbs by a blocked scan: the start vertex
+/// when it attains the maximum (or the direction is NaN), otherwise the first index attaining
+/// it. Vertex counts 4–16 cover full and padded blocks; directions include exact ties.
+#[test]
+fn small_hull_scan_keeps_the_climb_rule() {
+    let shapes = [
+        shapes::tetrahedron(1.0).unwrap(),
+        shapes::octahedron(1.0).unwrap(),
+        shapes::prism(3, 1.0, 2.0).unwrap(),
+        shapes::cuboid(1.0, 2.0, 3.0).unwrap(),
+        shapes::prism(5, 1.0, 2.0).unwrap(),
+        shapes::icosahedron(1.0).unwrap(),
+        shapes::cone(12, 1.0, 1.0).unwrap(),
+        shapes::prism(8, 1.0, 2.0).unwrap(),
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    for p in &shapes {
+        let n = p.vertices().len();
+        assert!((4..=polycd::support::SMALL_SCAN).contains(&n), "{n} vertices");
+        let mut dirs: Vec<DVec3> = (0..2_000).map(|_| shapes::unit_vector(&mut rng)).collect();
+        dirs.extend([
+            DVec3::X,
+            DVec3::Y,
+            DVec3::Z,
+            -DVec3::X,
+            -DVec3::Y,
+            -DVec3::Z,
+            DVec3::ZERO,
+        ]);
+        dirs.extend(p.faces().iter().map(|f| f.normal));
+        for d in dirs {
+            let dots: Vec<f64> = p.vertices().iter().map(|v| d.dot(*v)).collect();
+            let max = dots.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let first = dots.iter().position(|&x| x == max).unwrap() as u32;
+            for start in 0..n as u32 {
+                let want = if dots[start as usize] == max { start } else { first };
+                assert_eq!(p.support_climb(d, start), want, "{n} vertices, dir {d}, start {start}");
+            }
+            // Out-of-range starts begin at vertex 0.
+            let want = if dots[0] == max { 0 } else { first };
+            assert_eq!(p.support_climb(d, u32::MAX), want);
+        }
+        let nan = DVec3::new(f64::NAN, 0.0, 1.0);
+        for start in 0..n as u32 {
+            assert_eq!(p.support_climb(nan, start), start);
+        }
+    }
+}
