@@ -177,6 +177,7 @@ pub struct GjkCache {
     epa_faces: Vec<EpaFace>,
     epa_stack: Vec<(u32, u8)>,
     epa_horizon: Vec<(u32, u8)>,
+    epa_dist: Vec<f64>,
 }
 
 impl GjkCache {
@@ -891,6 +892,7 @@ fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
     let mut faces = core::mem::take(&mut cache.epa_faces);
     let mut stack = core::mem::take(&mut cache.epa_stack);
     let mut horizon = core::mem::take(&mut cache.epa_horizon);
+    let mut dist = core::mem::take(&mut cache.epa_dist);
     verts.clear();
     faces.clear();
     // One allocation of a typical final size instead of repeated doubling (cold caches).
@@ -898,6 +900,7 @@ fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
     faces.reserve(2 * EPA_RESERVE);
     stack.reserve(EPA_RESERVE);
     horizon.reserve(EPA_RESERVE);
+    dist.reserve(2 * EPA_RESERVE);
     // Supports started from the expanded face's vertices (short climbs); should that run fail
     // (degenerate, near-flat `M`, where ties among maximisers matter), the original
     // last-support warm start decides, so the faster path never loses an answer.
@@ -912,6 +915,7 @@ fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
         &mut faces,
         &mut stack,
         &mut horizon,
+        &mut dist,
     );
     if out.is_none() {
         cache.warm_a = wa;
@@ -928,12 +932,14 @@ fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
             &mut faces,
             &mut stack,
             &mut horizon,
+            &mut dist,
         );
     }
     cache.epa_verts = verts;
     cache.epa_faces = faces;
     cache.epa_stack = stack;
     cache.epa_horizon = horizon;
+    cache.epa_dist = dist;
     if out.is_none() {
         out = epa_by_hulls(ctx, cache, &tet, gap);
     }
@@ -1027,6 +1033,7 @@ fn epa_run(
     faces: &mut Vec<EpaFace>,
     stack: &mut Vec<(u32, u8)>,
     horizon: &mut Vec<(u32, u8)>,
+    dist: &mut Vec<f64>,
 ) -> Option<EpaOut> {
     let mut t = *tet;
     let det = (t[1].w - t[0].w).dot((t[2].w - t[0].w).cross(t[3].w - t[0].w));
@@ -1066,15 +1073,20 @@ fn epa_run(
             return None;
         }
     }
+    // Face distances apart, +∞ once a face dies: the closest live face is the first least
+    // entry of one dense array (the polytope grows to ~100 faces on 1 000-vertex pairs, where
+    // a scan over the face records with their liveness flags was a third of EPA's time).
+    dist.clear();
+    dist.extend(faces.iter().map(|f| f.d));
     let mut iters = 0u32;
     loop {
         iters += 1;
-        // Closest live face.
+        // Closest live face (the first attaining the least distance; none when all died).
         let mut best = usize::MAX;
         let mut bd = f64::INFINITY;
-        for (i, f) in faces.iter().enumerate() {
-            if f.alive && f.d < bd {
-                bd = f.d;
+        for (i, &d) in dist.iter().enumerate() {
+            if d < bd {
+                bd = d;
                 best = i;
             }
         }
@@ -1143,6 +1155,7 @@ fn epa_run(
         let wi = verts.len() as u32;
         verts.push(w);
         faces[best].alive = false;
+        dist[best] = f64::INFINITY;
         stack.clear();
         horizon.clear();
         for e in (0..3u8).rev() {
@@ -1168,6 +1181,7 @@ fn epa_run(
             let a0 = verts[gf.v[0] as usize].w;
             if gf.n.dot(w.w - a0) > 0.0 {
                 faces[gi].alive = false;
+                dist[gi] = f64::INFINITY;
                 // Continue through the other edges (those whose neighbour is still alive).
                 for e in (0..3u8).rev() {
                     let nb = gf.adj[e as usize];
@@ -1233,6 +1247,7 @@ fn epa_run(
                 return None;
             }
             faces[g as usize].adj[e as usize] = faces.len() as u32;
+            dist.push(nf.d);
             faces.push(nf);
         }
         // Link new faces among themselves: face (q, p, w) edge 1 is p→w, edge 2 is w→q.

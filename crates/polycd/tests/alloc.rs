@@ -107,7 +107,7 @@ const KNOWN_ALLOCATING: &[(Algorithm, Question, &str)] = &[
     (
         Algorithm::Auto,
         Question::Distance,
-        "gjk.rs epa_run: horizon.push and faces.push, cache.epa_horizon / cache.epa_faces growth",
+        "gjk.rs epa_run: horizon.push, faces.push and dist.push, cache.epa_horizon / epa_faces / epa_dist growth",
     ),
     (
         Algorithm::Gjk,
