@@ -687,7 +687,11 @@ pub fn distance(
         // GJK measures the depth itself (EPA) and is the fastest distance answer without
         // coherence; V-Clip is the choice for coherent sequences.
         Algorithm::Auto | Algorithm::Gjk => return gjk::distance(a, &pa, b, &pb, &mut cache.gjk),
-        Algorithm::VClip => vclip::distance(a, &pa, b, &pb, &mut cache.vclip)?,
+        Algorithm::VClip => match vclip::distance_checked(a, &pa, b, &pb, &mut cache.vclip) {
+            // Beyond the tolerance bound (V-Clip compared it already): nothing to complete.
+            (d, true) => return Ok(d),
+            (d, false) => d,
+        },
         Algorithm::Qp => qp::distance_faithful(a, &pa, b, &pb)?,
         Algorithm::QpFast => qp::distance_fast(a, &pa, b, &pb, &mut cache.qp)?,
         Algorithm::CdDual | Algorithm::HsJump => {

@@ -31,7 +31,13 @@
 //!   neighbouring regions.
 //! - Each Voronoi plane is evaluated in its owner's frame, with the other body's vertices
 //!   mapped by one fixed map per query (`Mᵀ·(x − t)` into B, `M·x + t` into A), so the
-//!   invariant above holds across handlers exactly as in a single common frame.
+//!   invariant above holds across handlers exactly as in a single common frame. (When `M` is
+//!   exactly the identity both bodies use the common frame, B's vertices as `x + t`: see
+//!   [`View`].)
+//! - The slope of the distance to a face's plane along an edge of the other body (VF step 6,
+//!   EF's derivative check, EE's Eq. 3) is one expression, `u·n` in the edge owner's frame
+//!   (`u` = head − tail from the owner's vertices, `n` the face normal rotated into that frame
+//!   by the fixed rotation of the query), so the three handlers agree on its sign bit for bit.
 //! - No tolerance is used inside the iteration; signs are compared with 0.
 //! - `iterations` counts handler calls (state visits).
 //!
@@ -42,6 +48,8 @@
 //! argument does not hold, so the loop is bounded by `4·(V+E+F of both) + 100` handler calls
 //! and, since each handler is a deterministic function of the feature pair alone (for a given
 //! pose), any repeated pair is a genuine cycle; Brent's cycle detection (O(1) memory) finds it.
+//! (The detection starts at the 16th handler call: a cycle repeats forever, so it is found from
+//! any later pair just as well, and warm queries, which end sooner, skip the bookkeeping.)
 //! A cycle is walked once more (its period is known, so the walk is bounded) to look for a pair
 //! a separating slab certifies (see *Cycles* below); otherwise, and when the bound is reached,
 //! the answer is `NotConverged`, never a guess. The perimeter scan visits each edge of the face
@@ -53,11 +61,12 @@
 //!   exactly that, sign-aware (the literal absolute-value test misses edges crossing the plane
 //!   of F): `D_P(V) > 0` and `(V' − V)·n_F < 0`, or `D_P(V) < 0` and `(V' − V)·n_F > 0`. The
 //!   slope is computed as `(V' − V)·n_F`, bit for bit the expression EF's derivative check
-//!   uses (`u·n_F` with `u = head − tail`, exactly negated when V is the head; both with the
-//!   endpoints mapped into F's frame, where the face distances are measured too), not as
+//!   uses (`u·n_F` with `u = head − tail`, exactly negated when V is the head; both in the
+//!   edge owner's frame with `n_F` rotated there, see *Invariants*; EE's Eq. 3 too), not as
 //!   `D_P(V') − D_P(V)`: for an edge parallel to F the two round differently, VF then moved to
 //!   the edge while EF sent it straight back to V, and the pair cycled (coherence scenario,
-//!   icosahedron translated without rotation).
+//!   icosahedron translated without rotation). Taking it in the edge owner's frame costs one
+//!   rotation of `n_F` per VF call instead of mapping each of V's neighbours into F's frame.
 //! - Cycles: translated copies of a centrally symmetric shape (rotation a multiple of 360°,
 //!   i.e. 1e-16 from the identity) have exactly parallel faces and edges; every
 //!   distance-decreasing update between them is then decided by rounding noise and the
@@ -118,13 +127,17 @@
 //!   5°/step: 8.2 → 5.4 handler calls per query; 25°/step: 29.7 → 15.4).
 //! - When the VE step after such a move would only carry the vertex on to the edge's other
 //!   end, VV takes both steps at once (counted as two handler calls; see `vv_half`).
+//! - Per-query work outside the handlers (not the paper's concern): when A's rotation is the
+//!   identity quaternion, the relative pose and the world-frame output skip the rotation by it
+//!   (it maps exactly, so the values are the same); a clearly separated distance answer tells
+//!   the query layer so (`distance_checked`), which then skips its own tolerance check.
 //! - A cold query (no cached pair, or a stale or foreign one: ids out of range) starts from
 //!   the two support vertices along the line between the centroids; a face–face pair (never
 //!   produced by the algorithm) starts from the first vertex of A's face.
 
 use crate::error::PolycdError;
 use crate::geometry::{closest_on_segment, closest_segment_segment};
-use crate::math::{DMat3, DVec3, Plane, Pose};
+use crate::math::{DMat3, DQuat, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{
     contact_tolerance, contact_tolerance_bound, pair_scale, Distance, Feature, FeaturePair, Intersection,
@@ -168,18 +181,27 @@ impl VClipCache {
     }
 }
 
+/// B's placement in A's frame: `x ↦ m·x + t`, and `mt = mᵀ` for the way back.
+struct Rel {
+    m: DMat3,
+    mt: DMat3,
+    t: DVec3,
+}
+
 /// A polyhedron placed in the common frame (A's local frame).
 #[derive(Clone, Copy)]
 struct Body<'a> {
     poly: &'a ConvexPolyhedron,
     /// Local → common frame, `x ↦ M·x + t` (`None`: identity, shape A).
-    frame: Option<&'a (DMat3, DVec3)>,
+    frame: Option<&'a Rel>,
     /// The handlers' frame for this body's regions, see [`View`]. Either the body's own frame:
     /// `local` is `None` and `own` holds the maps `M·x + t` (to common) and `Mᵀ·(x − t)` (from
-    /// common); or the common frame: `local` is the body's `frame` and `own` is `None`.
+    /// common); or the common frame, used only when `M` is exactly the identity: `local` is
+    /// the translation `t` (`x + t` is `M·x + t` up to the sign of zero coordinates, which no
+    /// sign test sees) and `own` is `None`.
     /// (References: the views are built per query and passed around, so they stay small.)
-    local: Option<&'a (DMat3, DVec3)>,
-    own: Option<&'a (DMat3, DMat3, DVec3)>,
+    local: Option<&'a DVec3>,
+    own: Option<&'a Rel>,
 }
 
 impl Body<'_> {
@@ -188,7 +210,7 @@ impl Body<'_> {
     fn map_out(&self, x: DVec3) -> DVec3 {
         match self.own {
             None => x,
-            Some((m, _, t)) => *m * x + *t,
+            Some(r) => r.m * x + r.t,
         }
     }
     /// A common-frame point in this body's handler frame.
@@ -196,7 +218,25 @@ impl Body<'_> {
     fn map_in(&self, x: DVec3) -> DVec3 {
         match self.own {
             None => x,
-            Some((_, mt, t)) => *mt * (x - *t),
+            Some(r) => r.mt * (x - r.t),
+        }
+    }
+    /// A direction of this body's handler frame in the common frame (the rotation of
+    /// [`map_out`](Self::map_out)).
+    #[inline]
+    fn rot_out(&self, x: DVec3) -> DVec3 {
+        match self.own {
+            None => x,
+            Some(r) => r.m * x,
+        }
+    }
+    /// A common-frame direction in this body's handler frame (the rotation of
+    /// [`map_in`](Self::map_in)).
+    #[inline]
+    fn rot_in(&self, x: DVec3) -> DVec3 {
+        match self.own {
+            None => x,
+            Some(r) => r.mt * x,
         }
     }
     /// Vertex `v` in the handler frame.
@@ -205,17 +245,14 @@ impl Body<'_> {
         let p = self.poly.vertex(v);
         match self.local {
             None => p,
-            Some((m, t)) => *m * p + *t,
+            Some(t) => p + *t,
         }
     }
-    /// Outward normal of face `f` in the handler frame.
+    /// Outward normal of face `f` in the handler frame (the same in both kinds of frame: the
+    /// common frame is used only when the rotation is the identity).
     #[inline]
     fn local_normal(&self, f: u32) -> DVec3 {
-        let n = self.poly.face(f).normal;
-        match self.local {
-            None => n,
-            Some((m, _)) => *m * n,
-        }
+        self.poly.face(f).normal
     }
     /// Signed distance of the handler-frame point `x` from the support plane of face `f`
     /// (through its first vertex).
@@ -230,7 +267,7 @@ impl Body<'_> {
         let p = self.poly.vertex(v);
         match self.frame {
             None => p,
-            Some((m, t)) => *m * p + *t,
+            Some(r) => r.m * p + r.t,
         }
     }
     #[inline]
@@ -238,7 +275,7 @@ impl Body<'_> {
         let n = self.poly.face(f).normal;
         match self.frame {
             None => n,
-            Some((m, _)) => *m * n,
+            Some(r) => r.m * n,
         }
     }
     /// Signed distance of `x` from the support plane of face `f` (through its first vertex).
@@ -275,7 +312,8 @@ impl Body<'_> {
 /// rotation is exactly the identity (translated copies) both bodies use the common frame
 /// instead: the two maps `x − t` and `x + t` would then describe two configurations that
 /// differ by rounding, and between the exactly parallel faces of such copies that difference
-/// decides ties and makes the iteration cycle.
+/// decides ties and makes the iteration cycle. B's vertices are then `x + t` (which `M·x + t`
+/// equals up to the sign of zero coordinates) and its normals are used as stored.
 #[derive(Clone, Copy)]
 struct View<'a> {
     p: Body<'a>,
@@ -293,6 +331,36 @@ impl View<'_> {
     fn q_to_p(&self, x: DVec3) -> DVec3 {
         self.p.map_in(self.q.map_out(x))
     }
+    /// P's vertex `v` in Q's frame.
+    #[inline]
+    fn p_vertex_in_q(&self, v: u32) -> DVec3 {
+        self.p_to_q(self.p.local(v))
+    }
+    /// Q's vertex `v` in P's frame.
+    #[inline]
+    fn q_vertex_in_p(&self, v: u32) -> DVec3 {
+        self.q_to_p(self.q.local(v))
+    }
+    /// A direction of Q's local frame (a face normal) in P's local frame.
+    #[inline]
+    fn q_dir_to_p(&self, x: DVec3) -> DVec3 {
+        self.p.rot_in(self.q.rot_out(x))
+    }
+    /// A direction of P's local frame (a face normal) in Q's local frame.
+    #[inline]
+    fn p_dir_to_q(&self, x: DVec3) -> DVec3 {
+        self.q.rot_in(self.p.rot_out(x))
+    }
+}
+
+/// Slope of the distance to the plane of a face along an edge of the other body: `u·n` with
+/// `u = head − tail` in the edge owner's handler frame (its vertices as used there) and `n` the
+/// face's normal rotated into that frame. VF step 6, EF and EE's Eq. 3 all compute it with
+/// this one expression (an edge taken from its other end gives the exact negation), so they
+/// agree on its sign bit for bit.
+#[inline]
+fn edge_slope(u_own: DVec3, n_in_edge_frame: DVec3) -> f64 {
+    u_own.dot(n_in_edge_frame)
 }
 
 /// What a handler decided.
@@ -388,11 +456,12 @@ fn deriv_vertex(u: DVec3, e: DVec3, v: DVec3) -> f64 {
     u.dot(e - v)
 }
 
-/// Sign carrier of `D'_{E,F}` (Eq. 3); `None` when `e` lies in the face's plane.
+/// Sign carrier of `D'_{E,F}` (Eq. 3) for an edge of Q (`uq`: its direction in Q's frame) at
+/// the point `e` (P's frame) against face `f` of P; `None` when `e` lies in the face's plane.
 #[inline]
-fn deriv_face(u: DVec3, e: DVec3, body: &Body, f: u32) -> Option<f64> {
-    let d = body.local_face_dist(f, e);
-    let un = u.dot(body.local_normal(f));
+fn deriv_face(w: &View, uq: DVec3, e: DVec3, f: u32) -> Option<f64> {
+    let d = w.p.local_face_dist(f, e);
+    let un = edge_slope(uq, w.p_dir_to_q(w.p.local_normal(f)));
     if d > 0.0 {
         Some(un)
     } else if d < 0.0 {
@@ -402,20 +471,21 @@ fn deriv_face(u: DVec3, e: DVec3, body: &Body, f: u32) -> Option<f64> {
     }
 }
 
-/// Derivative sign of the distance from `e` (moving along `u`) to a neighbouring feature of
-/// P (vertex or face), or `None` when degenerate (Eq. 2/3 invalid). `u`, `e`: P's local frame.
+/// Derivative sign of the distance from `e` (moving along Q's edge: `u` in P's local frame,
+/// `uq` in Q's) to a neighbouring feature of P (vertex or face), or `None` when degenerate
+/// (Eq. 2/3 invalid). `e`: P's local frame.
 #[inline]
-fn deriv_feature(u: DVec3, e: DVec3, body: &Body, n: Feature) -> Option<f64> {
+fn deriv_feature(w: &View, u: DVec3, uq: DVec3, e: DVec3, n: Feature) -> Option<f64> {
     match n {
         Feature::Vertex(v) => {
-            let x = body.local(v);
+            let x = w.p.local(v);
             if e == x {
                 None
             } else {
                 Some(deriv_vertex(u, e, x))
             }
         }
-        Feature::Face(f) => deriv_face(u, e, body, f),
+        Feature::Face(f) => deriv_face(w, uq, e, f),
         // Edges are never neighbours of an edge.
         Feature::Edge(_) => Some(0.0),
     }
@@ -426,26 +496,25 @@ fn deriv_feature(u: DVec3, e: DVec3, body: &Body, n: Feature) -> Option<f64> {
 fn vv_half(w: &View, vp: u32, vq: u32) -> Option<(f64, Step)> {
     let p = w.p.poly;
     let x = w.p.local(vp);
-    let y = w.q_to_p(w.q.local(vq));
+    let y = w.q_vertex_in_p(vq);
     let mut best = 0.0f64;
     let mut best_h = None;
-    for (i, (&o, &h)) in p.neighbors(vp).iter().zip(p.outgoing(vp)).enumerate() {
-        let o = w.p.local(o);
+    for (&oi, &h) in p.neighbors(vp).iter().zip(p.outgoing(vp)) {
+        let o = w.p.local(oi);
         let d = ve_plane(x, o, y);
         if d < 0.0 {
             let score = d * d / (x - o).length_squared();
             if score > best || best_h.is_none() {
                 best = score;
-                best_h = Some((i, h));
+                best_h = Some((oi, h));
             }
         }
     }
-    let (i, h) = best_h?;
+    let (oi, h) = best_h?;
     // The VE handler of the new pair (edge (x, o), Q's vertex) first tests Q's vertex against
     // the edge's two vertex-edge planes, in this same frame with this same mapped point; the
     // plane at x is violated (above), so it moves to `o` exactly when the plane at `o` is
     // violated too. That step is taken here at once (bit for bit the same test).
-    let oi = p.neighbors(vp)[i];
     if ve_plane(w.p.local(oi), x, y) > 0.0 {
         return Some((best, Step::P2(Feature::Vertex(oi))));
     }
@@ -460,7 +529,7 @@ fn ve(w: &View, vp: u32, eq: u32) -> Step {
     let [ti, hi] = ed.vertices;
     // Steps 1–4: V against VR(E), vertex-edge planes first (Q's frame).
     {
-        let x = w.p_to_q(x);
+        let x = w.p_vertex_in_q(vp);
         let (t, h) = (w.q.local(ti), w.q.local(hi));
         if -ve_plane(t, h, x) < 0.0 {
             return Step::Q(Feature::Vertex(ti));
@@ -477,7 +546,7 @@ fn ve(w: &View, vp: u32, eq: u32) -> Step {
         }
     }
     // Step 5: clip E against VR(V) (P's frame). Neighbours: P's outgoing half-edges.
-    let (t, h) = (w.q_to_p(w.q.local(ti)), w.q_to_p(w.q.local(hi)));
+    let (t, h) = (w.q_vertex_in_p(ti), w.q_vertex_in_p(hi));
     let mut c: Clip<u32> = Clip::new();
     for (&o, &he) in p.neighbors(vp).iter().zip(p.outgoing(vp)) {
         let o = w.p.local(o);
@@ -512,7 +581,7 @@ fn ve(w: &View, vp: u32, eq: u32) -> Step {
 
 /// VF state (Alg. 6): vertex of P, face of Q (tests in Q's frame).
 fn vf(w: &View, vp: u32, fq: u32) -> Step {
-    let x = w.p_to_q(w.p.local(vp));
+    let x = w.p_vertex_in_q(vp);
     let n = w.q.local_normal(fq);
     let q = w.q.poly;
     // Step 1: maximally violated face-edge plane.
@@ -533,12 +602,14 @@ fn vf(w: &View, vp: u32, fq: u32) -> Step {
     if let Some(e) = worst_edge {
         return Step::Q(Feature::Edge(e));
     }
-    // Step 6: an edge of V pointing toward the plane of F (the slope is computed exactly as
-    // EF's `u·n_F`: both endpoints mapped into Q's frame).
+    // Step 6: an edge of V pointing toward the plane of F (the slope is `edge_slope`, as in
+    // EF and EE: in P's frame, F's normal rotated there once).
     let dv = w.q.local_face_dist(fq, x);
     let p = w.p.poly;
+    let np = w.q_dir_to_p(n);
+    let xp = w.p.local(vp);
     for (&o, &he) in p.neighbors(vp).iter().zip(p.outgoing(vp)) {
-        let slope = (w.p_to_q(w.p.local(o)) - x).dot(n);
+        let slope = edge_slope(w.p.local(o) - xp, np);
         if (dv > 0.0 && slope < 0.0) || (dv < 0.0 && slope > 0.0) {
             return Step::P(Feature::Edge(p.half_edge(he).edge));
         }
@@ -572,8 +643,10 @@ fn ee_half(w: &View, ep: u32, eq: u32) -> Option<Step> {
     let [t1i, h1i] = e1.vertices;
     let (t1, h1) = (w.p.local(t1i), w.p.local(h1i));
     let e2 = *w.q.poly.edge(eq);
-    let (t2, h2) = (w.q_to_p(w.q.local(e2.vertices[0])), w.q_to_p(w.q.local(e2.vertices[1])));
+    let (t2q, h2q) = (w.q.local(e2.vertices[0]), w.q.local(e2.vertices[1]));
+    let (t2, h2) = (w.q_to_p(t2q), w.q_to_p(h2q));
     let u = h2 - t2;
+    let uq = h2q - t2q;
     let pen = |e: DVec3| Some(Step::Penetration(w.p.map_out(e)));
     // Steps 1–7: vertex-edge planes of VR(E1).
     let mut c: Clip<EdgeNbr> = Clip::new();
@@ -583,14 +656,14 @@ fn ee_half(w: &View, ep: u32, eq: u32) -> Option<Step> {
         let (Some(nl), Some(nh)) = (c.n_lo, c.n_hi) else {
             return None;
         };
-        if nl == nh || deriv_feature(u, lerp(t2, h2, c.lo), &w.p, nl).is_some_and(|d| d > 0.0) {
+        if nl == nh || deriv_feature(w, u, uq, lerp(t2, h2, c.lo), nl).is_some_and(|d| d > 0.0) {
             return Some(Step::P(nl));
         }
         return Some(Step::P(nh));
     }
     if let Some(n) = c.n_lo {
         let e = lerp(t2, h2, c.lo);
-        match deriv_feature(u, e, &w.p, n) {
+        match deriv_feature(w, u, uq, e, n) {
             None => return pen(e),
             Some(d) if d > 0.0 => return Some(Step::P(n)),
             _ => {}
@@ -598,7 +671,7 @@ fn ee_half(w: &View, ep: u32, eq: u32) -> Option<Step> {
     }
     if let Some(n) = c.n_hi {
         let e = lerp(t2, h2, c.hi);
-        match deriv_feature(u, e, &w.p, n) {
+        match deriv_feature(w, u, uq, e, n) {
             None => return pen(e),
             Some(d) if d < 0.0 => return Some(Step::P(n)),
             _ => {}
@@ -626,20 +699,20 @@ fn ee_half(w: &View, ep: u32, eq: u32) -> Option<Step> {
         let eh = lerp(t2, h2, c.hi);
         return Some(match (nl, nh) {
             (Feature::Vertex(_), _) => {
-                if deriv_feature(u, el, &w.p, nl).is_some_and(|d| d > 0.0) {
+                if deriv_feature(w, u, uq, el, nl).is_some_and(|d| d > 0.0) {
                     Step::P(nl)
                 } else {
                     Step::P(nh)
                 }
             }
             (_, Feature::Vertex(_)) => {
-                if deriv_feature(u, eh, &w.p, nh).is_some_and(|d| d < 0.0) {
+                if deriv_feature(w, u, uq, eh, nh).is_some_and(|d| d < 0.0) {
                     Step::P(nh)
                 } else {
                     Step::P(nl)
                 }
             }
-            _ => match deriv_feature(u, el, &w.p, nl) {
+            _ => match deriv_feature(w, u, uq, el, nl) {
                 Some(d) if d <= 0.0 => Step::P(nh),
                 _ => Step::P(nl),
             },
@@ -647,7 +720,7 @@ fn ee_half(w: &View, ep: u32, eq: u32) -> Option<Step> {
     }
     if let Some(n) = c.n_lo {
         let e = lerp(t2, h2, c.lo);
-        match deriv_feature(u, e, &w.p, n) {
+        match deriv_feature(w, u, uq, e, n) {
             None => return pen(e),
             Some(d) if d > 0.0 => return Some(Step::P(n)),
             _ => {}
@@ -655,7 +728,7 @@ fn ee_half(w: &View, ep: u32, eq: u32) -> Option<Step> {
     }
     if let Some(n) = c.n_hi {
         let e = lerp(t2, h2, c.hi);
-        match deriv_feature(u, e, &w.p, n) {
+        match deriv_feature(w, u, uq, e, n) {
             None => return pen(e),
             Some(d) if d < 0.0 => return Some(Step::P(n)),
             _ => {}
@@ -669,7 +742,7 @@ fn ef(w: &View, ep: u32, fq: u32) -> Step {
     // Everything in Q's frame (Q owns the region).
     let e = *w.p.poly.edge(ep);
     let [ti, hi] = e.vertices;
-    let (t, h) = (w.p_to_q(w.p.local(ti)), w.p_to_q(w.p.local(hi)));
+    let (t, h) = (w.p_vertex_in_q(ti), w.p_vertex_in_q(hi));
     let n = w.q.local_normal(fq);
     let q = w.q.poly;
     // Step 1: clip E against the face-edge planes of VR(F) (neighbours: half-edges of F).
@@ -696,8 +769,7 @@ fn ef(w: &View, ep: u32, fq: u32) -> Step {
         };
         return Step::Penetration(w.q.map_out(p));
     }
-    let u = h - t;
-    let un = u.dot(n);
+    let un = edge_slope(w.p.local(hi) - w.p.local(ti), w.q_dir_to_p(n));
     let d_lo = if dl > 0.0 { un } else { -un };
     if d_lo >= 0.0 {
         match c.n_lo {
@@ -760,6 +832,7 @@ fn map(step: Step, swapped: bool) -> Outcome {
     }
 }
 
+#[inline(always)]
 fn step(ab: &View, ba: &View, fa: Feature, fb: Feature) -> Outcome {
     use Feature::*;
     match (fa, fb) {
@@ -881,7 +954,7 @@ fn cycle_candidate(ab: &View, fa: Feature, fb: Feature) -> Option<(DVec3, DVec3)
 fn slab_gap(ab: &View, fa: Feature, fb: Feature, n: DVec3) -> f64 {
     let local = |body: &Body, d: DVec3| match &body.frame {
         None => d,
-        Some((m, _)) => m.transpose() * d,
+        Some(r) => r.mt * d,
     };
     let va = ab.p.poly.support_climb(local(&ab.p, n), feature_vertex(ab.p.poly, fa));
     let vb = ab.q.poly.support_climb(local(&ab.q, -n), feature_vertex(ab.q.poly, fb));
@@ -1047,11 +1120,16 @@ impl LocalDirs {
     }
 }
 
+#[inline(always)]
 fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: &mut VClipCache) -> Run {
-    // B's pose in A's frame: one quaternion product and one rotation.
-    let r = pa.rotation.conjugate();
-    let rel_rotation = (r * pb.rotation).normalize();
-    let rel_translation = r * (pb.translation - pa.translation);
+    // B's pose in A's frame: one quaternion product and one rotation, both skipped when A's
+    // rotation is the identity (the identity quaternion maps exactly: same values).
+    let (rel_rotation, rel_translation) = if pa.rotation == DQuat::IDENTITY {
+        (pb.rotation.normalize(), pb.translation - pa.translation)
+    } else {
+        let r = pa.rotation.conjugate();
+        ((r * pb.rotation).normalize(), r * (pb.translation - pa.translation))
+    };
     let m = DMat3::from_quat(rel_rotation);
     let body_a = Body {
         poly: a,
@@ -1059,21 +1137,24 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
         local: None,
         own: None,
     };
-    let frame_b = (m, rel_translation);
-    let own_b = (m, m.transpose(), rel_translation);
+    let rel = Rel {
+        m,
+        mt: m.transpose(),
+        t: rel_translation,
+    };
     let body_b = if m == DMat3::IDENTITY {
         Body {
             poly: b,
-            frame: Some(&frame_b),
-            local: Some(&frame_b),
+            frame: Some(&rel),
+            local: Some(&rel.t),
             own: None,
         }
     } else {
         Body {
             poly: b,
-            frame: Some(&frame_b),
+            frame: Some(&rel),
             local: None,
-            own: Some(&own_b),
+            own: Some(&rel),
         }
     };
     let ab = View { p: body_a, q: body_b };
@@ -1091,15 +1172,23 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
             )
         }
     };
-    let (va, ea, fca) = a.counts();
-    let (vb, eb, fcb) = b.counts();
-    let bound = (4 * (va + ea + fca + vb + eb + fcb) + 100).min(u32::MAX as usize) as u32;
-    // Brent's cycle detection over the deterministic map (fa, fb) -> next pair.
-    let mut saved = (fa, fb);
+    // The bound on handler calls, `4·(V+E+F of both) + 100`, is at least 100: counted only
+    // past that (a warm query takes a handful of calls).
+    let bound = || {
+        let (va, ea, fca) = a.counts();
+        let (vb, eb, fcb) = b.counts();
+        (4 * (va + ea + fca + vb + eb + fcb) + 100).min(u32::MAX as usize) as u32
+    };
+    // Brent's cycle detection over the deterministic map (fa, fb) -> next pair, from the
+    // `CYCLE_CHECK_FROM`-th handler call on (the iteration is deterministic, so a cycle is
+    // found from any later pair just as well; warm queries end before and skip the
+    // bookkeeping). `saved` starts as a pair the iteration never visits.
+    const CYCLE_CHECK_FROM: u32 = 16;
+    let mut saved = (Feature::Face(u32::MAX), Feature::Face(u32::MAX));
     let mut power = 1u32;
     let mut lam = 0u32;
     let mut iterations = 0u32;
-    while iterations < bound {
+    while iterations < 100 || iterations < bound() {
         iterations += 1;
         match step(&ab, &ba, fa, fb) {
             Outcome::A(f) => fa = f,
@@ -1132,6 +1221,9 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
                     iterations,
                 };
             }
+        }
+        if iterations < CYCLE_CHECK_FROM {
+            continue;
         }
         if (fa, fb) == saved {
             // A repeated pair: the deterministic iteration cycles (ties decided by rounding).
@@ -1192,6 +1284,7 @@ pub fn intersect(
                 ..
             },
             Some(plane),
+            _,
         ) => {
             if distance <= contact_tolerance(a, pa, b, pb) {
                 Intersection::Touching {
@@ -1208,8 +1301,9 @@ pub fn intersect(
                 witness, iterations, ..
             },
             _,
+            _,
         ) => Intersection::Overlapping { witness, iterations },
-        (d, _) => Intersection::NotConverged {
+        (d, _, _) => Intersection::NotConverged {
             iterations: d.iterations(),
         },
     })
@@ -1448,6 +1542,17 @@ fn touching_plane(
     None
 }
 
+/// A point of A's frame in the world frame (`pa.transform_point`; the identity rotation, which
+/// maps exactly, is skipped).
+#[inline(always)]
+fn to_world(pa: &Pose, x: DVec3) -> DVec3 {
+    if pa.rotation == DQuat::IDENTITY {
+        x + pa.translation
+    } else {
+        pa.transform_point(x)
+    }
+}
+
 /// V-Clip's answer plus, for separated and touching answers, the separating plane (for
 /// clearly separated answers only when `want_plane`).
 #[inline(always)]
@@ -1458,7 +1563,7 @@ fn distance_with_plane(
     pb: &Pose,
     cache: &mut VClipCache,
     want_plane: bool,
-) -> (Distance, Option<Plane>) {
+) -> (Distance, Option<Plane>, bool) {
     let penetrating = |features, point, iterations| Distance::Penetrating {
         witness: OverlapWitness::Features { features, point },
         penetration: None,
@@ -1471,10 +1576,9 @@ fn distance_with_plane(
             pb: xb,
             iterations,
         } => {
-            let wa = pa.transform_point(xa);
-            let wb = pa.transform_point(xb);
+            let (wa, wb) = (to_world(pa, xa), to_world(pa, xb));
             let d = (wb - wa).length();
-            let separated = |plane| {
+            let separated = |plane, clear| {
                 (
                     Distance::Separated {
                         distance: d,
@@ -1484,6 +1588,7 @@ fn distance_with_plane(
                         iterations,
                     },
                     Some(plane),
+                    clear,
                 )
             };
             if d > 0.0 && xa != xb {
@@ -1500,7 +1605,7 @@ fn distance_with_plane(
                             offset: 0.0,
                         }
                     };
-                    return separated(plane);
+                    return separated(plane, true);
                 }
                 let plane = if d > PLANE_CHECK_REL * pair_scale(a, pa, b, pb) {
                     separating_plane(a, pa, b, pb, wa, wb, pair, d)
@@ -1508,24 +1613,24 @@ fn distance_with_plane(
                     checked_separating_plane(a, pa, b, pb, wa, wb, pair, d)
                 };
                 if d > contact_tolerance(a, pa, b, pb) {
-                    return separated(plane);
+                    return separated(plane, false);
                 }
                 // Touching band: the Voronoi tests sit on rounding noise; keep the answer only
                 // if a plane shows the shapes overlap by at most the tolerance.
                 if let Some(p) = touching_plane(a, pa, b, pb, pair, Some(plane.normal)) {
-                    return separated(p);
+                    return separated(p, false);
                 }
             } else if let Some(p) = touching_plane(a, pa, b, pb, pair, None) {
-                return separated(p);
+                return separated(p, false);
             }
-            (penetrating(pair, (wa + wb) * 0.5, iterations), None)
+            (penetrating(pair, (wa + wb) * 0.5, iterations), None, false)
         }
         Run::Penetration {
             pair,
             point,
             iterations,
         } => {
-            let w = pa.transform_point(point);
+            let w = to_world(pa, point);
             match touching_plane(a, pa, b, pb, pair, None) {
                 Some(plane) => (
                     Distance::Separated {
@@ -1536,11 +1641,12 @@ fn distance_with_plane(
                         iterations,
                     },
                     Some(plane),
+                    false,
                 ),
-                None => (penetrating(pair, w, iterations), None),
+                None => (penetrating(pair, w, iterations), None, false),
             }
         }
-        Run::NotConverged { iterations } => (Distance::NotConverged { iterations }, None),
+        Run::NotConverged { iterations } => (Distance::NotConverged { iterations }, None, false),
     }
 }
 
@@ -1552,5 +1658,19 @@ pub fn distance(
     pb: &Pose,
     cache: &mut VClipCache,
 ) -> Result<Distance, PolycdError> {
-    Ok(distance_with_plane(a, pa, b, pb, cache, false).0)
+    Ok(distance_checked(a, pa, b, pb, cache).0)
+}
+
+/// [`distance`] for the query layer, with whether the answer is clearly separated: beyond
+/// [`contact_tolerance_bound`] (checked here already), where the query layer has nothing to
+/// complete.
+pub(crate) fn distance_checked(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    cache: &mut VClipCache,
+) -> (Distance, bool) {
+    let (d, _, clear) = distance_with_plane(a, pa, b, pb, cache, false);
+    (d, clear)
 }
