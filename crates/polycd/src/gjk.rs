@@ -13,6 +13,11 @@
 //!    separation beyond the contact tolerance or a tetrahedron encloses the origin.
 //! 3. Overlap (or a stall at `|v| ≈ 0`): EPA from the final simplex, blown up to a tetrahedron.
 //! 4. Directional: two GJK ray casts against `M`, from `∓R·s` along `±s`, give `[lo, hi]`.
+//!    The contact plane's normal is not the cast's last direction but the candidate around the
+//!    hit (that direction, the faces at the final simplex's vertices, their edge–edge cross
+//!    products) with the least overlap of the shapes' projections (`contact_normal`): between
+//!    nearly parallel faces of `M` the cast's direction can lie between their normals, and its
+//!    plane then touches A and B at different places (the paper returns only λ).
 //!
 //! Sub-algorithm: instead of Johnson's recursive determinant test, every face of the (≤ 4
 //! point) simplex is tried: the origin's projection on its affine hull, with barycentric
@@ -1444,9 +1449,18 @@ pub fn penetration(
 }
 
 enum Ray {
-    Hit { lambda: f64, normal: DVec3, iters: u32 },
-    Miss { iters: u32 },
-    NotConverged { iters: u32 },
+    Hit {
+        lambda: f64,
+        normal: DVec3,
+        sim: Simplex,
+        iters: u32,
+    },
+    Miss {
+        iters: u32,
+    },
+    NotConverged {
+        iters: u32,
+    },
 }
 
 /// GJK ray cast (van den Bergen): smallest λ in `[0, max_lambda]` with `start + λ·r ∈ M`
@@ -1467,6 +1481,7 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
             return Ray::Hit {
                 lambda,
                 normal,
+                sim,
                 iters: it,
             };
         }
@@ -1500,6 +1515,7 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
                 return Ray::Hit {
                     lambda,
                     normal,
+                    sim,
                     iters: it,
                 };
             }
@@ -1518,6 +1534,7 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
             return Ray::Hit {
                 lambda,
                 normal,
+                sim,
                 iters: it,
             };
         }
@@ -1526,6 +1543,7 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
                 return Ray::Hit {
                     lambda,
                     normal,
+                    sim,
                     iters: it,
                 };
             }
@@ -1553,6 +1571,73 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
     Ray::NotConverged { iters: ctx.max_iter }
 }
 
+/// The normal of the contact plane after a ray cast has placed B (shifted by `shift`, A's
+/// frame) in contact with A. The cast's last direction `n` is only as good as the gap it
+/// stopped at: where the ray meets `M` near the edge between two nearly parallel faces (discs
+/// tilted by 1e-8) it can lie between their normals, and the plane along it then touches A and
+/// B at points 1e-4 apart. Candidates around the hit — `n`, the normals of A's faces at the
+/// simplex's A vertices and of B's faces at its B vertices, and the cross products of an edge
+/// of A and an edge of B spanned by those vertices — are ranked by the overlap of the shapes'
+/// projections on them, `max_A m·a − min_B m·b`. At a contact it is ≥ 0 for every `m` and 0
+/// exactly along the contact normals, so the least one wins (`n` on ties).
+fn contact_normal(ctx: &Ctx, cache: &mut GjkCache, sim: &Simplex, n: DVec3, shift: DVec3) -> DVec3 {
+    let (a, b) = (ctx.a, ctx.b);
+    let mut ids_a = [u32::MAX; 4];
+    let mut ids_b = [u32::MAX; 4];
+    let (mut na, mut nb) = (0usize, 0usize);
+    for s in &sim.v[..sim.n] {
+        if !ids_a[..na].contains(&s.ia) {
+            ids_a[na] = s.ia;
+            na += 1;
+        }
+        if !ids_b[..nb].contains(&s.ib) {
+            ids_b[nb] = s.ib;
+            nb += 1;
+        }
+    }
+    let mut best = (f64::INFINITY, n);
+    let mut consider = |m: DVec3, cache: &mut GjkCache| {
+        let m = m.normalize_or_zero();
+        if m == DVec3::ZERO {
+            return;
+        }
+        let s = ctx.support(m, cache);
+        let overlap = m.dot(s.w) - m.dot(shift);
+        if overlap < best.0 {
+            best = (overlap, m);
+        }
+    };
+    consider(n, cache);
+    for &v in &ids_a[..na] {
+        for &h in a.outgoing(v) {
+            consider(a.face(a.half_edge(h).face).normal, cache);
+        }
+    }
+    for &v in &ids_b[..nb] {
+        for &h in b.outgoing(v) {
+            consider(-(ctx.rot * b.face(b.half_edge(h).face).normal), cache);
+        }
+    }
+    for i in 0..na {
+        for j in i + 1..na {
+            if !a.neighbors(ids_a[i]).contains(&ids_a[j]) {
+                continue;
+            }
+            let ea = a.vertex(ids_a[j]) - a.vertex(ids_a[i]);
+            for k in 0..nb {
+                for l in k + 1..nb {
+                    if !b.neighbors(ids_b[k]).contains(&ids_b[l]) {
+                        continue;
+                    }
+                    let m = ea.cross(ctx.rot * (b.vertex(ids_b[l]) - b.vertex(ids_b[k])));
+                    consider(if m.dot(n) < 0.0 { -m } else { m }, cache);
+                }
+            }
+        }
+    }
+    best.1
+}
+
 /// Directional query by two GJK ray casts against `M = A − B`: the set of `t` with `t·s ∈ M`
 /// is `[lo, hi]`; the answer is its endpoint of least magnitude (first contact when apart, the
 /// shorter separating translation when overlapping).
@@ -1577,13 +1662,23 @@ pub fn directional(
     let (cb, rb) = b.bounding_sphere();
     let c = ca - (ctx.rot * cb + ctx.trans);
     let big = 2.0 * (c.length() + ra + rb) + ctx.scale;
-    let (lo, n_lo, it1) = match ray_cast(&ctx, cache, -sl * big, sl, 2.0 * big) {
-        Ray::Hit { lambda, normal, iters } => (lambda - big, normal, iters),
+    let (lo, n_lo, s_lo, it1) = match ray_cast(&ctx, cache, -sl * big, sl, 2.0 * big) {
+        Ray::Hit {
+            lambda,
+            normal,
+            sim,
+            iters,
+        } => (lambda - big, normal, sim, iters),
         Ray::Miss { iters } => return Ok(Directional::Never { iterations: iters }),
         Ray::NotConverged { iters } => return Ok(Directional::NotConverged { iterations: iters }),
     };
-    let (hi, n_hi, it2) = match ray_cast(&ctx, cache, sl * big, -sl, 2.0 * big) {
-        Ray::Hit { lambda, normal, iters } => (big - lambda, normal, iters),
+    let (hi, n_hi, s_hi, it2) = match ray_cast(&ctx, cache, sl * big, -sl, 2.0 * big) {
+        Ray::Hit {
+            lambda,
+            normal,
+            sim,
+            iters,
+        } => (big - lambda, normal, sim, iters),
         Ray::Miss { iters } => {
             return Ok(Directional::Never {
                 iterations: it1 + iters,
@@ -1596,17 +1691,18 @@ pub fn directional(
         }
     };
     let iterations = it1 + it2;
-    let (t, n) = if lo > 0.0 {
-        (lo, n_lo)
+    let (t, n, sim) = if lo > 0.0 {
+        (lo, n_lo, s_lo)
     } else if hi < 0.0 {
-        (hi, n_hi)
+        (hi, n_hi, s_hi)
     } else if -lo <= hi {
-        (lo, n_lo)
+        (lo, n_lo, s_lo)
     } else {
-        (hi, n_hi)
+        (hi, n_hi, s_hi)
     };
     let n = n.normalize_or_zero();
     let n = if n == DVec3::ZERO { -sl } else { n };
+    let n = contact_normal(&ctx, cache, &sim, n, sl * t);
     // Plane after translating B by t·s (local: B shifted by t·sl).
     let sup = ctx.support(n, cache);
     let hi_a = n.dot(ctx.pa(&sup));

@@ -416,3 +416,57 @@ fn kissing_cubes_in_rotated_frames() {
         }
     }
 }
+
+/// Found by `polycd differential --seed 61` (pair 867, 2026-11-25): two discs (60-gon prisms of
+/// radius 1, thickness 0.1) tilted by e^-18 ≈ 1.5e-8 against each other, B moved along a
+/// direction oblique to their faces. GJK's directional answer had the right `t` (3.4e-13 from
+/// the oracle's) but its contact plane failed the certificate: the contact regions of A and
+/// B in it were 1.8e-4 apart.
+///
+/// Cause: the plane's normal was the ray cast's last direction, which stopped between the two
+/// nearly parallel faces' normals of `M`; along it both shapes reach the plane (within
+/// rounding) at different places. Fix (gjk.rs `contact_normal`): the normal is the candidate
+/// with the least overlap of the projections — the ray direction, the faces at the final
+/// simplex's vertices, their edge–edge cross products — which is 0 exactly along a contact
+/// normal.
+#[test]
+fn gjk_directional_plane_between_nearly_parallel_discs() {
+    let d = shapes::prism(60, 10.0, 1.0).unwrap();
+    let k = 1.0 / d.scale();
+    let pts: Vec<DVec3> = d.vertices().iter().map(|v| *v * k).collect();
+    let a = ConvexPolyhedron::from_points(&pts).unwrap();
+    let pa = Pose::new(
+        DQuat::from_xyzw(
+            -0.7403551106208666,
+            -0.5477633399327853,
+            -0.23407837688110134,
+            -0.3115075393629398,
+        ),
+        DVec3::new(2.076474401249545, -0.1471682601806976, 0.6120980058737947),
+    );
+    let pb = Pose::new(
+        DQuat::from_xyzw(
+            -0.7403551079839745,
+            -0.5477633426046904,
+            -0.23407837243358273,
+            -0.3115075442736803,
+        ),
+        DVec3::new(5.645214583503776, 0.7576880732181811, 2.3661063964008657),
+    );
+    let s = DVec3::new(0.8750903948438864, 0.22187972383320098, 0.4301002080953618);
+    for s in [s, -s] {
+        let want = oracle::directional(&a, &pa, &a, &pb, s).unwrap().unwrap();
+        for algo in [Algorithm::Gjk, Algorithm::Auto, Algorithm::CdDual] {
+            let r = query::directional(&a, &pa, &a, &pb, s, algo, &mut PairCache::default()).unwrap();
+            let Directional::Contact { t, .. } = r else {
+                panic!("{algo:?}: {r:?}");
+            };
+            assert!(
+                (t - want).abs() <= 1e-12 * query::pair_scale(&a, &pa, &a, &pb),
+                "{algo:?}: t {t} vs {want}"
+            );
+            polycd::verify::verify_directional(&a, &pa, &a, &pb, s, &r)
+                .unwrap_or_else(|e| panic!("{algo:?} along {s}: {e}"));
+        }
+    }
+}
