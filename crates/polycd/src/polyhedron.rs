@@ -15,7 +15,7 @@ use crate::error::PolycdError;
 use crate::hull;
 use crate::math::{DVec3, Plane};
 use crate::query::Feature;
-use crate::support::SupportHints;
+use crate::support::{SupportHints, VertexCones};
 use crate::tolerance::{FEATURE_SNAP_REL, VALIDATION_REL};
 use std::collections::HashMap;
 
@@ -87,6 +87,8 @@ pub struct ConvexPolyhedron {
     pub(crate) dk: DkHierarchy,
     /// Hill-climbing starts by direction (see [`crate::support`]).
     pub(crate) hints: SupportHints,
+    /// Inscribed normal cones per vertex (see [`crate::support`]; HS-jump's paired climbs).
+    pub(crate) cones: VertexCones,
     /// CD-Dual's per-shape precomputation (inertia ellipsoid, stack sizing).
     pub(crate) start_table: crate::cd_dual::StartTable,
 }
@@ -401,10 +403,12 @@ impl ConvexPolyhedron {
             magnitude,
             dk: DkHierarchy::empty(),
             hints: SupportHints::default(),
+            cones: VertexCones::default(),
             start_table: crate::cd_dual::StartTable::default(),
         };
         poly.dk = DkHierarchy::build(&poly);
         poly.hints = SupportHints::build(&poly);
+        poly.cones = VertexCones::build(&poly);
         poly.start_table = crate::cd_dual::StartTable::build(&poly);
         Ok(poly)
     }
