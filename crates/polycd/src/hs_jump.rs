@@ -35,8 +35,9 @@
 //!   paper's balanced tree gives O(log k)). Measured (tests/hs_jump.rs): k ≤ 28 and ≤ 45
 //!   iterations over 10⁵ near-contact pairs incl. needles and disks (mean 8.4); icospheres:
 //!   1 iteration when separated, ≤ 8 when overlapping; §9 ellipsoids: mean ≈ 4–9 iterations;
-//!   n = 1 000, 200:180:180, cold: ≈ 1.0 µs per overlapping query, 0.3 µs when apart by
-//!   more than 1 (2026-11-25, `polycd bench ellipsoid-sweep`).
+//!   n = 1 000, 200:180:180, cold: ≈ 0.8 µs per overlapping query (l ≤ −1; 1.0–1.2 µs at
+//!   |l| = 0.01), 0.22 µs when apart by 1 or more (2026-11-25, `polycd bench
+//!   ellipsoid-sweep`; 6.5 k instructions per deep-overlap query, 1.6 k when apart).
 //! - Pairs seen in the query: the first `SEEN_LINEAR` in a plain list (linear search beats
 //!   hashing for the few pairs of a typical query), the rest in a hash set.
 //! - Every `Overlapping` answer carries ≤ 4 pairs whose vectors contain the origin in their
