@@ -35,13 +35,16 @@
 //!   paper's balanced tree gives O(log k)). Measured (tests/hs_jump.rs): k ≤ 28 and ≤ 45
 //!   iterations over 10⁵ near-contact pairs incl. needles and disks (mean 8.4); icospheres:
 //!   1 iteration when separated, ≤ 8 when overlapping; §9 ellipsoids: mean ≈ 4–9 iterations;
-//!   n = 1 000, 200:180:180, cold: ≈ 1.0 µs per overlapping query, 0.3 µs when apart by
-//!   more than 1 (2026-11-25, `polycd bench ellipsoid-sweep`).
+//!   n = 1 000, 200:180:180, cold: ≈ 0.8 µs per overlapping query (l ≤ −1; 1.0–1.2 µs at
+//!   |l| = 0.01), 0.22 µs when apart by 1 or more (2026-11-25, `polycd bench
+//!   ellipsoid-sweep`; 6.5 k instructions per deep-overlap query, 1.6 k when apart).
 //! - Pairs seen in the query: the first `SEEN_LINEAR` in a plain list (linear search beats
 //!   hashing for the few pairs of a typical query), the rest in a hash set.
 //! - Every `Overlapping` answer carries ≤ 4 pairs whose vectors contain the origin in their
 //!   hull, verified by exact signs before it is returned (Carathéodory: a fan triangle of the
-//!   dual cone plus the new vector); every `Disjoint` plane comes from a pair with `S·d > 0`.
+//!   dual cone plus the new vector; the four-vector test's determinants are the clip's own
+//!   exact signs plus the triangle's orientation, see `fan_certificate`); every `Disjoint`
+//!   plane comes from a pair with `S·d > 0`.
 //!
 //! # Termination
 //! Each iteration computes one supporting pair. A pair seen before triggers the auxiliary
@@ -69,7 +72,7 @@
 //! - `q − p = 0` (a shared vertex) is reported as `Overlapping` with a one-pair simplex; the
 //!   query layer refines touching.
 //! - Supports inside one query: a candidate whose angle to an earlier candidate of the same
-//!   query is within `CLIMB_COS` (cos ≥ 0.95, ≈ 18°) is supported by hill-climbing (the
+//!   query is within `CLIMB_COS` (cos ≥ 0.995, ≈ 5.7°) is supported by hill-climbing (the
 //!   paper's §8.4 tool for coherence) from that candidate's pair, both walks interleaved;
 //!   otherwise by a climb from the shapes' direction-table starts (both walks interleaved).
 //!   Reason: cost only — every strategy returns a maximiser, so the pairs, the reflections
@@ -82,7 +85,10 @@
 //!   map of precomputed support vertices puts the start within a step or two of the answer
 //!   for any direction, and measured on 1 000-vertex ellipsoid hulls that costs a third of
 //!   the hierarchy's descent (`bench support`; deep overlaps at n = 1 000, 200:180:180:
-//!   0.99 → 0.74 µs per query, the same iterations).
+//!   0.99 → 0.74 µs per query, the same iterations). The paired climbs also stop at a vertex
+//!   without scanning its neighbours when the direction lies in a cone inscribed in the
+//!   vertex's normal cone (`support::VertexCones`; strict maximiser by far more than
+//!   rounding, so the same vertex the scan would confirm): about a third of the scans.
 //! - Formula (1) is evaluated as `S − 2(S·d)/(d·d)·d`, without normalising `d` or the new
 //!   `S` (a reflection keeps `|S|`, and only `S`'s direction matters): the same reflection
 //!   without two square roots per iteration; a `d` whose squared length is not a normal
@@ -90,7 +96,8 @@
 //! - The query layer skips its contact-band measurement when the answer's own certificate is
 //!   farther than twice the contact tolerance from contact (`last_clearance`: the plane's
 //!   margin between the supporting pair, or the origin's depth in the certificate
-//!   tetrahedron), as it does for CD-Dual.
+//!   tetrahedron), as it does for CD-Dual (first against the rotation-free upper bound of the
+//!   tolerance, as CD-Dual does).
 //!
 //! Separation is decided on the floating-point coordinates in A's frame with supports from
 //! float dot products; a plane claimed within rounding of contact (≈1e-16 of the scale) may be
@@ -136,8 +143,10 @@ struct Con {
 enum Added {
     /// Still non-empty.
     Open,
-    /// Empty: these constraint indices (1..=4 of them) have the origin in their hull.
-    Empty([u32; 4], u8),
+    /// Empty: these constraint indices (1..=4 of them) have the origin in their hull. The
+    /// flag tells whether that was already verified by exact signs (the fan certificate);
+    /// otherwise the caller verifies it.
+    Empty([u32; 4], u8, bool),
 }
 
 /// HS-jump's per-pair state: the last separating vector and supporting pair (coherence),
@@ -389,7 +398,7 @@ impl HsJumpCache {
                     if dot_sign(da, dc) > 0 {
                         return Added::Open; // same hemisphere
                     }
-                    return Added::Empty([a, c, 0, 0], 2);
+                    return Added::Empty([a, c, 0, 0], 2, false);
                 }
                 self.edges.push(c);
                 Added::Open
@@ -426,11 +435,11 @@ impl HsJumpCache {
                 if within(s1, -w) && within(s2, -w) {
                     // −c ∈ cone(a, b): 0 ∈ conv{a, b, c}.
                     return if s1 == 0 {
-                        Added::Empty([a, c, 0, 0], 2)
+                        Added::Empty([a, c, 0, 0], 2, false)
                     } else if s2 == 0 {
-                        Added::Empty([b, c, 0, 0], 2)
+                        Added::Empty([b, c, 0, 0], 2, false)
                     } else {
-                        Added::Empty([a, b, c, 0], 3)
+                        Added::Empty([a, b, c, 0], 3, false)
                     };
                 }
                 // c lies outside both cones: it replaces the edge it overtakes.
@@ -448,15 +457,18 @@ impl HsJumpCache {
     fn add_to_polygon(&mut self, c: u32) -> Added {
         let dc = self.d(c);
         let m = self.edges.len();
+        // Cyclic successor without a division.
+        let next = |i: usize| if i + 1 == m { 0 } else { i + 1 };
         self.signs.clear();
         let (mut pos, mut neg) = (0usize, 0usize);
+        let mut x = self.d(self.edges[0]);
         for i in 0..m {
-            let x = self.d(self.edges[i]);
-            let y = self.d(self.edges[(i + 1) % m]);
+            let y = self.d(self.edges[next(i)]);
             let s = det_sign(x, y, dc);
             pos += (s > 0) as usize;
             neg += (s < 0) as usize;
             self.signs.push(s);
+            x = y;
         }
         if pos == 0 {
             return self.fan_certificate(c);
@@ -465,22 +477,33 @@ impl HsJumpCache {
             return Added::Open; // the whole closed polygon is in the closed hemisphere
         }
         // Start of the (unique, by convexity) cyclic run of strictly positive vertices.
-        let Some(start) = (0..m).find(|&i| self.signs[i] > 0 && self.signs[(i + m - 1) % m] <= 0) else {
+        let mut prev = self.signs[m - 1];
+        let mut start = None;
+        for i in 0..m {
+            let s = self.signs[i];
+            if s > 0 && prev <= 0 {
+                start = Some(i);
+                break;
+            }
+            prev = s;
+        }
+        let Some(start) = start else {
             return Added::Open;
         };
         let mut end = start;
-        while self.signs[(end + 1) % m] > 0 {
-            end = (end + 1) % m;
+        while self.signs[next(end)] > 0 {
+            end = next(end);
         }
         // Kept edges: e_start ..= e_{end+1}.
+        let stop = next(end);
         self.scratch.clear();
         let mut i = start;
         loop {
             self.scratch.push(self.edges[i]);
-            if i == (end + 1) % m {
+            if i == stop {
                 break;
             }
-            i = (i + 1) % m;
+            i = next(i);
         }
         self.scratch.push(c);
         std::mem::swap(&mut self.edges, &mut self.scratch);
@@ -489,27 +512,59 @@ impl HsJumpCache {
 
     /// The polygon lies in `{d_c·x ≤ 0}`: `−d_c` is in the cone of the edge normals; find a fan
     /// triangle `(e₀, e_j, e_{j+1})` containing it (Carathéodory), verified exactly.
+    ///
+    /// `self.signs[i] = det[d_{e_i}, d_{e_{i+1}}, d_c]` (all ≤ 0 here) are the exact signs the
+    /// clip just computed. With `u_j = det[d_{e₀}, d_{e_j}, d_c]` (`u_1 = signs[0]`,
+    /// `u_{m−1} = −signs[m−1]`), the four vectors `(e₀, e_j, e_{j+1}, c)` contain the origin in
+    /// their hull when `det[e₀, e_j, e_{j+1}] > 0`, `u_j ≤ 0` and `u_{j+1} ≥ 0` (the test of
+    /// [`origin_in_hull`] for four vectors, term by term: `−c` in the cone of the triangle).
+    /// The sequence `u` goes from ≤ 0 to ≥ 0, so a sign change exists; the triangle's own
+    /// orientation (positive by convexity) is the one new determinant. Any sign that does not
+    /// come out as expected falls back to verifying candidate quadruples from scratch.
     fn fan_certificate(&self, c: u32) -> Added {
         let m = self.edges.len();
         let e = &self.edges;
+        let dc = self.d(c);
+        let d0 = self.d(e[0]);
+        let u = |j: usize| -> i8 {
+            if j == 1 {
+                self.signs[0]
+            } else if j == m - 1 {
+                -self.signs[m - 1]
+            } else {
+                det_sign(d0, self.d(e[j]), dc)
+            }
+        };
+        let mut uj = u(1);
+        for j in 1..m - 1 {
+            let un = u(j + 1);
+            if uj <= 0 && un >= 0 {
+                if det_sign(d0, self.d(e[j]), self.d(e[j + 1])) > 0 && self.signs[j] <= 0 {
+                    return Added::Empty([e[0], e[j], e[j + 1], c], 4, true);
+                }
+                break;
+            }
+            uj = un;
+        }
+        // Defensive: every fan triangle, then any triple of edges, verified from scratch
+        // (cannot be needed with exact signs and a convex polygon).
         for j in 1..m.saturating_sub(1) {
             let ids = [e[0], e[j], e[j + 1], c];
             if self.certifies(&ids) {
-                return Added::Empty(ids, 4);
+                return Added::Empty(ids, 4, true);
             }
         }
-        // Defensive: any triple of edges (cannot be needed with exact signs).
         for i in 0..m {
             for j in i + 1..m {
                 for k in j + 1..m {
                     let ids = [e[i], e[j], e[k], c];
                     if self.certifies(&ids) {
-                        return Added::Empty(ids, 4);
+                        return Added::Empty(ids, 4, true);
                     }
                 }
             }
         }
-        Added::Empty([c, 0, 0, 0], 0)
+        Added::Empty([c, 0, 0, 0], 0, false)
     }
 
     fn certifies(&self, ids: &[u32]) -> bool {
@@ -726,9 +781,13 @@ const SEEN_LINEAR: usize = 16;
 
 /// A direction whose cosine with one already supported in the same query is at least this is
 /// supported by hill-climbing from that direction's pair rather than from the direction table:
-/// the supports are then the same or a step or two away on the vertex graph, no lookup and
-/// no re-climb. (Only the cost depends on it: both strategies return a maximiser.)
-const CLIMB_COS: f64 = 0.95;
+/// the supports are then the same or a step away on the vertex graph, no lookup and no
+/// re-climb. (Only the cost depends on it: both strategies return a maximiser.) Measured
+/// (instructions per query, §9 sweep poses, n = 1 000): with the inscribed-cone stop a
+/// direction-table start is exact often enough that only close candidates gain from the
+/// earlier pair — 0.995 (≈ 5.7°) against 0.95: 200:180:180 −1 % deep, −7 % at l = −1,
+/// needles 200:20:20 −5 … −17 %, n = 200 unchanged.
+const CLIMB_COS: f64 = 0.995;
 
 impl HsJumpCache {
     /// Records a pair key; `false` if it was seen before in this query.
@@ -812,8 +871,8 @@ pub fn intersect(
             }
             cache.cons.push(Con { d, pair });
             let c = (cache.cons.len() - 1) as u32;
-            if let Added::Empty(ids, len) = cache.add(c) {
-                if let Some(r) = overlap_from(cache, ids, len, 0, cache.last_s, pair) {
+            if let Added::Empty(ids, len, verified) = cache.add(c) {
+                if let Some(r) = overlap_from(cache, ids, len, verified, 0, cache.last_s, pair) {
                     return Ok(r);
                 }
             }
@@ -882,8 +941,8 @@ pub fn intersect(
         after_aux = false;
         cache.cons.push(Con { d, pair });
         let c = (cache.cons.len() - 1) as u32;
-        if let Added::Empty(ids, len) = cache.add(c) {
-            if let Some(r) = overlap_from(cache, ids, len, iterations, s, pair) {
+        if let Added::Empty(ids, len, verified) = cache.add(c) {
+            if let Some(r) = overlap_from(cache, ids, len, verified, iterations, s, pair) {
                 return Ok(r);
             }
             return Ok(Intersection::NotConverged { iterations });
@@ -912,17 +971,19 @@ pub fn intersect(
     }
 }
 
-/// Builds the `Overlapping` answer from constraint ids after re-verifying them exactly.
+/// Builds the `Overlapping` answer from constraint ids, verifying them exactly unless
+/// `verified` says the polygon already did.
 fn overlap_from(
     cache: &mut HsJumpCache,
     ids: [u32; 4],
     len: u8,
+    verified: bool,
     iterations: u32,
     s: DVec3,
     pair: (u32, u32),
 ) -> Option<Intersection> {
     let len = len as usize;
-    if len == 0 || !cache.certifies(&ids[..len]) {
+    if len == 0 || !(verified || cache.certifies(&ids[..len])) {
         return None;
     }
     let mut pairs = [(0u32, 0u32); 4];
@@ -1011,7 +1072,7 @@ mod tests {
                         assert!(w.is_some(), "trial {trial}: no interior point");
                         opens += 1;
                     }
-                    Added::Empty(ids, len) => {
+                    Added::Empty(ids, len, _) => {
                         assert!(len > 0 && cache.certifies(&ids[..len as usize]), "trial {trial}");
                         empties += 1;
                         break;

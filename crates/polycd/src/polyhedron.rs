@@ -15,7 +15,7 @@ use crate::error::PolycdError;
 use crate::hull;
 use crate::math::{DVec3, Plane};
 use crate::query::Feature;
-use crate::support::{ScanBlocks, SupportHints};
+use crate::support::{ScanBlocks, SupportHints, VertexCones};
 use crate::tolerance::{FEATURE_SNAP_REL, VALIDATION_REL};
 use std::collections::HashMap;
 
@@ -89,6 +89,8 @@ pub struct ConvexPolyhedron {
     pub(crate) hints: SupportHints,
     /// Small hulls' vertices laid out for the support scan (see [`crate::support`]).
     pub(crate) scan_blocks: ScanBlocks,
+    /// Inscribed normal cones per vertex (see [`crate::support`]; HS-jump's paired climbs).
+    pub(crate) cones: VertexCones,
     /// CD-Dual's per-shape precomputation (inertia ellipsoid, stack sizing).
     pub(crate) start_table: crate::cd_dual::StartTable,
 }
@@ -404,11 +406,13 @@ impl ConvexPolyhedron {
             dk: DkHierarchy::empty(),
             hints: SupportHints::default(),
             scan_blocks: ScanBlocks::default(),
+            cones: VertexCones::default(),
             start_table: crate::cd_dual::StartTable::default(),
         };
         poly.dk = DkHierarchy::build(&poly);
         poly.hints = SupportHints::build(&poly);
         poly.scan_blocks = ScanBlocks::build(&poly);
+        poly.cones = VertexCones::build(&poly);
         poly.start_table = crate::cd_dual::StartTable::build(&poly);
         Ok(poly)
     }

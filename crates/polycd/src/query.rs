@@ -500,9 +500,12 @@ pub fn intersect(
         Algorithm::HsJump => {
             let r = hs_jump::intersect(a, &pa, b, &pb, &mut cache.hs_jump)?;
             // As for CD-Dual: HS-jump's plane margin or certificate depth, when beyond twice
-            // the contact tolerance, already rules out contact; the measurement is skipped.
+            // the contact tolerance, already rules out contact; the measurement is skipped
+            // (the rotation-free bound of the tolerance decides the common far case).
+            let clearance = cache.hs_jump.last_clearance();
             if matches!(r, Intersection::Disjoint { .. } | Intersection::Overlapping { .. })
-                && cache.hs_jump.last_clearance() > 2.0 * contact_tolerance(a, &pa, b, &pb)
+                && (clearance > 2.0 * contact_tolerance_bound(a, &pa, b, &pb)
+                    || clearance > 2.0 * contact_tolerance(a, &pa, b, &pb))
             {
                 return Ok(r);
             }

@@ -76,6 +76,16 @@ pub const GRAZING_COS: f64 = 1024.0 * f64::EPSILON;
 /// search goes on and confirms the face by its whole neighbourhood, as before.
 pub const RAY_HIT_REL: f64 = 1024.0 * f64::EPSILON;
 
+/// A paired support climb (HS-jump) stops at a vertex without scanning its neighbours when
+/// the direction lies in a circular cone inscribed in the vertex's normal cone
+/// (`support::VertexCones`); the cone's cosine threshold is raised by this margin. The
+/// threshold comes from unit edge directions whose differences are exactly rounded (relative
+/// error a few ulps, whatever the edge length) and the test at query time rounds by a few ulps
+/// of `|dir|`: 1e-9 exceeds both by six orders of magnitude, so an accepted direction has the
+/// vertex as a strict maximiser, never a tie within rounding (the climb, started there, would
+/// stop there too), and costs nothing measurable in acceptance.
+pub const CONE_MARGIN: f64 = 1e-9;
+
 const _: () = assert!(COPLANAR_REL < VALIDATION_REL);
 const _: () = assert!(COPLANAR_REL < RAY_HIT_REL);
 const _: () = assert!(FEATURE_SNAP_REL < AGREEMENT_REL);
