@@ -86,6 +86,15 @@ pub const RAY_HIT_REL: f64 = 1024.0 * f64::EPSILON;
 /// stop there too), and costs nothing measurable in acceptance.
 pub const CONE_MARGIN: f64 = 1e-9;
 
+/// CD-Dual's overlap certificate (a point of `M` near the ray beyond `o`, and a ball about the
+/// interior point `c` inside `M`) is accepted only with this fraction of the pair's scale to
+/// spare, per rounded quantity: `c`, the ray point and the point of `M` are each computed
+/// through a pose (a few ulps of that scale), and the ball's radius comes from depth bounds
+/// that are already lower bounds. 1 024 ulps, as for [`RAY_HIT_REL`]: far above the rounding,
+/// far below any depth the certificate is meant for (a certificate refused by the margin only
+/// means the search goes on).
+pub const OVERLAP_CERT_REL: f64 = 1024.0 * f64::EPSILON;
+
 const _: () = assert!(COPLANAR_REL < VALIDATION_REL);
 const _: () = assert!(COPLANAR_REL < RAY_HIT_REL);
 const _: () = assert!(FEATURE_SNAP_REL < AGREEMENT_REL);

@@ -20,7 +20,9 @@
 //! disagreeing at small |l|.
 //!
 //! Fig. 10 (time in Search-FV / VF / EE): CD-Dual's own search (`cd_dual::search` with its
-//! per-phase clock reads, early exit as in the boolean query, cold cache) on the same poses;
+//! per-phase clock reads, the boolean query's early exit at a separating face, cold cache; the
+//! paper's search, without the boolean query's role swap, start-face probe and overlap
+//! certificate, see `polycd::cd_dual`) on the same poses;
 //! mean nanoseconds per phase at each l go to `ellipsoid-sweep_cd-dual-phases.csv`, and the
 //! accumulated graph of the paper's configuration (n = 1 000, 200:100:100; in quick mode the
 //! first variant) to `ellipsoid-sweep_cd-dual-phases.svg`. The clock reads add a little to
