@@ -65,12 +65,20 @@ impl Pose {
     /// Applies the pose to a point.
     #[inline]
     pub fn transform_point(&self, p: DVec3) -> DVec3 {
+        // A body fixed in the world's orientation (common: the static body of a pair) skips
+        // the rotation, which maps every vector to itself (up to the sign of zeros).
+        if self.rotation == DQuat::IDENTITY {
+            return p + self.translation;
+        }
         self.rotation * p + self.translation
     }
 
     /// Applies only the rotation (for directions and normals).
     #[inline]
     pub fn transform_vector(&self, v: DVec3) -> DVec3 {
+        if self.rotation == DQuat::IDENTITY {
+            return v;
+        }
         self.rotation * v
     }
 
@@ -107,6 +115,14 @@ impl Pose {
     pub fn relative(&self, other: &Pose) -> Pose {
         // One product of two unit quaternions is unit to rounding: no renormalisation (which
         // `compose` does to stop drift along chains of compositions).
+        if self.rotation == DQuat::IDENTITY {
+            // The product and the rotation by the identity reproduce their inputs (up to the
+            // sign of zeros): skipped.
+            return Pose {
+                rotation: other.rotation,
+                translation: other.translation - self.translation,
+            };
+        }
         let r = self.rotation.inverse();
         Pose {
             rotation: r * other.rotation,
