@@ -78,11 +78,15 @@
 //!   `[gap, d]` and `d − gap ≤ DISTANCE_GAP_REL × pair scale` (the same certificate GJK stops
 //!   on). At contact (`d` ≈ 0) that direction is noise, so the slab normals are taken from
 //!   the cycle's features instead: their face normals and the cross products of their edges
-//!   (the extreme rays of the intersection of the two normal cones). A cycle through a
-//!   vertex–face pair whose vertex lies inside the other polyhedron (a face of B parallel to
-//!   a face of A and below it, where the slopes along B's edges are rounding noise: concentric
-//!   symmetric shapes) is a penetration, by Alg. 3's test applied to the cycle's pairs. The
-//!   iteration itself still uses no tolerance.
+//!   (the extreme rays of the intersection of the two normal cones). Before that, Alg. 3's
+//!   test is applied to every feature of the cycle: a vertex on or inside every face plane of
+//!   the other polyhedron, or a part of an edge (or of a face's boundary edge) that those
+//!   planes do not clip away, is a common point and the answer is a penetration. (A vertex
+//!   below a face parallel to it: concentric symmetric shapes, where the slopes along B's
+//!   edges are rounding noise. An edge: nearly identical concentric solids, e.g. a
+//!   tetrahedron and its copy tilted by 1e-9 rad at scale 1e6, whose cycle runs through an
+//!   edge of B and A's features around the matching edge, no vertex of which is inside the
+//!   other shape.) The iteration itself still uses no tolerance.
 //! - Compound exclusion (Alg. 1 returns FALSE with two different planes): for a vertex region
 //!   we apply footnote 3 (test line 1 of Alg. 2, otherwise take the other plane). In EE's
 //!   face-edge stage (§3.3.2) a vertex-edge/face-edge pair is resolved by the vertex's
@@ -1031,21 +1035,18 @@ fn settle_cycle(
     (d - gap <= tol).then_some((pair, xa, xb))
 }
 
-/// handleLocalMin's penetration test (Alg. 3) on the vertex–face pairs of a cycle: a vertex on
-/// or inside every face plane of the other polyhedron is a common point. O(faces) per
-/// vertex–face pair; only run on a detected cycle.
+/// handleLocalMin's penetration test (Alg. 3) applied to the features of a cycle: a vertex on
+/// or inside every face plane of the other polyhedron is a common point, and so is a point of
+/// an edge (or of a face's boundary edge) that the same face planes do not clip away (the
+/// edge clipped against the other polyhedron, signs compared with 0 as in Alg. 3; the point
+/// returned is the middle of the surviving part). O(faces) per vertex, edge or face edge;
+/// only run on a detected cycle.
 fn cycle_penetration(ab: &View, ba: &View, start: (Feature, Feature), period: u32) -> Option<(FeaturePair, DVec3)> {
-    let inside = |body: &Body, x: DVec3| (0..body.poly.faces().len() as u32).all(|f| body.face_dist(f, x) <= 0.0);
     let (mut fa, mut fb) = start;
     for _ in 0..period {
-        match (fa, fb) {
-            (Feature::Vertex(v), Feature::Face(_)) if inside(&ab.q, ab.p.vertex(v)) => {
-                return Some((FeaturePair { a: fa, b: fb }, ab.p.vertex(v)));
-            }
-            (Feature::Face(_), Feature::Vertex(v)) if inside(&ab.p, ab.q.vertex(v)) => {
-                return Some((FeaturePair { a: fa, b: fb }, ab.q.vertex(v)));
-            }
-            _ => {}
+        let pair = FeaturePair { a: fa, b: fb };
+        if let Some(x) = feature_inside(&ab.p, fa, &ab.q).or_else(|| feature_inside(&ab.q, fb, &ab.p)) {
+            return Some((pair, x));
         }
         match step(ab, ba, fa, fb) {
             Outcome::A(f) | Outcome::A2(f) => fa = f,
@@ -1054,6 +1055,49 @@ fn cycle_penetration(ab: &View, ba: &View, start: (Feature, Feature), period: u3
         }
     }
     None
+}
+
+/// A point of feature `f` of `body` on or inside every face plane of `other` (common frame),
+/// if the sign tests find one: the vertex itself, the middle of the part of an edge inside
+/// `other`, or that of a face's boundary edge.
+fn feature_inside(body: &Body, f: Feature, other: &Body) -> Option<DVec3> {
+    match f {
+        Feature::Vertex(v) => {
+            let x = body.vertex(v);
+            (0..other.poly.faces().len() as u32)
+                .all(|g| other.face_dist(g, x) <= 0.0)
+                .then_some(x)
+        }
+        Feature::Edge(e) => {
+            let [t, h] = body.poly.edge(e).vertices;
+            segment_inside(other, body.vertex(t), body.vertex(h))
+        }
+        Feature::Face(x) => body.poly.face_half_edges(x).find_map(|h| {
+            let he = body.poly.half_edge(h);
+            segment_inside(other, body.vertex(he.origin), body.vertex(body.head(h)))
+        }),
+    }
+}
+
+/// The middle of the part of the segment `t → h` (common frame) on or inside every face plane
+/// of `body`, when the clip leaves one.
+fn segment_inside(body: &Body, t: DVec3, h: DVec3) -> Option<DVec3> {
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for g in 0..body.poly.faces().len() as u32 {
+        let (dt, dh) = (body.face_dist(g, t), body.face_dist(g, h));
+        if dt > 0.0 && dh > 0.0 {
+            return None;
+        }
+        if dt > 0.0 {
+            lo = lo.max(dt / (dt - dh));
+        } else if dh > 0.0 {
+            hi = hi.min(dt / (dt - dh));
+        }
+        if lo > hi {
+            return None;
+        }
+    }
+    Some(lerp(t, h, 0.5 * (lo + hi)))
 }
 
 /// Candidate slab normals near a cycle's features (fixed capacity: the cycle path is rare and
@@ -1227,9 +1271,10 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
         }
         if (fa, fb) == saved {
             // A repeated pair: the deterministic iteration cycles (ties decided by rounding).
-            // A cycle through a vertex lying inside the other polyhedron (e.g. around a face
-            // of B parallel to a face of A, both below it: the slopes along its edges are
-            // rounding noise) is a penetration: Alg. 3's test, applied to the cycle's pairs.
+            // A cycle through a feature with a point inside the other polyhedron (e.g. a
+            // vertex below a face of A parallel to a face of B: the slopes along its edges
+            // are rounding noise; or an edge of nearly identical concentric solids) is a
+            // penetration: Alg. 3's test, applied to the cycle's features.
             if let Some((pair, point)) = cycle_penetration(&ab, &ba, (fa, fb), lam + 1) {
                 cache.pair = Some(pair);
                 return Run::Penetration {

@@ -864,3 +864,81 @@ fn coherence_scenario_replay() {
         &failures[..failures.len().min(10)]
     );
 }
+
+/// V-Clip's `intersect` and `distance` on one pair: both must report penetration, with
+/// witnesses that `polycd::verify` accepts (never `NotConverged`).
+fn assert_vclip_penetrating(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, label: &str) {
+    use polycd::verify::{verify, Answer};
+    let mut cache = VClipCache::default();
+    let r = vclip::intersect(a, pa, b, pb, &mut cache).unwrap();
+    assert!(
+        matches!(r, Intersection::Overlapping { .. }),
+        "{label}: intersect {r:?}"
+    );
+    verify(a, pa, b, pb, &Answer::Intersection(r)).unwrap_or_else(|e| panic!("{label}: {e:?} {r:?}"));
+    let mut cache = VClipCache::default();
+    let d = vclip::distance(a, pa, b, pb, &mut cache).unwrap();
+    assert!(matches!(d, Distance::Penetrating { .. }), "{label}: distance {d:?}");
+    verify(a, pa, b, pb, &Answer::Distance(d)).unwrap_or_else(|e| panic!("{label}: {e:?} {d:?}"));
+}
+
+/// Found by `polycd differential --pairs 2000 --seed 61`, pair 1833 (2026-11-25): a
+/// tetrahedron against itself at scale 1e6, concentric, B tilted by e^-20 rad. V-Clip cycled
+/// (Brent detection fired) and answered `NotConverged` for a deep overlap.
+#[test]
+fn concentric_tilted_tetrahedra_seed61_pair1833() {
+    let t = shapes::tetrahedron(1.0).unwrap();
+    let a = scaled(&t, 1e6 / t.scale());
+    let pa = Pose::new(
+        DQuat::from_xyzw(
+            0.28029905684604667,
+            -0.5786063800876088,
+            -0.606710493454085,
+            -0.4674927515864081,
+        ),
+        DVec3::new(593268.0849250159, -608483.9306881238, -2468291.468891724),
+    );
+    let pb = Pose::new(
+        DQuat::from_xyzw(
+            0.28029905764261137,
+            -0.5786063797602754,
+            -0.6067104937634926,
+            -0.46749275111239014,
+        ),
+        DVec3::new(593268.0849250159, -608483.9306881238, -2468291.468891724),
+    );
+    assert_vclip_penetrating(&a, &pa, &a, &pb, "seed 61 pair 1833");
+}
+
+/// The configuration above in random frames and at scales 1, 1e3, 1e6, with tilts
+/// e^-15 … e^-25, for the tetrahedron, the cube and the icosahedron: nearly identical
+/// concentric solids must be reported penetrating.
+#[test]
+fn concentric_tiny_tilt_is_penetrating() {
+    let mut rng = ChaCha8Rng::seed_from_u64(0x0c0c_e175);
+    let bases = [
+        ("tetrahedron", shapes::tetrahedron(1.0).unwrap()),
+        ("cube", shapes::cuboid(1.0, 1.0, 1.0).unwrap()),
+        ("icosahedron", shapes::icosahedron(1.0).unwrap()),
+    ];
+    for (name, base) in &bases {
+        for &s in &[1.0, 1e3, 1e6] {
+            let p = scaled(base, s / base.scale());
+            for k in 15..=25u32 {
+                for _ in 0..8 {
+                    let ra = shapes::random_rotation(&mut rng);
+                    let rb = ra * DQuat::from_axis_angle(shapes::unit_vector(&mut rng), (-(k as f64)).exp());
+                    let c = shapes::unit_vector(&mut rng) * (s * rng.random_range(0.0..3.0));
+                    let (pa, pb) = (Pose::new(ra, c), Pose::new(rb, c));
+                    assert_vclip_penetrating(
+                        &p,
+                        &pa,
+                        &p,
+                        &pb,
+                        &format!("{name} scale {s:e} tilt e^-{k} {pa:?} {pb:?}"),
+                    );
+                }
+            }
+        }
+    }
+}
