@@ -69,6 +69,14 @@ pub fn det_sign(x: DVec3, y: DVec3, z: DVec3) -> i8 {
             return -1;
         }
     }
+    det_sign_exact(x, y, z)
+}
+
+/// The exact predicate behind [`det_sign`]'s filter, kept out of line so the filter itself
+/// inlines into its callers' loops.
+#[cold]
+#[inline(never)]
+fn det_sign_exact(x: DVec3, y: DVec3, z: DVec3) -> i8 {
     match orient3d(DVec3::ZERO, x, y, z) {
         Orientation::Above => 1,
         Orientation::Below => -1,
