@@ -360,9 +360,21 @@ impl PairCache {
 pub fn pair_scale(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
     let ca = pose_a.transform_point(a.bounding_sphere().0);
     let cb = pose_b.transform_point(b.bounding_sphere().0);
+    scale_with_centre_distance(a, pose_a, b, pose_b, (ca - cb).length())
+}
+
+/// [`pair_scale`] given the distance between the bounding-sphere centres.
+#[inline]
+fn scale_with_centre_distance(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    centre_distance: f64,
+) -> f64 {
     a.scale()
         + b.scale()
-        + (ca - cb).length()
+        + centre_distance
         + a.magnitude().max(b.magnitude())
         + pose_a
             .translation
@@ -384,15 +396,7 @@ pub(crate) fn pair_scale_relative(
     trans: DVec3,
 ) -> f64 {
     let d = a.bounding_sphere().0 - (*rot * b.bounding_sphere().0 + trans);
-    a.scale()
-        + b.scale()
-        + d.length()
-        + a.magnitude().max(b.magnitude())
-        + pose_a
-            .translation
-            .abs()
-            .max_element()
-            .max(pose_b.translation.abs().max_element())
+    scale_with_centre_distance(a, pose_a, b, pose_b, d.length())
 }
 
 /// The contact tolerance for a pair: signed distances within it of zero mean "touching".

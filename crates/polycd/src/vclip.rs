@@ -141,7 +141,7 @@
 
 use crate::error::PolycdError;
 use crate::geometry::{closest_on_segment, closest_segment_segment};
-use crate::math::{DMat3, DQuat, DVec3, Plane, Pose};
+use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{
     contact_tolerance, contact_tolerance_bound, pair_scale, Distance, Feature, FeaturePair, Intersection,
@@ -1166,14 +1166,10 @@ impl LocalDirs {
 
 #[inline(always)]
 fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: &mut VClipCache) -> Run {
-    // B's pose in A's frame: one quaternion product and one rotation, both skipped when A's
-    // rotation is the identity (the identity quaternion maps exactly: same values).
-    let (rel_rotation, rel_translation) = if pa.rotation == DQuat::IDENTITY {
-        (pb.rotation.normalize(), pb.translation - pa.translation)
-    } else {
-        let r = pa.rotation.conjugate();
-        ((r * pb.rotation).normalize(), r * (pb.translation - pa.translation))
-    };
+    // B's pose in A's frame (`Pose::relative` skips the product and the rotation when A's
+    // rotation is the identity).
+    let rel_pose = pa.relative(pb);
+    let (rel_rotation, rel_translation) = (rel_pose.rotation.normalize(), rel_pose.translation);
     let m = DMat3::from_quat(rel_rotation);
     let body_a = Body {
         poly: a,
@@ -1587,17 +1583,6 @@ fn touching_plane(
     None
 }
 
-/// A point of A's frame in the world frame (`pa.transform_point`; the identity rotation, which
-/// maps exactly, is skipped).
-#[inline(always)]
-fn to_world(pa: &Pose, x: DVec3) -> DVec3 {
-    if pa.rotation == DQuat::IDENTITY {
-        x + pa.translation
-    } else {
-        pa.transform_point(x)
-    }
-}
-
 /// V-Clip's answer plus, for separated and touching answers, the separating plane (for
 /// clearly separated answers only when `want_plane`).
 #[inline(always)]
@@ -1621,7 +1606,7 @@ fn distance_with_plane(
             pb: xb,
             iterations,
         } => {
-            let (wa, wb) = (to_world(pa, xa), to_world(pa, xb));
+            let (wa, wb) = (pa.transform_point(xa), pa.transform_point(xb));
             let d = (wb - wa).length();
             let separated = |plane, clear| {
                 (
@@ -1675,7 +1660,7 @@ fn distance_with_plane(
             point,
             iterations,
         } => {
-            let w = to_world(pa, point);
+            let w = pa.transform_point(point);
             match touching_plane(a, pa, b, pb, pair, None) {
                 Some(plane) => (
                     Distance::Separated {
