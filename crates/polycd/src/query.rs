@@ -463,7 +463,10 @@ pub fn intersect(
     let (pa, pb) = (normalized(pose_a), normalized(pose_b));
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, &pa, b, &pb, &mut cache.gjk),
-        Algorithm::VClip => vclip::intersect(a, &pa, b, &pb, &mut cache.vclip),
+        Algorithm::VClip => {
+            let r = vclip::intersect(a, &pa, b, &pb, &mut cache.vclip)?;
+            vclip_depth_check(a, &pa, b, &pb, r, cache)
+        }
         Algorithm::CdDual => {
             let r = cd_dual::intersect(a, &pa, b, &pb, &mut cache.cd_dual)?;
             // CD-Dual's separating plane supports `M`, so it knows its own margin: far
@@ -523,6 +526,32 @@ pub fn intersect(
             let r = qp::intersect_fast(a, &pa, b, &pb, &mut cache.qp)?;
             certify_overlap(a, &pa, b, &pb, r, cache)
         }
+    }
+}
+
+/// V-Clip proves penetration exactly (intersecting features), but its witness says nothing
+/// of the depth: touching shapes whose rounded world coordinates overlap by a few ulps are
+/// "penetrating" to V-Clip and "touching" to every other answer (and to V-Clip's own
+/// distance query, whose depth EPA measures). Every V-Clip overlap is therefore checked by
+/// boolean GJK (warm from the pair cache; a deep overlap ends at its first enclosing
+/// tetrahedron): V-Clip's witness is kept unless GJK finds the pair within the contact
+/// tolerance, when GJK's touching answer (point and plane) is returned.
+fn vclip_depth_check(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    r: Intersection,
+    cache: &mut PairCache,
+) -> Result<Intersection, PolycdError> {
+    if !matches!(r, Intersection::Overlapping { .. }) {
+        return Ok(r);
+    }
+    match gjk::intersect(a, pose_a, b, pose_b, &mut cache.gjk)? {
+        t @ Intersection::Touching { .. } => Ok(t.with_iterations(r.iterations())),
+        // Overlapping beyond the tolerance (V-Clip's feature witness is the better
+        // certificate), or a GJK answer that contradicts V-Clip's exact one: keep V-Clip's.
+        _ => Ok(r),
     }
 }
 
@@ -738,15 +767,20 @@ fn complete_penetration(
             penetration: None,
             iterations,
         } => {
-            let penetration = gjk::penetration(a, pose_a, b, pose_b, &mut cache.gjk)?;
-            match penetration {
-                Some(p) => Ok(Distance::Penetrating {
+            match gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk)? {
+                Distance::Penetrating {
+                    penetration: Some(p), ..
+                } => Ok(Distance::Penetrating {
                     witness,
                     penetration: Some(p),
                     iterations,
                 }),
-                // EPA finds no overlap: the witness features only touch.
-                None => Ok(d),
+                // No overlap beyond the contact tolerance (touching shapes whose rounded
+                // coordinates overlap by a few ulps, which V-Clip's exact signs see): the
+                // pair touches, and GJK's closest points and features say where.
+                g @ Distance::Separated { distance, .. } if distance <= tol => Ok(g.with_iterations(iterations)),
+                // GJK contradicts the exact witness or does not converge: the witness stands.
+                _ => Ok(d),
             }
         }
         Distance::Separated {
@@ -873,6 +907,14 @@ impl Distance {
             | Distance::Penetrating { iterations, .. }
             | Distance::NotConverged { iterations } => iterations,
         }
+    }
+    fn with_iterations(mut self, n: u32) -> Self {
+        match &mut self {
+            Distance::Separated { iterations, .. }
+            | Distance::Penetrating { iterations, .. }
+            | Distance::NotConverged { iterations } => *iterations = n,
+        }
+        self
     }
 }
 

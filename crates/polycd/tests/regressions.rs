@@ -470,3 +470,98 @@ fn gjk_directional_plane_between_nearly_parallel_discs() {
         }
     }
 }
+
+/// Found by a stricter `polycd differential` check (2026-11-25, seed 61: 147 answers): pairs
+/// that touch — the oracle's signed distance within a quarter of the contact tolerance — were
+/// reported "overlapping" by V-Clip: `intersect` always, `distance` with no depth (status
+/// overlapping, signed distance `None`). Also by hand: two boxes of half-side 1e-9 side by
+/// side 1e-6 from the origin, whose rounded world coordinates overlap by 6e-23.
+///
+/// Cause: V-Clip's exact signs see the few-ulp overlap that applying the poses leaves, and its
+/// penetration witness says nothing of the depth; the intersect query returned it as is, and
+/// the distance query, when EPA found no overlap beyond the tolerance, kept the depth-less
+/// witness. Fix (query.rs): a V-Clip overlap is checked by boolean GJK (touching within the
+/// tolerance), and a depth-less penetration whose measured distance is within the tolerance
+/// is answered by GJK's touching closest points.
+#[test]
+fn touching_pairs_are_touching_for_every_algorithm() {
+    let mut rng = ChaCha8Rng::seed_from_u64(20_261_125);
+    let mut cases: Vec<(ConvexPolyhedron, Pose, ConvexPolyhedron, Pose)> = Vec::new();
+    // The literal boxes: x-extents [1e-6 − 1e-9, 1e-6 + 1e-9] and [1e-6 + 1e-9, 1e-6 + 3e-9].
+    let tiny = shapes::cuboid(2e-9, 2e-9, 2e-9).unwrap();
+    cases.push((
+        tiny.clone(),
+        Pose::new(DQuat::IDENTITY, DVec3::new(1e-6, 0.0, 0.0)),
+        tiny,
+        Pose::new(DQuat::IDENTITY, DVec3::new(1e-6 + 2e-9, 3e-10, 1e-10)),
+    ));
+    // Face, edge and vertex contacts of cubes, icosahedra and discs in random frames at
+    // scales 1e-3…1e6: B is placed at the oracle's contact translation along a random line.
+    let makers: [fn(f64) -> ConvexPolyhedron; 3] = [
+        |s| shapes::cuboid(s, s, s).unwrap(),
+        |s| shapes::icosahedron(s).unwrap(),
+        |s| shapes::prism(60, s, 0.1 * s).unwrap(),
+    ];
+    for k in 0..60 {
+        let s = [1e-3, 1.0, 1e3, 1e6][k % 4];
+        let a = makers[k % 3](s);
+        let b = makers[(k / 3) % 3](s);
+        let pa = Pose::new(shapes::random_rotation(&mut rng), shapes::unit_vector(&mut rng) * s);
+        // Half the pairs share an orientation (face-to-face contact), half do not.
+        let rb = if k % 2 == 0 {
+            pa.rotation
+        } else {
+            shapes::random_rotation(&mut rng)
+        };
+        let dir = shapes::unit_vector(&mut rng);
+        let probe = Pose::new(rb, pa.translation);
+        let t = match oracle::directional(&a, &pa, &b, &probe, dir).unwrap() {
+            Some(t) => t,
+            None => continue,
+        };
+        cases.push((a, pa, b, Pose::new(rb, pa.translation + dir * t)));
+    }
+    let mut checked = 0;
+    for (i, (a, pa, b, pb)) in cases.iter().enumerate() {
+        let sd = oracle::signed_distance(a, pa, b, pb).unwrap().signed_distance;
+        let tol = query::contact_tolerance(a, pa, b, pb);
+        if sd.abs() > 0.25 * tol {
+            continue; // the contact translation itself rounded beyond the inner band
+        }
+        checked += 1;
+        for algo in Algorithm::ALL {
+            let mut cache = PairCache::default();
+            match query::intersect(a, pa, b, pb, algo, &mut cache) {
+                Ok(r) => {
+                    assert_eq!(
+                        r.status(),
+                        Status::Touching,
+                        "case {i}, {}: sd {sd:e}, {r:?}",
+                        algo.name()
+                    );
+                    polycd::verify::verify_intersection(a, pa, b, pb, &r)
+                        .unwrap_or_else(|e| panic!("case {i}, {}: {e}", algo.name()));
+                }
+                Err(polycd::PolycdError::Unsupported { .. }) => {}
+                Err(e) => panic!("case {i}, {}: {e}", algo.name()),
+            }
+            match query::distance(a, pa, b, pb, algo, &mut cache) {
+                Ok(r) => {
+                    assert_eq!(
+                        r.status(tol),
+                        Status::Touching,
+                        "case {i}, {}: sd {sd:e}, {r:?}",
+                        algo.name()
+                    );
+                    let d = r.signed_distance().expect("a touching answer has a signed distance");
+                    assert!(d.abs() <= tol, "case {i}, {}: {d:e} (tolerance {tol:e})", algo.name());
+                    polycd::verify::verify_distance(a, pa, b, pb, &r)
+                        .unwrap_or_else(|e| panic!("case {i}, {}: {e}", algo.name()));
+                }
+                Err(polycd::PolycdError::Unsupported { .. }) => {}
+                Err(e) => panic!("case {i}, {}: {e}", algo.name()),
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} cases landed in the inner band");
+}
