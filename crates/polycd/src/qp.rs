@@ -51,7 +51,11 @@
 //! vector cannot give (its direction is only as good as its rounding); the fast solver tries
 //! it first and otherwise takes, among the face normals around the corral's vertices and the
 //! cross products of their edges, the one with the thinnest slab `max_A n·a − min_B n·b` —
-//! a touching pair always has such an exact common supporting direction.
+//! a touching pair always has such an exact common supporting direction. Its closest points
+//! are another matter: at a degenerate optimum Wolfe's barycentric points may lie anywhere on
+//! the strip of near-closest pairs (along a nearly parallel edge and face, far from where any
+//! feature normal proves the distance), so `query::distance` answers a touching pair with the
+//! points and features of the GJK measurement it makes to tell touching from overlapping.
 //!
 //! Departures from the paper: the paper solves (1) with MATLAB's reduced-gradient method and
 //! stops at ≈1e-4; we use an interior-point QP (clarabel) plus an active-set polish to reach

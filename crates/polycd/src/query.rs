@@ -737,7 +737,9 @@ pub fn distance(
             })
         }
     };
-    complete_penetration(a, &pa, b, &pb, d, cache)
+    // V-Clip's touching answer names exact features; the convex program's does not (below).
+    let qp = matches!(algorithm, Algorithm::Qp | Algorithm::QpFast);
+    complete_penetration(a, &pa, b, &pb, d, qp, cache)
 }
 
 /// V-Clip reports penetration by witness features and the convex program by a zero distance;
@@ -745,12 +747,21 @@ pub fn distance(
 /// measured by EPA (in [`gjk`]), so every distance answer carries a signed distance, and a
 /// zero distance that hides an overlap deeper than the contact tolerance is reported as the
 /// penetration it is.
+///
+/// With `contact_points_from_gjk` (the convex program), a touching answer also takes GJK's
+/// closest points and features: within the contact tolerance the program's optimum is
+/// degenerate, and Wolfe's barycentric points may lie anywhere on the set of near-closest
+/// pairs — along a nearly parallel edge and face that is a long strip (differential seed 68,
+/// pair 179: 70 units from the contact at scale 1e6, 4.9e-9 apart, where no feature normal
+/// proves the distance). GJK's touching answer is built from the contact's supporting
+/// features. The measurement is the one already made to tell touching from overlapping.
 fn complete_penetration(
     a: &ConvexPolyhedron,
     pose_a: &Pose,
     b: &ConvexPolyhedron,
     pose_b: &Pose,
     d: Distance,
+    contact_points_from_gjk: bool,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
     // Clearly separated answers (the common case of coherent sequences) skip the exact
@@ -795,6 +806,11 @@ fn complete_penetration(
                 penetration: Some(p),
                 iterations,
             }),
+            g @ (Distance::Separated { .. } | Distance::Penetrating { .. })
+                if contact_points_from_gjk && g.status(tol) == Status::Touching =>
+            {
+                Ok(g.with_iterations(iterations))
+            }
             _ => Ok(d),
         },
         other => Ok(other),

@@ -565,3 +565,56 @@ fn touching_pairs_are_touching_for_every_algorithm() {
     }
     assert!(checked >= 40, "only {checked} cases landed in the inner band");
 }
+
+/// Found by `polycd differential --seed 68` (pair 179, 2026-11-25): a disc (60-gon prism) and
+/// a cube at scale 1e6, turned e^-20 against each other, in contact (oracle signed distance
+/// −3.5e-10). The fast convex program's distance (4.9e-9) was right within the contact
+/// tolerance (7e-8), but its closest points lay 70 units along the cube's edge from the
+/// contact, where the edge runs within 5e-9 of the disc's rim face: no normal of the features
+/// there proves the distance, and the certificate was rejected.
+///
+/// Cause: within the contact tolerance the program's optimum is degenerate, and Wolfe's
+/// barycentric points may lie anywhere on the strip of near-closest pairs. Fix (query.rs
+/// `complete_penetration`): the convex program's touching answers take the closest points
+/// and features of GJK's measurement, which is made anyway to tell touching from overlapping.
+#[test]
+fn qp_touching_points_along_a_nearly_parallel_edge() {
+    let scaled = |p: ConvexPolyhedron| {
+        let k = 1e6 / p.scale();
+        let pts: Vec<DVec3> = p.vertices().iter().map(|v| *v * k).collect();
+        ConvexPolyhedron::from_points(&pts).unwrap()
+    };
+    let a = scaled(shapes::prism(60, 10.0, 1.0).unwrap());
+    let b = scaled(shapes::cuboid(1.0, 1.0, 1.0).unwrap());
+    let pa = Pose::new(
+        DQuat::from_xyzw(
+            -0.2042516618438419,
+            -0.10203467910976399,
+            0.45190498522170014,
+            0.8623526350773048,
+        ),
+        DVec3::new(659638.1060036757, -996813.5646329012, 730053.9324942693),
+    );
+    let pb = Pose::new(
+        DQuat::from_xyzw(
+            -0.20425166184847365,
+            -0.10203467903376172,
+            0.45190498613526225,
+            0.8623526346064597,
+        ),
+        DVec3::new(2110619.0440540225, -619255.1716081286, 1904840.195656984),
+    );
+    let tol = query::contact_tolerance(&a, &pa, &b, &pb);
+    for algo in Algorithm::ALL {
+        let mut cache = PairCache::default();
+        match query::distance(&a, &pa, &b, &pb, algo, &mut cache) {
+            Ok(r) => {
+                assert_eq!(r.status(tol), Status::Touching, "{}: {r:?}", algo.name());
+                polycd::verify::verify_distance(&a, &pa, &b, &pb, &r)
+                    .unwrap_or_else(|e| panic!("{}: {e}", algo.name()));
+            }
+            Err(polycd::PolycdError::Unsupported { .. }) => {}
+            Err(e) => panic!("{}: {e}", algo.name()),
+        }
+    }
+}
