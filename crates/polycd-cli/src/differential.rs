@@ -67,6 +67,8 @@ fn families() -> Result<Vec<(&'static str, ConvexPolyhedron)>, PolycdError> {
         ("ellipsoid", shapes::ellipsoid(40, 1.0, 0.7, 0.5, 11)?),
         ("needle", shapes::ellipsoid(40, 200.0, 20.0, 20.0, 12)?),
         ("plate", shapes::ellipsoid(40, 200.0, 200.0, 20.0, 13)?),
+        ("needle2", shapes::ellipsoid(60, 200.0, 2.0, 2.0, 14)?),
+        ("sliver", shapes::ellipsoid(200, 200.0, 200.0, 0.5, 16)?),
     ])
 }
 
