@@ -516,20 +516,97 @@ fn edge_slope(u_own: DVec3, n_in_edge_frame: DVec3) -> f64 {
     u_own.dot(n_in_edge_frame)
 }
 
-/// What a handler decided.
+/// `if c { a } else { b }` by bit masks: the scans' data-dependent choices as straight-line
+/// code (a branch there is mispredicted about as often as taken).
+#[inline(always)]
+fn select_f64(c: bool, a: f64, b: f64) -> f64 {
+    let m = (c as u64).wrapping_neg();
+    f64::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
+}
+
+/// [`select_f64`] for indices.
+#[inline(always)]
+fn select_usize(c: bool, a: usize, b: usize) -> usize {
+    let m = (c as usize).wrapping_neg();
+    (a & m) | (b & !m)
+}
+
+/// What a handler decided: a kind and its feature or point, one flat record (in P/Q terms
+/// from a handler, in A/B terms after [`map`]), so that swapping the orientation and the
+/// iteration's dispatch are arithmetic rather than jump tables over enum payloads.
 #[derive(Clone, Copy, Debug)]
-enum Step {
-    /// Move P's feature.
-    P(Feature),
-    /// Move Q's feature.
-    Q(Feature),
-    /// Move P's vertex to a neighbouring vertex: the VV step to their edge and the VE step
-    /// that follows it from there, taken at once (two handler calls, see [`vv_half`]).
-    P2(Feature),
+struct Step {
+    /// [`Step::MOVE_P`] (bit 0: Q's feature instead, bit 1: two handler calls), [`Step::DONE_K`]
+    /// or [`Step::PEN`].
+    kind: u32,
+    /// The new feature (moves).
+    f: Feature,
+    /// The intersection point, common frame ([`Step::PEN`]).
+    point: DVec3,
+}
+
+impl Step {
+    /// Move P's (after [`map`]: A's) feature; `| MOVE_Q`: Q's (B's); `| TWICE`: two handler
+    /// calls (P's vertex moved to a neighbouring vertex: the VV step to their edge and the
+    /// VE step that follows it from there, taken at once, see [`vv_half`]).
+    const MOVE_P: u32 = 0;
+    const MOVE_Q: u32 = 1;
+    const TWICE: u32 = 2;
     /// Theorem 1 holds for the current pair.
-    Done,
-    /// The current features intersect at this point (common frame).
-    Penetration(DVec3),
+    const DONE_K: u32 = 4;
+    /// The current features intersect at `point`.
+    const PEN: u32 = 5;
+    const DONE: Step = Step {
+        kind: Step::DONE_K,
+        f: Feature::Vertex(0),
+        point: DVec3::ZERO,
+    };
+    #[inline(always)]
+    fn mv(kind: u32, f: Feature) -> Step {
+        Step {
+            kind,
+            f,
+            point: DVec3::ZERO,
+        }
+    }
+    #[allow(non_snake_case)]
+    #[inline(always)]
+    fn P(f: Feature) -> Step {
+        Step::mv(Step::MOVE_P, f)
+    }
+    #[allow(non_snake_case)]
+    #[inline(always)]
+    fn Q(f: Feature) -> Step {
+        Step::mv(Step::MOVE_Q, f)
+    }
+    #[allow(non_snake_case)]
+    #[inline(always)]
+    fn P2(f: Feature) -> Step {
+        Step::mv(Step::MOVE_P | Step::TWICE, f)
+    }
+    #[allow(non_snake_case)]
+    #[inline(always)]
+    fn Penetration(point: DVec3) -> Step {
+        Step {
+            kind: Step::PEN,
+            f: Feature::Vertex(0),
+            point,
+        }
+    }
+    /// Applies a move (A/B terms) to the pair; `false` for [`Step::DONE_K`] and
+    /// [`Step::PEN`].
+    #[inline(always)]
+    fn apply(&self, fa: &mut Feature, fb: &mut Feature) -> bool {
+        if self.kind >= Step::DONE_K {
+            return false;
+        }
+        if self.kind & Step::MOVE_Q == 0 {
+            *fa = self.f;
+        } else {
+            *fb = self.f;
+        }
+        true
+    }
 }
 
 /// Vertex–edge plane of edge `(v, w)` at `v`, positive on the vertex side.
@@ -668,8 +745,8 @@ fn vv_half<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, vq: u32) -> 
         let violated = d < 0.0;
         let score = d * d / r.len2;
         let take = violated & ((score > best) | !found);
-        best = if take { score } else { best };
-        best_k = if take { k } else { best_k };
+        best = select_f64(take, score, best);
+        best_k = select_usize(take, k, best_k);
         found |= violated;
     }
     if !found {
@@ -728,7 +805,7 @@ fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step 
     let u = h - t;
     if c.excluded {
         let (Some(nl), Some(nh)) = (c.n_lo, c.n_hi) else {
-            return Step::Done; // unreachable: exclusion always sets both
+            return Step::DONE; // unreachable: exclusion always sets both
         };
         if nl == nh || deriv_vertex(u, lerp(t, h, c.lo), x) > 0.0 {
             return edge(nl);
@@ -746,7 +823,7 @@ fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step 
             return edge(n);
         }
     }
-    Step::Done
+    Step::DONE
 }
 
 /// VF state (Alg. 6): vertex of P, face of Q (tests in Q's frame).
@@ -765,8 +842,8 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
         let d = c.dot(x - a);
         let dn = d / len;
         let take = (d < 0.0) & (dn < worst);
-        worst = if take { dn } else { worst };
-        worst_h = if take { h } else { worst_h };
+        worst = select_f64(take, dn, worst);
+        worst_h = select_usize(take, h as usize, worst_h as usize) as u32;
     }
     if worst_h != u32::MAX {
         return Step::Q(Feature::Edge(w.q.fe_edge(worst_h)));
@@ -785,7 +862,7 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
         }
     }
     if dv > 0.0 {
-        return Step::Done;
+        return Step::DONE;
     }
     // Step 12: handleLocalMin (Alg. 3).
     let mut dmax = f64::NEG_INFINITY;
@@ -976,30 +1053,17 @@ fn perimeter_scan<const R: bool, const PA: bool>(w: &View<R, PA>, t: DVec3, h: D
     Feature::Edge(best_edge)
 }
 
-/// One handler call for the pair (a, b); returns the step in A/B terms.
-enum Outcome {
-    A(Feature),
-    B(Feature),
-    /// Two handler calls (see [`Step::P2`]).
-    A2(Feature),
-    B2(Feature),
-    Done,
-    Penetration(DVec3),
-}
-
-fn map(step: Step, swapped: bool) -> Outcome {
-    match (step, swapped) {
-        (Step::P(f), false) | (Step::Q(f), true) => Outcome::A(f),
-        (Step::Q(f), false) | (Step::P(f), true) => Outcome::B(f),
-        (Step::P2(f), false) => Outcome::A2(f),
-        (Step::P2(f), true) => Outcome::B2(f),
-        (Step::Done, _) => Outcome::Done,
-        (Step::Penetration(p), _) => Outcome::Penetration(p),
+/// A handler's step in A/B terms (`swapped`: P is B): a move of P becomes one of B.
+#[inline(always)]
+fn map(step: Step, swapped: bool) -> Step {
+    Step {
+        kind: step.kind ^ ((step.kind < Step::DONE_K) & swapped) as u32,
+        ..step
     }
 }
 
 #[inline(always)]
-fn step<const R: bool>(ab: &View<R, true>, ba: &View<R, false>, fa: Feature, fb: Feature) -> Outcome {
+fn step<const R: bool>(ab: &View<R, true>, ba: &View<R, false>, fa: Feature, fb: Feature) -> Step {
     use Feature::*;
     match (fa, fb) {
         (Vertex(x), Vertex(y)) => match (vv_half(ab, x, y), vv_half(ba, y, x)) {
@@ -1012,7 +1076,7 @@ fn step<const R: bool>(ab: &View<R, true>, ba: &View<R, false>, fa: Feature, fb:
             }
             (Some((_, s)), None) => map(s, false),
             (None, Some((_, s))) => map(s, true),
-            (None, None) => Outcome::Done,
+            (None, None) => Step::DONE,
         },
         (Vertex(x), Edge(y)) => map(ve(ab, x, y), false),
         (Edge(x), Vertex(y)) => map(ve(ba, y, x), true),
@@ -1022,12 +1086,12 @@ fn step<const R: bool>(ab: &View<R, true>, ba: &View<R, false>, fa: Feature, fb:
             Some(s) => map(s, false),
             None => match ee_half(ba, y, x) {
                 Some(s) => map(s, true),
-                None => Outcome::Done,
+                None => Step::DONE,
             },
         },
         (Edge(x), Face(y)) => map(ef(ab, x, y), false),
         (Face(x), Edge(y)) => map(ef(ba, y, x), true),
-        (Face(x), Face(_)) => Outcome::A(Vertex(ab.p.poly.half_edge(ab.p.poly.face(x).half_edge).origin)),
+        (Face(x), Face(_)) => Step::P(Vertex(ab.p.poly.half_edge(ab.p.poly.face(x).half_edge).origin)),
     }
 }
 
@@ -1150,11 +1214,9 @@ fn settle_cycle<const R: bool>(
                 best = Some((d, FeaturePair { a: fa, b: fb }, xa, xb));
             }
         }
-        match step(ab, ba, fa, fb) {
-            Outcome::A(f) | Outcome::A2(f) => fa = f,
-            Outcome::B(f) | Outcome::B2(f) => fb = f,
+        if !step(ab, ba, fa, fb).apply(&mut fa, &mut fb) {
             // Unreachable: the cycle was observed with the same deterministic handlers.
-            Outcome::Done | Outcome::Penetration(_) => return None,
+            return None;
         }
     }
     let (d, pair, xa, xb) = best?;
@@ -1173,10 +1235,9 @@ fn settle_cycle<const R: bool>(
     for _ in 0..period {
         dirs.add(&ab.p, ga, 1.0, true);
         dirs.add(&ab.q, gb, -1.0, false);
-        match step(ab, ba, ga, gb) {
-            Outcome::A(f) | Outcome::A2(f) => ga = f,
-            Outcome::B(f) | Outcome::B2(f) => gb = f,
-            Outcome::Done | Outcome::Penetration(_) => return None,
+        if !step(ab, ba, ga, gb).apply(&mut ga, &mut gb) {
+            // Unreachable: the cycle was observed with the same deterministic handlers.
+            return None;
         }
     }
     let mut gap = f64::NEG_INFINITY;
@@ -1215,10 +1276,9 @@ fn cycle_penetration<const R: bool>(
         if let Some(x) = feature_inside(&ab.p, fa, &ab.q).or_else(|| feature_inside(&ab.q, fb, &ab.p)) {
             return Some((pair, x));
         }
-        match step(ab, ba, fa, fb) {
-            Outcome::A(f) | Outcome::A2(f) => fa = f,
-            Outcome::B(f) | Outcome::B2(f) => fb = f,
-            Outcome::Done | Outcome::Penetration(_) => return None,
+        if !step(ab, ba, fa, fb).apply(&mut fa, &mut fb) {
+            // Unreachable: the cycle was observed with the same deterministic handlers.
+            return None;
         }
     }
     None
@@ -1409,37 +1469,27 @@ fn iterate<const R: bool>(
     let mut iterations = 0u32;
     while iterations < 100 || iterations < bound() {
         iterations += 1;
-        match step(&ab, &ba, fa, fb) {
-            Outcome::A(f) => fa = f,
-            Outcome::B(f) => fb = f,
-            Outcome::A2(f) => {
-                fa = f;
-                iterations += 1;
-            }
-            Outcome::B2(f) => {
-                fb = f;
-                iterations += 1;
-            }
-            Outcome::Done => {
-                let pair = FeaturePair { a: fa, b: fb };
-                cache.pair = Some(pair);
-                let (xa, xb) = closest_points(&ab, fa, fb);
-                return Run::Closest {
-                    pair,
-                    pa: xa,
-                    pb: xb,
-                    iterations,
-                };
-            }
-            Outcome::Penetration(point) => {
-                let pair = FeaturePair { a: fa, b: fb };
-                cache.pair = Some(pair);
-                return Run::Penetration {
-                    pair,
-                    point,
-                    iterations,
-                };
-            }
+        let s = step(&ab, &ba, fa, fb);
+        if s.apply(&mut fa, &mut fb) {
+            iterations += s.kind >> 1;
+        } else if s.kind == Step::DONE_K {
+            let pair = FeaturePair { a: fa, b: fb };
+            cache.pair = Some(pair);
+            let (xa, xb) = closest_points(&ab, fa, fb);
+            return Run::Closest {
+                pair,
+                pa: xa,
+                pb: xb,
+                iterations,
+            };
+        } else {
+            let pair = FeaturePair { a: fa, b: fb };
+            cache.pair = Some(pair);
+            return Run::Penetration {
+                pair,
+                point: s.point,
+                iterations,
+            };
         }
         if iterations < CYCLE_CHECK_FROM {
             continue;
