@@ -279,11 +279,18 @@ impl Body<'_> {
     fn local_normal(&self, f: u32) -> DVec3 {
         self.poly.face(f).normal
     }
-    /// The adjacency slots of vertex `v` (indices into [`VClipTables::adj`]).
+    /// The adjacency slots of vertex `v` (a slice of [`VClipTables::adj`]).
     #[inline]
-    fn adj_range(&self, v: u32) -> std::ops::Range<usize> {
+    fn adj(&self, v: u32) -> &[AdjRec] {
         let s = &self.poly.adj_start;
-        s[v as usize] as usize..s[v as usize + 1] as usize
+        &self.poly.vclip.adj[s[v as usize] as usize..s[v as usize + 1] as usize]
+    }
+    /// The face–edge records of face `f`'s half-edges (contiguous ids), and the first id.
+    #[inline]
+    fn face_fe(&self, f: u32) -> (&[FeRec], u32) {
+        let face = self.poly.face(f);
+        let lo = face.half_edge as usize;
+        (&self.poly.vclip.fe[lo..lo + face.len as usize], face.half_edge)
     }
     /// The edge of half-edge `h`.
     #[inline]
@@ -462,21 +469,16 @@ impl<const ROT: bool, const PA: bool> View<'_, ROT, PA> {
         let a = self.q_local(self.q.poly.half_edge(face.half_edge).origin);
         face.normal.dot(x - a)
     }
-    /// Adjacency slot `k` of P's vertex at `x` (its handler-frame position), with `w = x − o`
-    /// in the handler frame: the table's, or recomputed from the shifted vertices exactly as
-    /// [`ve_plane`] would.
+    /// `(w, |w|²)` of an adjacency slot of P's vertex at `x` (its handler-frame position),
+    /// `w = x − o` in the handler frame: the table's, or recomputed from the shifted vertices
+    /// exactly as [`ve_plane`] would.
     #[inline]
-    fn p_adj(&self, k: usize, x: DVec3) -> AdjRec {
-        let r = self.p.poly.vclip.adj[k];
+    fn p_adj(&self, r: &AdjRec, x: DVec3) -> (DVec3, f64) {
         if Self::P_SHIFT {
             let w = x - (self.p.poly.vertex(r.nbr) + self.rel.t);
-            AdjRec {
-                w,
-                len2: w.length_squared(),
-                ..r
-            }
+            (w, w.length_squared())
         } else {
-            r
+            (r.w, r.len2)
         }
     }
     /// Face–edge plane of P's half-edge `h` = `a → b` in P's handler frame: `(a, c, |b − a|)`
@@ -489,6 +491,15 @@ impl<const ROT: bool, const PA: bool> View<'_, ROT, PA> {
     #[inline]
     fn q_fe(&self, h: u32) -> (DVec3, DVec3, f64) {
         fe_of(&self.q, Self::Q_SHIFT, self.rel.t, h)
+    }
+    /// [`q_fe`](Self::q_fe) from the record of half-edge `h` (in a face scan).
+    #[inline]
+    fn q_fe_rec(&self, r: &FeRec, h: u32) -> (DVec3, DVec3, f64) {
+        if Self::Q_SHIFT {
+            fe_of(&self.q, true, self.rel.t, h)
+        } else {
+            (self.q.poly.vertex(r.origin), r.c, r.len)
+        }
     }
 }
 
@@ -739,11 +750,12 @@ fn vv_half<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, vq: u32) -> 
     let mut best = 0.0f64;
     let mut found = false;
     let mut best_k = 0usize;
-    for k in w.p.adj_range(vp) {
-        let r = w.p_adj(k, x);
-        let d = r.w.dot(yx);
+    let recs = w.p.adj(vp);
+    for (k, r) in recs.iter().enumerate() {
+        let (wv, len2) = w.p_adj(r, x);
+        let d = wv.dot(yx);
         let violated = d < 0.0;
-        let score = d * d / r.len2;
+        let score = d * d / len2;
         let take = violated & ((score > best) | !found);
         best = select_f64(take, score, best);
         best_k = select_usize(take, k, best_k);
@@ -752,7 +764,7 @@ fn vv_half<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, vq: u32) -> 
     if !found {
         return None;
     }
-    let r = w.p.poly.vclip.adj[best_k];
+    let r = &recs[best_k];
     let (oi, edge) = (r.nbr, r.edge);
     // The VE handler of the new pair (edge (x, o), Q's vertex) first tests Q's vertex against
     // the edge's two vertex-edge planes, in this same frame with this same mapped point; the
@@ -795,13 +807,14 @@ fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step 
     // Neighbours: P's adjacency slots (`ve_plane(x, o, ·)` is `w·(· − x)`).
     let mut c: Clip<usize> = Clip::new();
     let (tx, hx) = (t - x, h - x);
-    for k in w.p.adj_range(vp) {
-        let r = w.p_adj(k, x);
-        if !c.plane(r.w.dot(tx), r.w.dot(hx), k) {
+    let recs = w.p.adj(vp);
+    for (k, r) in recs.iter().enumerate() {
+        let (wv, _) = w.p_adj(r, x);
+        if !c.plane(wv.dot(tx), wv.dot(hx), k) {
             break;
         }
     }
-    let edge = |k: usize| Step::P(Feature::Edge(w.p.poly.vclip.adj[k].edge));
+    let edge = |k: usize| Step::P(Feature::Edge(recs[k].edge));
     let u = h - t;
     if c.excluded {
         let (Some(nl), Some(nh)) = (c.n_lo, c.n_hi) else {
@@ -836,9 +849,9 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
     // `c·(x − a)`, the violation `d / |b − a|` (taken only where `d < 0`).
     let mut worst = 0.0f64;
     let mut worst_h = u32::MAX;
-    let face = q.face(fq);
-    for h in face.half_edge..face.half_edge + face.len {
-        let (a, c, len) = w.q_fe(h);
+    let (recs, h0) = w.q.face_fe(fq);
+    for (h, r) in (h0..).zip(recs) {
+        let (a, c, len) = w.q_fe_rec(r, h);
         let d = c.dot(x - a);
         let dn = d / len;
         let take = (d < 0.0) & (dn < worst);
@@ -853,10 +866,10 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
     let dv = w.q_face_dist(fq, x);
     let np = w.q_dir_to_p(n);
     let xp = w.p_local(vp);
-    for k in w.p.adj_range(vp) {
+    for r in w.p.adj(vp) {
         // `o − x` is the exact negation of the slot's `w = x − o`.
-        let r = w.p_adj(k, xp);
-        let slope = edge_slope(-r.w, np);
+        let (wv, _) = w.p_adj(r, xp);
+        let slope = edge_slope(-wv, np);
         if (dv > 0.0 && slope < 0.0) || (dv < 0.0 && slope > 0.0) {
             return Step::P(Feature::Edge(r.edge));
         }
@@ -987,12 +1000,11 @@ fn ef<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, fq: u32) -> Step 
     let [ti, hi] = e.vertices;
     let (t, h) = (w.p_vertex_in_q(ti), w.p_vertex_in_q(hi));
     let n = w.q.local_normal(fq);
-    let q = w.q.poly;
     // Step 1: clip E against the face-edge planes of VR(F) (neighbours: half-edges of F).
     let mut c: Clip<u32> = Clip::new();
-    let face = q.face(fq);
-    for he in face.half_edge..face.half_edge + face.len {
-        let (a, cn, _) = w.q_fe(he);
+    let (recs, h0) = w.q.face_fe(fq);
+    for (he, r) in (h0..).zip(recs) {
+        let (a, cn, _) = w.q_fe_rec(r, he);
         if !c.plane(cn.dot(t - a), cn.dot(h - a), he) {
             break;
         }
