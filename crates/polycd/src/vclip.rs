@@ -527,21 +527,6 @@ fn edge_slope(u_own: DVec3, n_in_edge_frame: DVec3) -> f64 {
     u_own.dot(n_in_edge_frame)
 }
 
-/// `if c { a } else { b }` by bit masks: the scans' data-dependent choices as straight-line
-/// code (a branch there is mispredicted about as often as taken).
-#[inline(always)]
-fn select_f64(c: bool, a: f64, b: f64) -> f64 {
-    let m = (c as u64).wrapping_neg();
-    f64::from_bits((a.to_bits() & m) | (b.to_bits() & !m))
-}
-
-/// [`select_f64`] for indices.
-#[inline(always)]
-fn select_usize(c: bool, a: usize, b: usize) -> usize {
-    let m = (c as usize).wrapping_neg();
-    (a & m) | (b & !m)
-}
-
 /// What a handler decided: a kind and its feature or point, one flat record (in P/Q terms
 /// from a handler, in A/B terms after [`map`]), so that swapping the orientation and the
 /// iteration's dispatch are arithmetic rather than jump tables over enum payloads.
@@ -744,24 +729,23 @@ fn vv_half<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, vq: u32) -> 
     let x = w.p_local(vp);
     let y = w.q_vertex_in_p(vq);
     let yx = y - x;
-    // Branch-free scan (selects, no data-dependent jumps): `ve_plane(x, o, y)` is `w·(y − x)`
-    // with the slot's `w = x − o`; the first violated plane is taken, then any with a higher
-    // score.
+    // `ve_plane(x, o, y)` is `w·(y − x)` with the slot's `w = x − o`; the first violated
+    // plane is taken, then any with a higher score.
     let mut best = 0.0f64;
-    let mut found = false;
-    let mut best_k = 0usize;
+    let mut best_k = usize::MAX;
     let recs = w.p.adj(vp);
     for (k, r) in recs.iter().enumerate() {
         let (wv, len2) = w.p_adj(r, x);
         let d = wv.dot(yx);
-        let violated = d < 0.0;
-        let score = d * d / len2;
-        let take = violated & ((score > best) | !found);
-        best = select_f64(take, score, best);
-        best_k = select_usize(take, k, best_k);
-        found |= violated;
+        if d < 0.0 {
+            let score = d * d / len2;
+            if score > best || best_k == usize::MAX {
+                best = score;
+                best_k = k;
+            }
+        }
     }
-    if !found {
+    if best_k == usize::MAX {
         return None;
     }
     let r = &recs[best_k];
@@ -845,18 +829,21 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
     let n = w.q.local_normal(fq);
     let q = w.q.poly;
     // Step 1: maximally violated face-edge plane.
-    // Branch-free scan over the face's half-edges (contiguous ids): `fe_plane(n, a, b, x)` is
-    // `c·(x − a)`, the violation `d / |b − a|` (taken only where `d < 0`).
+    // Over the face's half-edges (contiguous ids): `fe_plane(n, a, b, x)` is `c·(x − a)`, the
+    // violation `d / |b − a|`.
     let mut worst = 0.0f64;
     let mut worst_h = u32::MAX;
     let (recs, h0) = w.q.face_fe(fq);
     for (h, r) in (h0..).zip(recs) {
         let (a, c, len) = w.q_fe_rec(r, h);
         let d = c.dot(x - a);
-        let dn = d / len;
-        let take = (d < 0.0) & (dn < worst);
-        worst = select_f64(take, dn, worst);
-        worst_h = select_usize(take, h as usize, worst_h as usize) as u32;
+        if d < 0.0 {
+            let d = d / len;
+            if d < worst {
+                worst = d;
+                worst_h = h;
+            }
+        }
     }
     if worst_h != u32::MAX {
         return Step::Q(Feature::Edge(w.q.fe_edge(worst_h)));
