@@ -684,7 +684,7 @@ fn deriv_vertex(u: DVec3, e: DVec3, v: DVec3) -> f64 {
 
 /// Sign carrier of `D'_{E,F}` (Eq. 3) for an edge of Q (`uq`: its direction in Q's frame) at
 /// the point `e` (P's frame) against face `f` of P; `None` when `e` lies in the face's plane.
-#[inline]
+#[inline(always)]
 fn deriv_face<const R: bool, const PA: bool>(w: &View<R, PA>, uq: DVec3, e: DVec3, f: u32) -> Option<f64> {
     let d = w.p_face_dist(f, e);
     let un = edge_slope(uq, w.p_dir_to_q(w.p.local_normal(f)));
@@ -700,7 +700,7 @@ fn deriv_face<const R: bool, const PA: bool>(w: &View<R, PA>, uq: DVec3, e: DVec
 /// Derivative sign of the distance from `e` (moving along Q's edge: `u` in P's local frame,
 /// `uq` in Q's) to a neighbouring feature of P (vertex or face), or `None` when degenerate
 /// (Eq. 2/3 invalid). `e`: P's local frame.
-#[inline]
+#[inline(always)]
 fn deriv_feature<const R: bool, const PA: bool>(
     w: &View<R, PA>,
     u: DVec3,
