@@ -646,12 +646,17 @@ impl<N: Copy> Clip<N> {
     /// (region side positive). Returns `false` once the edge is completely clipped.
     #[inline]
     fn plane(&mut self, dt: f64, dh: f64, n: N) -> bool {
-        if dt < 0.0 && dh < 0.0 {
+        let (tn, hn) = (dt < 0.0, dh < 0.0);
+        if !(tn | hn) {
+            // Both ends on the region's side (the common case): nothing clipped.
+            return true;
+        }
+        if tn & hn {
             self.n_lo = Some(n);
             self.n_hi = Some(n);
             self.excluded = true;
             return false;
-        } else if dt < 0.0 {
+        } else if tn {
             let l = dt / (dt - dh);
             if l > self.lo {
                 self.lo = l;
@@ -661,7 +666,7 @@ impl<N: Copy> Clip<N> {
                     return false;
                 }
             }
-        } else if dh < 0.0 {
+        } else {
             let l = dt / (dt - dh);
             if l < self.hi {
                 self.hi = l;
@@ -1116,10 +1121,11 @@ enum Run {
 fn closest_points<const R: bool>(ab: &View<R, true>, fa: Feature, fb: Feature) -> (DVec3, DVec3) {
     use Feature::*;
     let (a, b) = (&ab.p, &ab.q);
-    let ends = |body: &Body, e: u32| {
+    #[inline(always)]
+    fn ends(body: &Body, e: u32) -> (DVec3, DVec3) {
         let [t, h] = body.poly.edge(e).vertices;
         (body.vertex(t), body.vertex(h))
-    };
+    }
     match (fa, fb) {
         (Vertex(x), Vertex(y)) => (a.vertex(x), b.vertex(y)),
         (Vertex(x), Edge(y)) => {
