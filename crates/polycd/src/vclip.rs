@@ -481,18 +481,9 @@ impl<const ROT: bool, const PA: bool> View<'_, ROT, PA> {
             (r.w, r.len2)
         }
     }
-    /// Face–edge plane of P's half-edge `h` = `a → b` in P's handler frame: `(a, c, |b − a|)`
-    /// with `c = n × (b − a)`, the plane being `c·(x − a)` (bit for bit [`fe_plane`]).
-    #[inline]
-    fn p_fe(&self, h: u32) -> (DVec3, DVec3, f64) {
-        fe_of(&self.p, Self::P_SHIFT, self.rel.t, h)
-    }
-    /// [`p_fe`](Self::p_fe) for Q's half-edge `h`.
-    #[inline]
-    fn q_fe(&self, h: u32) -> (DVec3, DVec3, f64) {
-        fe_of(&self.q, Self::Q_SHIFT, self.rel.t, h)
-    }
-    /// [`q_fe`](Self::q_fe) from the record of half-edge `h` (in a face scan).
+    /// Face–edge plane of Q's half-edge `h` = `a → b` (record `r`, in a face scan) in Q's
+    /// handler frame: `(a, c, |b − a|)` with `c = n × (b − a)`, the plane being `c·(x − a)`
+    /// (bit for bit [`fe_plane`]).
     #[inline]
     fn q_fe_rec(&self, r: &FeRec, h: u32) -> (DVec3, DVec3, f64) {
         if Self::Q_SHIFT {
@@ -500,6 +491,18 @@ impl<const ROT: bool, const PA: bool> View<'_, ROT, PA> {
         } else {
             (self.q.poly.vertex(r.origin), r.c, r.len)
         }
+    }
+}
+
+/// The normal `c = n × (b − a)` of the face–edge plane of half-edge `h` = `a → b`, given its
+/// handler-frame ends (the table's when the body is not shifted; the same expression
+/// otherwise).
+#[inline(always)]
+fn fe_normal(body: &Body, shift: bool, h: u32, a: DVec3, b: DVec3) -> DVec3 {
+    if shift {
+        body.local_normal(body.poly.half_edge(h).face).cross(b - a)
+    } else {
+        body.poly.vclip.fe[h as usize].c
     }
 }
 
@@ -782,12 +785,13 @@ fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step 
         }
         // Face-edge planes of the half-edges t → h (in the left face) and h → t (right).
         let [fl, fr] = ed.faces;
-        let (a, c, _) = w.q_fe(ed.half_edge);
-        if -c.dot(x - a) < 0.0 {
+        let c = fe_normal(&w.q, View::<R, PA>::Q_SHIFT, ed.half_edge, t, h);
+        if -c.dot(x - t) < 0.0 {
             return Step::Q(Feature::Face(fl));
         }
-        let (a, c, _) = w.q_fe(w.q.poly.half_edge(ed.half_edge).twin);
-        if -c.dot(x - a) < 0.0 {
+        let twin = w.q.poly.half_edge(ed.half_edge).twin;
+        let c = fe_normal(&w.q, View::<R, PA>::Q_SHIFT, twin, h, t);
+        if -c.dot(x - h) < 0.0 {
             return Step::Q(Feature::Face(fr));
         }
     }
@@ -932,10 +936,11 @@ fn ee_half<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, eq: u32) -> 
     // Steps 8–14: face-edge planes, continuing the same clip.
     // Face-edge planes of the half-edges t1 → h1 (left face) and h1 → t1 (right face).
     let [fl, fr] = e1.faces;
-    let (al, cl, _) = w.p_fe(e1.half_edge);
-    let (ar, cr, _) = w.p_fe(w.p.poly.half_edge(e1.half_edge).twin);
-    let _ = c.plane(-cl.dot(t2 - al), -cl.dot(h2 - al), Feature::Face(fl))
-        && c.plane(-cr.dot(t2 - ar), -cr.dot(h2 - ar), Feature::Face(fr));
+    let cl = fe_normal(&w.p, View::<R, PA>::P_SHIFT, e1.half_edge, t1, h1);
+    let twin = w.p.poly.half_edge(e1.half_edge).twin;
+    let cr = fe_normal(&w.p, View::<R, PA>::P_SHIFT, twin, h1, t1);
+    let _ = c.plane(-cl.dot(t2 - t1), -cl.dot(h2 - t1), Feature::Face(fl))
+        && c.plane(-cr.dot(t2 - h1), -cr.dot(h2 - h1), Feature::Face(fr));
     if c.excluded {
         let (Some(nl), Some(nh)) = (c.n_lo, c.n_hi) else {
             return None;
