@@ -21,6 +21,14 @@
 //!   local frame of the region's owner: its vertices, normals and planes are used as stored and
 //!   only the tested feature's one or two vertices are mapped in by the relative pose (no
 //!   per-query allocation, no per-query O(n) transform). Results are reported in A's frame.
+//! - Each shape carries precomputed Voronoi-plane vectors ([`VClipTables`], built with the
+//!   shape; 64 bytes per half-edge): per adjacency slot of a vertex `v`, `v − o` and
+//!   `|v − o|²` (vertex–edge planes), per half-edge `a → b` of a face `f`, `n_f × (b − a)` and
+//!   `|b − a|` (face–edge planes). They are the very expressions the handlers evaluated
+//!   before, on the stored vertices, so every plane keeps its value bit for bit; the handlers
+//!   scan them in adjacency order. (A shifted B, translation-only pairs, recomputes them from
+//!   its shifted vertices with the same expressions.) The kind of handler frame and the
+//!   orientation of the pair are compile-time parameters of [`View`].
 //!
 //! # Invariants
 //! - Every Voronoi plane is evaluated from one formula whichever region it bounds: the
