@@ -93,6 +93,8 @@ pub struct ConvexPolyhedron {
     pub(crate) cones: VertexCones,
     /// CD-Dual's per-shape precomputation (inertia ellipsoid, stack sizing).
     pub(crate) start_table: crate::cd_dual::StartTable,
+    /// V-Clip's Voronoi-plane vectors per half-edge (see [`crate::vclip`]).
+    pub(crate) vclip: crate::vclip::VClipTables,
 }
 
 /// What [`ConvexPolyhedron::validate`] found.
@@ -408,12 +410,14 @@ impl ConvexPolyhedron {
             scan_blocks: ScanBlocks::default(),
             cones: VertexCones::default(),
             start_table: crate::cd_dual::StartTable::default(),
+            vclip: crate::vclip::VClipTables::default(),
         };
         poly.dk = DkHierarchy::build(&poly);
         poly.hints = SupportHints::build(&poly);
         poly.scan_blocks = ScanBlocks::build(&poly);
         poly.cones = VertexCones::build(&poly);
         poly.start_table = crate::cd_dual::StartTable::build(&poly);
+        poly.vclip = crate::vclip::VClipTables::build(&poly);
         Ok(poly)
     }
 

@@ -21,6 +21,14 @@
 //!   local frame of the region's owner: its vertices, normals and planes are used as stored and
 //!   only the tested feature's one or two vertices are mapped in by the relative pose (no
 //!   per-query allocation, no per-query O(n) transform). Results are reported in A's frame.
+//! - Each shape carries precomputed Voronoi-plane vectors ([`VClipTables`], built with the
+//!   shape; 80 bytes per half-edge): per adjacency slot of a vertex `v`, `v − o` and
+//!   `|v − o|²` (vertex–edge planes), per half-edge `a → b` of a face `f`, `n_f × (b − a)` and
+//!   `|b − a|` (face–edge planes). They are the very expressions the handlers evaluated
+//!   before, on the stored vertices, so every plane keeps its value bit for bit; the handlers
+//!   scan them in adjacency order. (A shifted B, translation-only pairs, recomputes them from
+//!   its shifted vertices with the same expressions.) The kind of handler frame and the
+//!   orientation of the pair are compile-time parameters of [`View`].
 //!
 //! # Invariants
 //! - Every Voronoi plane is evaluated from one formula whichever region it bounds: the
@@ -185,6 +193,79 @@ impl VClipCache {
     }
 }
 
+/// V-Clip's per-shape tables: the Voronoi-plane vectors the handlers scan, computed once in
+/// the shape's local frame with the very expressions the handlers used to evaluate per call
+/// (so every plane keeps its value bit for bit), laid out next to the adjacency they belong
+/// to. Memory: 80 bytes per half-edge (40 in each table), about 3.3× the half-edge records
+/// (307 KB for the 642-vertex icosphere).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct VClipTables {
+    /// Per adjacency slot, in the CSR order of `neighbors` / `outgoing`.
+    adj: Vec<AdjRec>,
+    /// Per half-edge.
+    fe: Vec<FeRec>,
+}
+
+/// The edge from a vertex `v` to its neighbour `o` (one adjacency slot of `v`).
+#[derive(Clone, Copy, Debug)]
+struct AdjRec {
+    /// `v − o`: the vertex–edge plane of edge `(v, o)` at `v` is `w·(x − v)` (see [`ve_plane`]).
+    w: DVec3,
+    /// `|v − o|²`.
+    len2: f64,
+    /// The neighbour `o`.
+    nbr: u32,
+    /// The edge `(v, o)`.
+    edge: u32,
+}
+
+/// A half-edge `a → b` of a face `f`.
+#[derive(Clone, Copy, Debug)]
+struct FeRec {
+    /// `n_f × (b − a)`: the face–edge plane is `c·(x − a)` (see [`fe_plane`]).
+    c: DVec3,
+    /// `|b − a|`.
+    len: f64,
+    /// The tail `a`.
+    origin: u32,
+    /// The edge.
+    edge: u32,
+}
+
+impl VClipTables {
+    pub(crate) fn build(poly: &ConvexPolyhedron) -> Self {
+        let nv = poly.vertices().len() as u32;
+        let mut adj = Vec::with_capacity(poly.adj_vertex.len());
+        for v in 0..nv {
+            let x = poly.vertex(v);
+            for (&o, &h) in poly.neighbors(v).iter().zip(poly.outgoing(v)) {
+                let w = x - poly.vertex(o);
+                adj.push(AdjRec {
+                    w,
+                    len2: w.length_squared(),
+                    nbr: o,
+                    edge: poly.half_edge(h).edge,
+                });
+            }
+        }
+        let fe = poly
+            .half_edges()
+            .iter()
+            .map(|he| {
+                let a = poly.vertex(he.origin);
+                let b = poly.vertex(poly.half_edge(he.next).origin);
+                FeRec {
+                    c: poly.face(he.face).normal.cross(b - a),
+                    len: (b - a).length(),
+                    origin: he.origin,
+                    edge: he.edge,
+                }
+            })
+            .collect();
+        VClipTables { adj, fe }
+    }
+}
+
 /// B's placement in A's frame: `x ↦ m·x + t`, and `mt = mᵀ` for the way back.
 struct Rel {
     m: DMat3,
@@ -198,73 +279,32 @@ struct Body<'a> {
     poly: &'a ConvexPolyhedron,
     /// Local → common frame, `x ↦ M·x + t` (`None`: identity, shape A).
     frame: Option<&'a Rel>,
-    /// The handlers' frame for this body's regions, see [`View`]. Either the body's own frame:
-    /// `local` is `None` and `own` holds the maps `M·x + t` (to common) and `Mᵀ·(x − t)` (from
-    /// common); or the common frame, used only when `M` is exactly the identity: `local` is
-    /// the translation `t` (`x + t` is `M·x + t` up to the sign of zero coordinates, which no
-    /// sign test sees) and `own` is `None`.
-    /// (References: the views are built per query and passed around, so they stay small.)
-    local: Option<&'a DVec3>,
-    own: Option<&'a Rel>,
 }
 
 impl Body<'_> {
-    /// A point of this body's handler frame in the common frame.
-    #[inline]
-    fn map_out(&self, x: DVec3) -> DVec3 {
-        match self.own {
-            None => x,
-            Some(r) => r.m * x + r.t,
-        }
-    }
-    /// A common-frame point in this body's handler frame.
-    #[inline]
-    fn map_in(&self, x: DVec3) -> DVec3 {
-        match self.own {
-            None => x,
-            Some(r) => r.mt * (x - r.t),
-        }
-    }
-    /// A direction of this body's handler frame in the common frame (the rotation of
-    /// [`map_out`](Self::map_out)).
-    #[inline]
-    fn rot_out(&self, x: DVec3) -> DVec3 {
-        match self.own {
-            None => x,
-            Some(r) => r.m * x,
-        }
-    }
-    /// A common-frame direction in this body's handler frame (the rotation of
-    /// [`map_in`](Self::map_in)).
-    #[inline]
-    fn rot_in(&self, x: DVec3) -> DVec3 {
-        match self.own {
-            None => x,
-            Some(r) => r.mt * x,
-        }
-    }
-    /// Vertex `v` in the handler frame.
-    #[inline]
-    fn local(&self, v: u32) -> DVec3 {
-        let p = self.poly.vertex(v);
-        match self.local {
-            None => p,
-            Some(t) => p + *t,
-        }
-    }
     /// Outward normal of face `f` in the handler frame (the same in both kinds of frame: the
     /// common frame is used only when the rotation is the identity).
     #[inline]
     fn local_normal(&self, f: u32) -> DVec3 {
         self.poly.face(f).normal
     }
-    /// Signed distance of the handler-frame point `x` from the support plane of face `f`
-    /// (through its first vertex).
+    /// The adjacency slots of vertex `v` (a slice of [`VClipTables::adj`]).
     #[inline]
-    fn local_face_dist(&self, f: u32, x: DVec3) -> f64 {
+    fn adj(&self, v: u32) -> &[AdjRec] {
+        let s = &self.poly.adj_start;
+        &self.poly.vclip.adj[s[v as usize] as usize..s[v as usize + 1] as usize]
+    }
+    /// The face–edge records of face `f`'s half-edges (contiguous ids), and the first id.
+    #[inline]
+    fn face_fe(&self, f: u32) -> (&[FeRec], u32) {
         let face = self.poly.face(f);
-        let a = self.local(self.poly.half_edge(face.half_edge).origin);
-        self.local_normal(f).dot(x - a)
+        let lo = face.half_edge as usize;
+        (&self.poly.vclip.fe[lo..lo + face.len as usize], face.half_edge)
+    }
+    /// The edge of half-edge `h`.
+    #[inline]
+    fn fe_edge(&self, h: u32) -> u32 {
+        self.poly.vclip.fe[h as usize].edge
     }
     #[inline]
     fn vertex(&self, v: u32) -> DVec3 {
@@ -309,51 +349,183 @@ impl Body<'_> {
 /// One orientation of the pair: features of `p` are tested against regions of `q` and back.
 ///
 /// Every test of a feature of one body against a Voronoi region (or a neighbouring feature)
-/// of the other runs in the local frame of the body that owns the region: the owner's
-/// vertices, normals and planes are used as stored, and only the other feature's one or two
-/// vertices are mapped in (always by the same map, so each Voronoi plane still gets bit-for-bit
+/// of the other runs in the handler frame of the body that owns the region. With a rotation
+/// (`ROT`) that is the body's local frame: its vertices, normals and planes are used as
+/// stored, and only the other feature's one or two vertices are mapped in (always by the same
+/// map, `Mᵀ·(x − t)` into B and `M·x + t` into A, so each Voronoi plane still gets bit-for-bit
 /// the same value, or its exact negation, whichever handler evaluates it). When the relative
-/// rotation is exactly the identity (translated copies) both bodies use the common frame
-/// instead: the two maps `x − t` and `x + t` would then describe two configurations that
+/// rotation is exactly the identity (`!ROT`, translated copies) both bodies use the common
+/// frame instead: the two maps `x − t` and `x + t` would then describe two configurations that
 /// differ by rounding, and between the exactly parallel faces of such copies that difference
 /// decides ties and makes the iteration cycle. B's vertices are then `x + t` (which `M·x + t`
-/// equals up to the sign of zero coordinates) and its normals are used as stored.
+/// equals up to the sign of zero coordinates, which no sign test sees) and its normals are
+/// used as stored.
+///
+/// The two constants select the four cases at compile time (`PA`: `p` is A), so the
+/// handlers carry no per-access branch on the kind of frame; a body whose handler frame is
+/// its local frame (always A; B under a rotation) reads its plane vectors from its
+/// [`VClipTables`], a shifted B recomputes them from its shifted vertices with the same
+/// expressions.
 #[derive(Clone, Copy)]
-struct View<'a> {
+struct View<'a, const ROT: bool, const PA: bool> {
     p: Body<'a>,
     q: Body<'a>,
+    rel: &'a Rel,
 }
 
-impl View<'_> {
-    /// A point of P's local frame in Q's local frame.
+impl<const ROT: bool, const PA: bool> View<'_, ROT, PA> {
+    /// P's vertices are shifted by `t` in its handler frame (translation only, P = B).
+    const P_SHIFT: bool = !ROT && !PA;
+    /// Q's vertices are shifted by `t` (translation only, Q = B).
+    const Q_SHIFT: bool = !ROT && PA;
+
+    /// P's vertex `v` in P's handler frame.
+    #[inline]
+    fn p_local(&self, v: u32) -> DVec3 {
+        let x = self.p.poly.vertex(v);
+        if Self::P_SHIFT {
+            x + self.rel.t
+        } else {
+            x
+        }
+    }
+    /// Q's vertex `v` in Q's handler frame.
+    #[inline]
+    fn q_local(&self, v: u32) -> DVec3 {
+        let x = self.q.poly.vertex(v);
+        if Self::Q_SHIFT {
+            x + self.rel.t
+        } else {
+            x
+        }
+    }
+    /// A point of P's handler frame in Q's handler frame.
     #[inline]
     fn p_to_q(&self, x: DVec3) -> DVec3 {
-        self.q.map_in(self.p.map_out(x))
+        match (ROT, PA) {
+            (false, _) => x,
+            (true, true) => self.rel.mt * (x - self.rel.t),
+            (true, false) => self.rel.m * x + self.rel.t,
+        }
     }
-    /// A point of Q's local frame in P's local frame.
+    /// A point of Q's handler frame in P's handler frame.
     #[inline]
     fn q_to_p(&self, x: DVec3) -> DVec3 {
-        self.p.map_in(self.q.map_out(x))
+        match (ROT, PA) {
+            (false, _) => x,
+            (true, true) => self.rel.m * x + self.rel.t,
+            (true, false) => self.rel.mt * (x - self.rel.t),
+        }
     }
     /// P's vertex `v` in Q's frame.
     #[inline]
     fn p_vertex_in_q(&self, v: u32) -> DVec3 {
-        self.p_to_q(self.p.local(v))
+        self.p_to_q(self.p_local(v))
     }
     /// Q's vertex `v` in P's frame.
     #[inline]
     fn q_vertex_in_p(&self, v: u32) -> DVec3 {
-        self.q_to_p(self.q.local(v))
+        self.q_to_p(self.q_local(v))
     }
-    /// A direction of Q's local frame (a face normal) in P's local frame.
+    /// A direction of Q's frame (a face normal) in P's frame.
     #[inline]
     fn q_dir_to_p(&self, x: DVec3) -> DVec3 {
-        self.p.rot_in(self.q.rot_out(x))
+        match (ROT, PA) {
+            (false, _) => x,
+            (true, true) => self.rel.m * x,
+            (true, false) => self.rel.mt * x,
+        }
     }
-    /// A direction of P's local frame (a face normal) in Q's local frame.
+    /// A direction of P's frame (a face normal) in Q's frame.
     #[inline]
     fn p_dir_to_q(&self, x: DVec3) -> DVec3 {
-        self.q.rot_in(self.p.rot_out(x))
+        match (ROT, PA) {
+            (false, _) => x,
+            (true, true) => self.rel.mt * x,
+            (true, false) => self.rel.m * x,
+        }
+    }
+    /// A point of P's handler frame in the common frame.
+    #[inline]
+    fn p_out(&self, x: DVec3) -> DVec3 {
+        if ROT && !PA {
+            self.rel.m * x + self.rel.t
+        } else {
+            x
+        }
+    }
+    /// A point of Q's handler frame in the common frame.
+    #[inline]
+    fn q_out(&self, x: DVec3) -> DVec3 {
+        if ROT && PA {
+            self.rel.m * x + self.rel.t
+        } else {
+            x
+        }
+    }
+    /// Signed distance of the P-frame point `x` from the support plane of P's face `f`
+    /// (through its first vertex).
+    #[inline]
+    fn p_face_dist(&self, f: u32, x: DVec3) -> f64 {
+        let face = self.p.poly.face(f);
+        let a = self.p_local(self.p.poly.half_edge(face.half_edge).origin);
+        face.normal.dot(x - a)
+    }
+    /// Signed distance of the Q-frame point `x` from the support plane of Q's face `f`.
+    #[inline]
+    fn q_face_dist(&self, f: u32, x: DVec3) -> f64 {
+        let face = self.q.poly.face(f);
+        let a = self.q_local(self.q.poly.half_edge(face.half_edge).origin);
+        face.normal.dot(x - a)
+    }
+    /// `(w, |w|²)` of an adjacency slot of P's vertex at `x` (its handler-frame position),
+    /// `w = x − o` in the handler frame: the table's, or recomputed from the shifted vertices
+    /// exactly as [`ve_plane`] would.
+    #[inline]
+    fn p_adj(&self, r: &AdjRec, x: DVec3) -> (DVec3, f64) {
+        if Self::P_SHIFT {
+            let w = x - (self.p.poly.vertex(r.nbr) + self.rel.t);
+            (w, w.length_squared())
+        } else {
+            (r.w, r.len2)
+        }
+    }
+    /// Face–edge plane of Q's half-edge `h` = `a → b` (record `r`, in a face scan) in Q's
+    /// handler frame: `(a, c, |b − a|)` with `c = n × (b − a)`, the plane being `c·(x − a)`
+    /// (bit for bit [`fe_plane`]).
+    #[inline]
+    fn q_fe_rec(&self, r: &FeRec, h: u32) -> (DVec3, DVec3, f64) {
+        if Self::Q_SHIFT {
+            fe_of(&self.q, true, self.rel.t, h)
+        } else {
+            (self.q.poly.vertex(r.origin), r.c, r.len)
+        }
+    }
+}
+
+/// The normal `c = n × (b − a)` of the face–edge plane of half-edge `h` = `a → b`, given its
+/// handler-frame ends (the table's when the body is not shifted; the same expression
+/// otherwise).
+#[inline(always)]
+fn fe_normal(body: &Body, shift: bool, h: u32, a: DVec3, b: DVec3) -> DVec3 {
+    if shift {
+        body.local_normal(body.poly.half_edge(h).face).cross(b - a)
+    } else {
+        body.poly.vclip.fe[h as usize].c
+    }
+}
+
+#[inline(always)]
+fn fe_of(body: &Body, shift: bool, t: DVec3, h: u32) -> (DVec3, DVec3, f64) {
+    let poly = body.poly;
+    let r = poly.vclip.fe[h as usize];
+    if shift {
+        let a = poly.vertex(r.origin) + t;
+        let b = poly.vertex(body.head(h)) + t;
+        let u = b - a;
+        (a, body.local_normal(poly.half_edge(h).face).cross(u), u.length())
+    } else {
+        (poly.vertex(r.origin), r.c, r.len)
     }
 }
 
@@ -367,20 +539,82 @@ fn edge_slope(u_own: DVec3, n_in_edge_frame: DVec3) -> f64 {
     u_own.dot(n_in_edge_frame)
 }
 
-/// What a handler decided.
+/// What a handler decided: a kind and its feature or point, one flat record (in P/Q terms
+/// from a handler, in A/B terms after [`map`]), so that swapping the orientation and the
+/// iteration's dispatch are arithmetic rather than jump tables over enum payloads.
 #[derive(Clone, Copy, Debug)]
-enum Step {
-    /// Move P's feature.
-    P(Feature),
-    /// Move Q's feature.
-    Q(Feature),
-    /// Move P's vertex to a neighbouring vertex: the VV step to their edge and the VE step
-    /// that follows it from there, taken at once (two handler calls, see [`vv_half`]).
-    P2(Feature),
+struct Step {
+    /// [`Step::MOVE_P`] (bit 0: Q's feature instead, bit 1: two handler calls), [`Step::DONE_K`]
+    /// or [`Step::PEN`].
+    kind: u32,
+    /// The new feature (moves).
+    f: Feature,
+    /// The intersection point, common frame ([`Step::PEN`]).
+    point: DVec3,
+}
+
+impl Step {
+    /// Move P's (after [`map`]: A's) feature; `| MOVE_Q`: Q's (B's); `| TWICE`: two handler
+    /// calls (P's vertex moved to a neighbouring vertex: the VV step to their edge and the
+    /// VE step that follows it from there, taken at once, see [`vv_half`]).
+    const MOVE_P: u32 = 0;
+    const MOVE_Q: u32 = 1;
+    const TWICE: u32 = 2;
     /// Theorem 1 holds for the current pair.
-    Done,
-    /// The current features intersect at this point (common frame).
-    Penetration(DVec3),
+    const DONE_K: u32 = 4;
+    /// The current features intersect at `point`.
+    const PEN: u32 = 5;
+    const DONE: Step = Step {
+        kind: Step::DONE_K,
+        f: Feature::Vertex(0),
+        point: DVec3::ZERO,
+    };
+    #[inline(always)]
+    fn mv(kind: u32, f: Feature) -> Step {
+        Step {
+            kind,
+            f,
+            point: DVec3::ZERO,
+        }
+    }
+    #[allow(non_snake_case)]
+    #[inline(always)]
+    fn P(f: Feature) -> Step {
+        Step::mv(Step::MOVE_P, f)
+    }
+    #[allow(non_snake_case)]
+    #[inline(always)]
+    fn Q(f: Feature) -> Step {
+        Step::mv(Step::MOVE_Q, f)
+    }
+    #[allow(non_snake_case)]
+    #[inline(always)]
+    fn P2(f: Feature) -> Step {
+        Step::mv(Step::MOVE_P | Step::TWICE, f)
+    }
+    #[allow(non_snake_case)]
+    #[inline(always)]
+    fn Penetration(point: DVec3) -> Step {
+        Step {
+            kind: Step::PEN,
+            f: Feature::Vertex(0),
+            point,
+        }
+    }
+    /// Applies a move (A/B terms) to the pair; `false` for [`Step::DONE_K`] and
+    /// [`Step::PEN`].
+    #[inline(always)]
+    fn apply(&self, fa: &mut Feature, fb: &mut Feature) -> bool {
+        if self.kind >= Step::DONE_K {
+            return false;
+        }
+        if self.kind & Step::MOVE_Q == 0 {
+            *fa = self.f;
+        } else {
+            *fb = self.f;
+        }
+        true
+    }
 }
 
 /// Vertex–edge plane of edge `(v, w)` at `v`, positive on the vertex side.
@@ -424,12 +658,17 @@ impl<N: Copy> Clip<N> {
     /// (region side positive). Returns `false` once the edge is completely clipped.
     #[inline]
     fn plane(&mut self, dt: f64, dh: f64, n: N) -> bool {
-        if dt < 0.0 && dh < 0.0 {
+        let (tn, hn) = (dt < 0.0, dh < 0.0);
+        if !(tn | hn) {
+            // Both ends on the region's side (the common case): nothing clipped.
+            return true;
+        }
+        if tn & hn {
             self.n_lo = Some(n);
             self.n_hi = Some(n);
             self.excluded = true;
             return false;
-        } else if dt < 0.0 {
+        } else if tn {
             let l = dt / (dt - dh);
             if l > self.lo {
                 self.lo = l;
@@ -439,7 +678,7 @@ impl<N: Copy> Clip<N> {
                     return false;
                 }
             }
-        } else if dh < 0.0 {
+        } else {
             let l = dt / (dt - dh);
             if l < self.hi {
                 self.hi = l;
@@ -462,9 +701,9 @@ fn deriv_vertex(u: DVec3, e: DVec3, v: DVec3) -> f64 {
 
 /// Sign carrier of `D'_{E,F}` (Eq. 3) for an edge of Q (`uq`: its direction in Q's frame) at
 /// the point `e` (P's frame) against face `f` of P; `None` when `e` lies in the face's plane.
-#[inline]
-fn deriv_face(w: &View, uq: DVec3, e: DVec3, f: u32) -> Option<f64> {
-    let d = w.p.local_face_dist(f, e);
+#[inline(always)]
+fn deriv_face<const R: bool, const PA: bool>(w: &View<R, PA>, uq: DVec3, e: DVec3, f: u32) -> Option<f64> {
+    let d = w.p_face_dist(f, e);
     let un = edge_slope(uq, w.p_dir_to_q(w.p.local_normal(f)));
     if d > 0.0 {
         Some(un)
@@ -478,11 +717,17 @@ fn deriv_face(w: &View, uq: DVec3, e: DVec3, f: u32) -> Option<f64> {
 /// Derivative sign of the distance from `e` (moving along Q's edge: `u` in P's local frame,
 /// `uq` in Q's) to a neighbouring feature of P (vertex or face), or `None` when degenerate
 /// (Eq. 2/3 invalid). `e`: P's local frame.
-#[inline]
-fn deriv_feature(w: &View, u: DVec3, uq: DVec3, e: DVec3, n: Feature) -> Option<f64> {
+#[inline(always)]
+fn deriv_feature<const R: bool, const PA: bool>(
+    w: &View<R, PA>,
+    u: DVec3,
+    uq: DVec3,
+    e: DVec3,
+    n: Feature,
+) -> Option<f64> {
     match n {
         Feature::Vertex(v) => {
-            let x = w.p.local(v);
+            let x = w.p_local(v);
             if e == x {
                 None
             } else {
@@ -497,72 +742,85 @@ fn deriv_feature(w: &View, u: DVec3, uq: DVec3, e: DVec3, n: Feature) -> Option<
 
 /// VV half (Alg. 4 steps 1–4): is Q's vertex in VR(P's vertex)? Returns the maximally
 /// violated plane's violation (squared distance beyond it) with the step.
-fn vv_half(w: &View, vp: u32, vq: u32) -> Option<(f64, Step)> {
-    let p = w.p.poly;
-    let x = w.p.local(vp);
+fn vv_half<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, vq: u32) -> Option<(f64, Step)> {
+    let x = w.p_local(vp);
     let y = w.q_vertex_in_p(vq);
+    let yx = y - x;
+    // `ve_plane(x, o, y)` is `w·(y − x)` with the slot's `w = x − o`; the first violated
+    // plane is taken, then any with a higher score.
     let mut best = 0.0f64;
-    let mut best_h = None;
-    for (&oi, &h) in p.neighbors(vp).iter().zip(p.outgoing(vp)) {
-        let o = w.p.local(oi);
-        let d = ve_plane(x, o, y);
+    let mut best_k = usize::MAX;
+    let recs = w.p.adj(vp);
+    for (k, r) in recs.iter().enumerate() {
+        let (wv, len2) = w.p_adj(r, x);
+        let d = wv.dot(yx);
         if d < 0.0 {
-            let score = d * d / (x - o).length_squared();
-            if score > best || best_h.is_none() {
+            let score = d * d / len2;
+            if score > best || best_k == usize::MAX {
                 best = score;
-                best_h = Some((oi, h));
+                best_k = k;
             }
         }
     }
-    let (oi, h) = best_h?;
+    if best_k == usize::MAX {
+        return None;
+    }
+    let r = &recs[best_k];
+    let (oi, edge) = (r.nbr, r.edge);
     // The VE handler of the new pair (edge (x, o), Q's vertex) first tests Q's vertex against
     // the edge's two vertex-edge planes, in this same frame with this same mapped point; the
     // plane at x is violated (above), so it moves to `o` exactly when the plane at `o` is
     // violated too. That step is taken here at once (bit for bit the same test).
-    if ve_plane(w.p.local(oi), x, y) > 0.0 {
+    if ve_plane(w.p_local(oi), x, y) > 0.0 {
         return Some((best, Step::P2(Feature::Vertex(oi))));
     }
-    Some((best, Step::P(Feature::Edge(p.half_edge(h).edge))))
+    Some((best, Step::P(Feature::Edge(edge))))
 }
 
 /// VE state (Alg. 5): vertex of P, edge of Q.
-fn ve(w: &View, vp: u32, eq: u32) -> Step {
-    let p = w.p.poly;
-    let x = w.p.local(vp);
+fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step {
+    let x = w.p_local(vp);
     let ed = *w.q.poly.edge(eq);
     let [ti, hi] = ed.vertices;
     // Steps 1–4: V against VR(E), vertex-edge planes first (Q's frame).
     {
         let x = w.p_vertex_in_q(vp);
-        let (t, h) = (w.q.local(ti), w.q.local(hi));
+        let (t, h) = (w.q_local(ti), w.q_local(hi));
         if -ve_plane(t, h, x) < 0.0 {
             return Step::Q(Feature::Vertex(ti));
         }
         if -ve_plane(h, t, x) < 0.0 {
             return Step::Q(Feature::Vertex(hi));
         }
+        // Face-edge planes of the half-edges t → h (in the left face) and h → t (right).
         let [fl, fr] = ed.faces;
-        if -fe_plane(w.q.local_normal(fl), t, h, x) < 0.0 {
+        let c = fe_normal(&w.q, View::<R, PA>::Q_SHIFT, ed.half_edge, t, h);
+        if -c.dot(x - t) < 0.0 {
             return Step::Q(Feature::Face(fl));
         }
-        if -fe_plane(w.q.local_normal(fr), h, t, x) < 0.0 {
+        let twin = w.q.poly.half_edge(ed.half_edge).twin;
+        let c = fe_normal(&w.q, View::<R, PA>::Q_SHIFT, twin, h, t);
+        if -c.dot(x - h) < 0.0 {
             return Step::Q(Feature::Face(fr));
         }
     }
     // Step 5: clip E against VR(V) (P's frame). Neighbours: P's outgoing half-edges.
     let (t, h) = (w.q_vertex_in_p(ti), w.q_vertex_in_p(hi));
-    let mut c: Clip<u32> = Clip::new();
-    for (&o, &he) in p.neighbors(vp).iter().zip(p.outgoing(vp)) {
-        let o = w.p.local(o);
-        if !c.plane(ve_plane(x, o, t), ve_plane(x, o, h), he) {
+    // Neighbours: P's adjacency slots (`ve_plane(x, o, ·)` is `w·(· − x)`).
+    let mut c: Clip<usize> = Clip::new();
+    let (tx, hx) = (t - x, h - x);
+    let recs = w.p.adj(vp);
+    for (k, r) in recs.iter().enumerate() {
+        let (wv, _) = w.p_adj(r, x);
+        if !c.plane(wv.dot(tx), wv.dot(hx), k) {
             break;
         }
     }
-    let edge = |he: u32| Step::P(Feature::Edge(p.half_edge(he).edge));
+    let edge = |k: usize| Step::P(Feature::Edge(recs[k].edge));
     let u = h - t;
     if c.excluded {
         let (Some(nl), Some(nh)) = (c.n_lo, c.n_hi) else {
-            return Step::Done; // unreachable: exclusion always sets both
+            return Step::DONE; // unreachable: exclusion always sets both
         };
         if nl == nh || deriv_vertex(u, lerp(t, h, c.lo), x) > 0.0 {
             return edge(nl);
@@ -580,52 +838,55 @@ fn ve(w: &View, vp: u32, eq: u32) -> Step {
             return edge(n);
         }
     }
-    Step::Done
+    Step::DONE
 }
 
 /// VF state (Alg. 6): vertex of P, face of Q (tests in Q's frame).
-fn vf(w: &View, vp: u32, fq: u32) -> Step {
+fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step {
     let x = w.p_vertex_in_q(vp);
     let n = w.q.local_normal(fq);
     let q = w.q.poly;
     // Step 1: maximally violated face-edge plane.
+    // Over the face's half-edges (contiguous ids): `fe_plane(n, a, b, x)` is `c·(x − a)`, the
+    // violation `d / |b − a|`.
     let mut worst = 0.0f64;
-    let mut worst_edge = None;
-    for h in q.face_half_edges(fq) {
-        let a = w.q.local(q.half_edge(h).origin);
-        let b = w.q.local(w.q.head(h));
-        let d = fe_plane(n, a, b, x);
+    let mut worst_h = u32::MAX;
+    let (recs, h0) = w.q.face_fe(fq);
+    for (h, r) in (h0..).zip(recs) {
+        let (a, c, len) = w.q_fe_rec(r, h);
+        let d = c.dot(x - a);
         if d < 0.0 {
-            let d = d / (b - a).length();
+            let d = d / len;
             if d < worst {
                 worst = d;
-                worst_edge = Some(q.half_edge(h).edge);
+                worst_h = h;
             }
         }
     }
-    if let Some(e) = worst_edge {
-        return Step::Q(Feature::Edge(e));
+    if worst_h != u32::MAX {
+        return Step::Q(Feature::Edge(w.q.fe_edge(worst_h)));
     }
     // Step 6: an edge of V pointing toward the plane of F (the slope is `edge_slope`, as in
     // EF and EE: in P's frame, F's normal rotated there once).
-    let dv = w.q.local_face_dist(fq, x);
-    let p = w.p.poly;
+    let dv = w.q_face_dist(fq, x);
     let np = w.q_dir_to_p(n);
-    let xp = w.p.local(vp);
-    for (&o, &he) in p.neighbors(vp).iter().zip(p.outgoing(vp)) {
-        let slope = edge_slope(w.p.local(o) - xp, np);
+    let xp = w.p_local(vp);
+    for r in w.p.adj(vp) {
+        // `o − x` is the exact negation of the slot's `w = x − o`.
+        let (wv, _) = w.p_adj(r, xp);
+        let slope = edge_slope(-wv, np);
         if (dv > 0.0 && slope < 0.0) || (dv < 0.0 && slope > 0.0) {
-            return Step::P(Feature::Edge(p.half_edge(he).edge));
+            return Step::P(Feature::Edge(r.edge));
         }
     }
     if dv > 0.0 {
-        return Step::Done;
+        return Step::DONE;
     }
     // Step 12: handleLocalMin (Alg. 3).
     let mut dmax = f64::NEG_INFINITY;
     let mut f0 = fq;
     for f in 0..q.faces().len() as u32 {
-        let d = w.q.local_face_dist(f, x);
+        let d = w.q_face_dist(f, x);
         if d > dmax {
             dmax = d;
             f0 = f;
@@ -641,17 +902,17 @@ fn vf(w: &View, vp: u32, fq: u32) -> Step {
 type EdgeNbr = Feature;
 
 /// EE half (Alg. 7 steps 1–14): Q's edge against VR(P's edge).
-fn ee_half(w: &View, ep: u32, eq: u32) -> Option<Step> {
+fn ee_half<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, eq: u32) -> Option<Step> {
     // Everything in P's frame (P owns the region).
     let e1 = *w.p.poly.edge(ep);
     let [t1i, h1i] = e1.vertices;
-    let (t1, h1) = (w.p.local(t1i), w.p.local(h1i));
+    let (t1, h1) = (w.p_local(t1i), w.p_local(h1i));
     let e2 = *w.q.poly.edge(eq);
-    let (t2q, h2q) = (w.q.local(e2.vertices[0]), w.q.local(e2.vertices[1]));
+    let (t2q, h2q) = (w.q_local(e2.vertices[0]), w.q_local(e2.vertices[1]));
     let (t2, h2) = (w.q_to_p(t2q), w.q_to_p(h2q));
     let u = h2 - t2;
     let uq = h2q - t2q;
-    let pen = |e: DVec3| Some(Step::Penetration(w.p.map_out(e)));
+    let pen = |e: DVec3| Some(Step::Penetration(w.p_out(e)));
     // Steps 1–7: vertex-edge planes of VR(E1).
     let mut c: Clip<EdgeNbr> = Clip::new();
     let _ = c.plane(-ve_plane(t1, h1, t2), -ve_plane(t1, h1, h2), Feature::Vertex(t1i))
@@ -682,16 +943,13 @@ fn ee_half(w: &View, ep: u32, eq: u32) -> Option<Step> {
         }
     }
     // Steps 8–14: face-edge planes, continuing the same clip.
+    // Face-edge planes of the half-edges t1 → h1 (left face) and h1 → t1 (right face).
     let [fl, fr] = e1.faces;
-    let _ = c.plane(
-        -fe_plane(w.p.local_normal(fl), t1, h1, t2),
-        -fe_plane(w.p.local_normal(fl), t1, h1, h2),
-        Feature::Face(fl),
-    ) && c.plane(
-        -fe_plane(w.p.local_normal(fr), h1, t1, t2),
-        -fe_plane(w.p.local_normal(fr), h1, t1, h2),
-        Feature::Face(fr),
-    );
+    let cl = fe_normal(&w.p, View::<R, PA>::P_SHIFT, e1.half_edge, t1, h1);
+    let twin = w.p.poly.half_edge(e1.half_edge).twin;
+    let cr = fe_normal(&w.p, View::<R, PA>::P_SHIFT, twin, h1, t1);
+    let _ = c.plane(-cl.dot(t2 - t1), -cl.dot(h2 - t1), Feature::Face(fl))
+        && c.plane(-cr.dot(t2 - h1), -cr.dot(h2 - h1), Feature::Face(fr));
     if c.excluded {
         let (Some(nl), Some(nh)) = (c.n_lo, c.n_hi) else {
             return None;
@@ -742,19 +1000,18 @@ fn ee_half(w: &View, ep: u32, eq: u32) -> Option<Step> {
 }
 
 /// EF state (Alg. 8): edge of P, face of Q.
-fn ef(w: &View, ep: u32, fq: u32) -> Step {
+fn ef<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, fq: u32) -> Step {
     // Everything in Q's frame (Q owns the region).
     let e = *w.p.poly.edge(ep);
     let [ti, hi] = e.vertices;
     let (t, h) = (w.p_vertex_in_q(ti), w.p_vertex_in_q(hi));
     let n = w.q.local_normal(fq);
-    let q = w.q.poly;
     // Step 1: clip E against the face-edge planes of VR(F) (neighbours: half-edges of F).
     let mut c: Clip<u32> = Clip::new();
-    for he in q.face_half_edges(fq) {
-        let a = w.q.local(q.half_edge(he).origin);
-        let b = w.q.local(w.q.head(he));
-        if !c.plane(fe_plane(n, a, b, t), fe_plane(n, a, b, h), he) {
+    let (recs, h0) = w.q.face_fe(fq);
+    for (he, r) in (h0..).zip(recs) {
+        let (a, cn, _) = w.q_fe_rec(r, he);
+        if !c.plane(cn.dot(t - a), cn.dot(h - a), he) {
             break;
         }
     }
@@ -763,26 +1020,26 @@ fn ef(w: &View, ep: u32, fq: u32) -> Step {
     }
     let el = lerp(t, h, c.lo);
     let eh = lerp(t, h, c.hi);
-    let dl = w.q.local_face_dist(fq, el);
-    let dh = w.q.local_face_dist(fq, eh);
+    let dl = w.q_face_dist(fq, el);
+    let dh = w.q_face_dist(fq, eh);
     if (dl <= 0.0 && dh >= 0.0) || (dl >= 0.0 && dh <= 0.0) {
         let p = if dl == dh {
             el
         } else {
             el + (eh - el) * (dl / (dl - dh))
         };
-        return Step::Penetration(w.q.map_out(p));
+        return Step::Penetration(w.q_out(p));
     }
-    let un = edge_slope(w.p.local(hi) - w.p.local(ti), w.q_dir_to_p(n));
+    let un = edge_slope(w.p_local(hi) - w.p_local(ti), w.q_dir_to_p(n));
     let d_lo = if dl > 0.0 { un } else { -un };
     if d_lo >= 0.0 {
         match c.n_lo {
-            Some(he) => Step::Q(Feature::Edge(q.half_edge(he).edge)),
+            Some(he) => Step::Q(Feature::Edge(w.q.fe_edge(he))),
             None => Step::P(Feature::Vertex(ti)),
         }
     } else {
         match c.n_hi {
-            Some(he) => Step::Q(Feature::Edge(q.half_edge(he).edge)),
+            Some(he) => Step::Q(Feature::Edge(w.q.fe_edge(he))),
             None => Step::P(Feature::Vertex(hi)),
         }
     }
@@ -796,14 +1053,14 @@ fn ef(w: &View, ep: u32, fq: u32) -> Step {
 /// far side of the face, after which EE sends the pair straight back here (observed on
 /// icospheres). Ties go to the first edge in counter-clockwise order; a closest point at a
 /// shared vertex is then refined by the EE/VE handlers (same distance, lower dimension).
-fn perimeter_scan(w: &View, t: DVec3, h: DVec3, f: u32) -> Feature {
+fn perimeter_scan<const R: bool, const PA: bool>(w: &View<R, PA>, t: DVec3, h: DVec3, f: u32) -> Feature {
     let q = w.q.poly;
     let mut best = f64::INFINITY;
     let mut best_edge = q.half_edge(q.face(f).half_edge).edge;
     for s in q.face_half_edges(f) {
         let he = q.half_edge(s);
-        let a = w.q.local(he.origin);
-        let b = w.q.local(w.q.head(s));
+        let a = w.q_local(he.origin);
+        let b = w.q_local(w.q.head(s));
         let (x, y) = closest_segment_segment(t, h, a, b);
         let d = (x - y).length_squared();
         if d < best {
@@ -814,30 +1071,17 @@ fn perimeter_scan(w: &View, t: DVec3, h: DVec3, f: u32) -> Feature {
     Feature::Edge(best_edge)
 }
 
-/// One handler call for the pair (a, b); returns the step in A/B terms.
-enum Outcome {
-    A(Feature),
-    B(Feature),
-    /// Two handler calls (see [`Step::P2`]).
-    A2(Feature),
-    B2(Feature),
-    Done,
-    Penetration(DVec3),
-}
-
-fn map(step: Step, swapped: bool) -> Outcome {
-    match (step, swapped) {
-        (Step::P(f), false) | (Step::Q(f), true) => Outcome::A(f),
-        (Step::Q(f), false) | (Step::P(f), true) => Outcome::B(f),
-        (Step::P2(f), false) => Outcome::A2(f),
-        (Step::P2(f), true) => Outcome::B2(f),
-        (Step::Done, _) => Outcome::Done,
-        (Step::Penetration(p), _) => Outcome::Penetration(p),
+/// A handler's step in A/B terms (`swapped`: P is B): a move of P becomes one of B.
+#[inline(always)]
+fn map(step: Step, swapped: bool) -> Step {
+    Step {
+        kind: step.kind ^ ((step.kind < Step::DONE_K) & swapped) as u32,
+        ..step
     }
 }
 
 #[inline(always)]
-fn step(ab: &View, ba: &View, fa: Feature, fb: Feature) -> Outcome {
+fn step<const R: bool>(ab: &View<R, true>, ba: &View<R, false>, fa: Feature, fb: Feature) -> Step {
     use Feature::*;
     match (fa, fb) {
         (Vertex(x), Vertex(y)) => match (vv_half(ab, x, y), vv_half(ba, y, x)) {
@@ -850,7 +1094,7 @@ fn step(ab: &View, ba: &View, fa: Feature, fb: Feature) -> Outcome {
             }
             (Some((_, s)), None) => map(s, false),
             (None, Some((_, s))) => map(s, true),
-            (None, None) => Outcome::Done,
+            (None, None) => Step::DONE,
         },
         (Vertex(x), Edge(y)) => map(ve(ab, x, y), false),
         (Edge(x), Vertex(y)) => map(ve(ba, y, x), true),
@@ -860,12 +1104,12 @@ fn step(ab: &View, ba: &View, fa: Feature, fb: Feature) -> Outcome {
             Some(s) => map(s, false),
             None => match ee_half(ba, y, x) {
                 Some(s) => map(s, true),
-                None => Outcome::Done,
+                None => Step::DONE,
             },
         },
         (Edge(x), Face(y)) => map(ef(ab, x, y), false),
         (Face(x), Edge(y)) => map(ef(ba, y, x), true),
-        (Face(x), Face(_)) => Outcome::A(Vertex(ab.p.poly.half_edge(ab.p.poly.face(x).half_edge).origin)),
+        (Face(x), Face(_)) => Step::P(Vertex(ab.p.poly.half_edge(ab.p.poly.face(x).half_edge).origin)),
     }
 }
 
@@ -888,13 +1132,14 @@ enum Run {
 }
 
 /// Closest points between the certified features (A's frame).
-fn closest_points(ab: &View, fa: Feature, fb: Feature) -> (DVec3, DVec3) {
+fn closest_points<const R: bool>(ab: &View<R, true>, fa: Feature, fb: Feature) -> (DVec3, DVec3) {
     use Feature::*;
     let (a, b) = (&ab.p, &ab.q);
-    let ends = |body: &Body, e: u32| {
+    #[inline(always)]
+    fn ends(body: &Body, e: u32) -> (DVec3, DVec3) {
         let [t, h] = body.poly.edge(e).vertices;
         (body.vertex(t), body.vertex(h))
-    };
+    }
     match (fa, fb) {
         (Vertex(x), Vertex(y)) => (a.vertex(x), b.vertex(y)),
         (Vertex(x), Edge(y)) => {
@@ -934,7 +1179,7 @@ fn closest_points(ab: &View, fa: Feature, fb: Feature) -> (DVec3, DVec3) {
 /// Closest points of a pair on the cycle that are certainly points of the two shapes (to
 /// rounding): VV, VE and EE pairs always (clamped segments), VF pairs only when the vertex
 /// lies in the face's prism (its projection is then on the face); EF and FF pairs have none.
-fn cycle_candidate(ab: &View, fa: Feature, fb: Feature) -> Option<(DVec3, DVec3)> {
+fn cycle_candidate<const R: bool>(ab: &View<R, true>, fa: Feature, fb: Feature) -> Option<(DVec3, DVec3)> {
     let in_prism = |body: &Body, f: u32, x: DVec3| {
         let n = body.normal(f);
         body.poly.face_half_edges(f).all(|h| {
@@ -955,7 +1200,7 @@ fn cycle_candidate(ab: &View, fa: Feature, fb: Feature) -> Option<(DVec3, DVec3)
 
 /// `min_Q n·y − max_P n·x` (common frame): a lower bound on the distance, for any direction
 /// `n`, by two hill-climbing support queries started at the given features.
-fn slab_gap(ab: &View, fa: Feature, fb: Feature, n: DVec3) -> f64 {
+fn slab_gap<const R: bool>(ab: &View<R, true>, fa: Feature, fb: Feature, n: DVec3) -> f64 {
     let local = |body: &Body, d: DVec3| match &body.frame {
         None => d,
         Some(r) => r.mt * d,
@@ -972,9 +1217,9 @@ fn slab_gap(ab: &View, fa: Feature, fb: Feature, n: DVec3) -> f64 {
 /// rounding. The pair of the cycle whose closest points (both on the shapes) are nearest is
 /// accepted when the slab along their difference certifies it: the true distance lies in
 /// `[gap, d]`, so `d − gap ≤ tol` bounds the error. Otherwise `None` (not converged).
-fn settle_cycle(
-    ab: &View,
-    ba: &View,
+fn settle_cycle<const R: bool>(
+    ab: &View<R, true>,
+    ba: &View<R, false>,
     start: (Feature, Feature),
     period: u32,
     tol: f64,
@@ -988,11 +1233,9 @@ fn settle_cycle(
                 best = Some((d, FeaturePair { a: fa, b: fb }, xa, xb));
             }
         }
-        match step(ab, ba, fa, fb) {
-            Outcome::A(f) | Outcome::A2(f) => fa = f,
-            Outcome::B(f) | Outcome::B2(f) => fb = f,
+        if !step(ab, ba, fa, fb).apply(&mut fa, &mut fb) {
             // Unreachable: the cycle was observed with the same deterministic handlers.
-            Outcome::Done | Outcome::Penetration(_) => return None,
+            return None;
         }
     }
     let (d, pair, xa, xb) = best?;
@@ -1011,10 +1254,9 @@ fn settle_cycle(
     for _ in 0..period {
         dirs.add(&ab.p, ga, 1.0, true);
         dirs.add(&ab.q, gb, -1.0, false);
-        match step(ab, ba, ga, gb) {
-            Outcome::A(f) | Outcome::A2(f) => ga = f,
-            Outcome::B(f) | Outcome::B2(f) => gb = f,
-            Outcome::Done | Outcome::Penetration(_) => return None,
+        if !step(ab, ba, ga, gb).apply(&mut ga, &mut gb) {
+            // Unreachable: the cycle was observed with the same deterministic handlers.
+            return None;
         }
     }
     let mut gap = f64::NEG_INFINITY;
@@ -1041,17 +1283,21 @@ fn settle_cycle(
 /// edge clipped against the other polyhedron, signs compared with 0 as in Alg. 3; the point
 /// returned is the middle of the surviving part). O(faces) per vertex, edge or face edge;
 /// only run on a detected cycle.
-fn cycle_penetration(ab: &View, ba: &View, start: (Feature, Feature), period: u32) -> Option<(FeaturePair, DVec3)> {
+fn cycle_penetration<const R: bool>(
+    ab: &View<R, true>,
+    ba: &View<R, false>,
+    start: (Feature, Feature),
+    period: u32,
+) -> Option<(FeaturePair, DVec3)> {
     let (mut fa, mut fb) = start;
     for _ in 0..period {
         let pair = FeaturePair { a: fa, b: fb };
         if let Some(x) = feature_inside(&ab.p, fa, &ab.q).or_else(|| feature_inside(&ab.q, fb, &ab.p)) {
             return Some((pair, x));
         }
-        match step(ab, ba, fa, fb) {
-            Outcome::A(f) | Outcome::A2(f) => fa = f,
-            Outcome::B(f) | Outcome::B2(f) => fb = f,
-            Outcome::Done | Outcome::Penetration(_) => return None,
+        if !step(ab, ba, fa, fb).apply(&mut fa, &mut fb) {
+            // Unreachable: the cycle was observed with the same deterministic handlers.
+            return None;
         }
     }
     None
@@ -1171,34 +1417,46 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
     let rel_pose = pa.relative(pb);
     let (rel_rotation, rel_translation) = (rel_pose.rotation.normalize(), rel_pose.translation);
     let m = DMat3::from_quat(rel_rotation);
-    let body_a = Body {
-        poly: a,
-        frame: None,
-        local: None,
-        own: None,
-    };
     let rel = Rel {
         m,
         mt: m.transpose(),
         t: rel_translation,
     };
-    let body_b = if m == DMat3::IDENTITY {
-        Body {
-            poly: b,
-            frame: Some(&rel),
-            local: Some(&rel.t),
-            own: None,
-        }
+    // The handlers' frames (see [`View`]): the common frame for both bodies when the rotation
+    // is exactly the identity, else each body's local frame.
+    if m == DMat3::IDENTITY {
+        iterate::<false>(a, pa, b, pb, cache, &rel)
     } else {
-        Body {
-            poly: b,
-            frame: Some(&rel),
-            local: None,
-            own: Some(&rel),
-        }
+        iterate::<true>(a, pa, b, pb, cache, &rel)
+    }
+}
+
+/// The iteration of [`run`], for one kind of handler frame (`R`: rotated, see [`View`]).
+#[inline(always)]
+fn iterate<const R: bool>(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    cache: &mut VClipCache,
+    rel: &Rel,
+) -> Run {
+    let (m, rel_translation) = (rel.m, rel.t);
+    let body_a = Body { poly: a, frame: None };
+    let body_b = Body {
+        poly: b,
+        frame: Some(rel),
     };
-    let ab = View { p: body_a, q: body_b };
-    let ba = View { p: body_b, q: body_a };
+    let ab: View<R, true> = View {
+        p: body_a,
+        q: body_b,
+        rel,
+    };
+    let ba: View<R, false> = View {
+        p: body_b,
+        q: body_a,
+        rel,
+    };
     let (mut fa, mut fb) = match cache.pair {
         Some(p) if body_a.feature_ok(p.a) && body_b.feature_ok(p.b) => (p.a, p.b),
         // Cold start: the support vertices along the line between the centroids (a short
@@ -1230,37 +1488,27 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
     let mut iterations = 0u32;
     while iterations < 100 || iterations < bound() {
         iterations += 1;
-        match step(&ab, &ba, fa, fb) {
-            Outcome::A(f) => fa = f,
-            Outcome::B(f) => fb = f,
-            Outcome::A2(f) => {
-                fa = f;
-                iterations += 1;
-            }
-            Outcome::B2(f) => {
-                fb = f;
-                iterations += 1;
-            }
-            Outcome::Done => {
-                let pair = FeaturePair { a: fa, b: fb };
-                cache.pair = Some(pair);
-                let (xa, xb) = closest_points(&ab, fa, fb);
-                return Run::Closest {
-                    pair,
-                    pa: xa,
-                    pb: xb,
-                    iterations,
-                };
-            }
-            Outcome::Penetration(point) => {
-                let pair = FeaturePair { a: fa, b: fb };
-                cache.pair = Some(pair);
-                return Run::Penetration {
-                    pair,
-                    point,
-                    iterations,
-                };
-            }
+        let s = step(&ab, &ba, fa, fb);
+        if s.apply(&mut fa, &mut fb) {
+            iterations += s.kind >> 1;
+        } else if s.kind == Step::DONE_K {
+            let pair = FeaturePair { a: fa, b: fb };
+            cache.pair = Some(pair);
+            let (xa, xb) = closest_points(&ab, fa, fb);
+            return Run::Closest {
+                pair,
+                pa: xa,
+                pb: xb,
+                iterations,
+            };
+        } else {
+            let pair = FeaturePair { a: fa, b: fb };
+            cache.pair = Some(pair);
+            return Run::Penetration {
+                pair,
+                point: s.point,
+                iterations,
+            };
         }
         if iterations < CYCLE_CHECK_FROM {
             continue;
