@@ -423,7 +423,10 @@ pub(crate) fn contact_tolerance_bound(a: &ConvexPolyhedron, pose_a: &Pose, b: &C
     CONTACT_REL * upper * (1.0 + 1e-9)
 }
 
-fn check_pose(p: &Pose) -> Result<(), PolycdError> {
+/// The pose, validated (finite, a non-zero quaternion, translation within
+/// [`crate::tolerance::MAX_COORDINATE`]) and with its rotation normalised.
+#[inline]
+fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
     if !p.translation.is_finite() || !p.rotation.is_finite() {
         return Err(PolycdError::NonFinitePose);
     }
@@ -431,22 +434,16 @@ fn check_pose(p: &Pose) -> Result<(), PolycdError> {
     if !(l2 > 1e-24) {
         return Err(PolycdError::ZeroQuaternion);
     }
-    if p.translation.abs().max_element() > crate::tolerance::MAX_COORDINATE {
-        return Err(PolycdError::AbsurdMagnitude {
-            value: p.translation.abs().max_element(),
-        });
+    let m = p.translation.abs().max_element();
+    if m > crate::tolerance::MAX_COORDINATE {
+        return Err(PolycdError::AbsurdMagnitude { value: m });
     }
-    Ok(())
-}
-
-fn normalized(p: &Pose) -> Pose {
     // Unit within a few ulps already (the common case: poses built from unit quaternions):
     // normalising again would only move it by rounding.
-    let l2 = p.rotation.length_squared();
     if (l2 - 1.0).abs() <= 4.0 * f64::EPSILON {
-        return *p;
+        return Ok(*p);
     }
-    Pose::new(p.rotation.normalize(), p.translation)
+    Ok(Pose::new(p.rotation.normalize(), p.translation))
 }
 
 /// Do A (at `pose_a`) and B (at `pose_b`) intersect?
@@ -458,9 +455,7 @@ pub fn intersect(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Intersection, PolycdError> {
-    check_pose(pose_a)?;
-    check_pose(pose_b)?;
-    let (pa, pb) = (normalized(pose_a), normalized(pose_b));
+    let (pa, pb) = (checked_pose(pose_a)?, checked_pose(pose_b)?);
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, &pa, b, &pb, &mut cache.gjk),
         Algorithm::VClip => {
@@ -716,9 +711,7 @@ pub fn distance(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
-    check_pose(pose_a)?;
-    check_pose(pose_b)?;
-    let (pa, pb) = (normalized(pose_a), normalized(pose_b));
+    let (pa, pb) = (checked_pose(pose_a)?, checked_pose(pose_b)?);
     let d = match algorithm {
         // GJK measures the depth itself (EPA) and is the fastest distance answer without
         // coherence; V-Clip is the choice for coherent sequences.
@@ -828,14 +821,12 @@ pub fn directional(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Directional, PolycdError> {
-    check_pose(pose_a)?;
-    check_pose(pose_b)?;
+    let (pa, pb) = (checked_pose(pose_a)?, checked_pose(pose_b)?);
     let len = direction.length();
     if !direction.is_finite() || !(len > 0.0) || !len.is_finite() {
         return Err(PolycdError::BadDirection);
     }
     let s = direction / len;
-    let (pa, pb) = (normalized(pose_a), normalized(pose_b));
     match algorithm {
         Algorithm::CdDual => {
             let r = cd_dual::directional(a, &pa, b, &pb, s, &mut cache.cd_dual)?;
