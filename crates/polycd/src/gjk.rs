@@ -178,11 +178,42 @@ pub struct GjkCache {
     len: u8,
     /// B's rotation relative to A at the last query, for the staleness test.
     last_rel: Option<DQuat>,
-    epa_verts: Vec<SVert>,
-    epa_faces: Vec<EpaFace>,
-    epa_stack: Vec<(u32, u8)>,
-    epa_horizon: Vec<(u32, u8)>,
-    epa_dist: Vec<f64>,
+    epa: EpaBufs,
+}
+
+/// EPA's scratch buffers, kept in the cache so that steady-state queries do not allocate.
+#[derive(Clone, Debug, Default)]
+struct EpaBufs {
+    verts: Vec<SVert>,
+    /// `(ia << 32) | ib` of each vertex, apart: the repeated-support test scans them.
+    keys: Vec<u64>,
+    /// Per vertex, the iteration that last met it on the horizon (simple-loop test).
+    mark: Vec<u32>,
+    faces: Vec<EpaFace>,
+    stack: Vec<(u32, u8)>,
+    horizon: Vec<(u32, u8)>,
+    /// Face distances, +∞ once a face dies.
+    dist: Vec<f64>,
+}
+
+impl EpaBufs {
+    fn clear(&mut self) {
+        self.verts.clear();
+        self.keys.clear();
+        self.mark.clear();
+        self.faces.clear();
+    }
+    fn push_vert(&mut self, s: SVert) {
+        self.verts.push(s);
+        self.keys.push(key(s.ia, s.ib));
+        self.mark.push(0);
+    }
+}
+
+/// A vertex pair as one word.
+#[inline]
+fn key(ia: u32, ib: u32) -> u64 {
+    (u64::from(ia) << 32) | u64::from(ib)
 }
 
 impl GjkCache {
@@ -784,6 +815,29 @@ fn make_face(verts: &[SVert], i: u32, j: u32, k: u32) -> Option<EpaFace> {
     })
 }
 
+/// The first index of the least entry of `dist` below +∞ (`None` when there is none): the
+/// same as a scan keeping the first strict improvement, with the minimum taken four lanes at
+/// a time (vector instructions) and its index found after.
+#[inline]
+fn first_least(dist: &[f64]) -> Option<usize> {
+    let mut m = [f64::INFINITY; 4];
+    let chunks = dist.chunks_exact(4);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for k in 0..4 {
+            m[k] = if c[k] < m[k] { c[k] } else { m[k] };
+        }
+    }
+    for &d in tail {
+        m[0] = if d < m[0] { d } else { m[0] };
+    }
+    let least = m.iter().fold(f64::INFINITY, |a, &b| if b < a { b } else { a });
+    if !(least < f64::INFINITY) {
+        return None;
+    }
+    dist.iter().position(|&d| d == least)
+}
+
 /// Normalised barycentric coordinates (possibly negative) of the origin's foot on face `f`.
 fn face_bary(verts: &[SVert], f: &EpaFace) -> [f64; 3] {
     let q = f.n * f.d;
@@ -893,58 +947,28 @@ fn blow_up(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<[SVert; 4]
 fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
     let tet = blow_up(ctx, cache, seed)?;
     let gap = DISTANCE_GAP_REL * ctx.scale;
-    let mut verts = core::mem::take(&mut cache.epa_verts);
-    let mut faces = core::mem::take(&mut cache.epa_faces);
-    let mut stack = core::mem::take(&mut cache.epa_stack);
-    let mut horizon = core::mem::take(&mut cache.epa_horizon);
-    let mut dist = core::mem::take(&mut cache.epa_dist);
-    verts.clear();
-    faces.clear();
+    let mut bufs = core::mem::take(&mut cache.epa);
+    bufs.clear();
     // One allocation of a typical final size instead of repeated doubling (cold caches).
-    verts.reserve(EPA_RESERVE);
-    faces.reserve(2 * EPA_RESERVE);
-    stack.reserve(EPA_RESERVE);
-    horizon.reserve(EPA_RESERVE);
-    dist.reserve(2 * EPA_RESERVE);
+    bufs.verts.reserve(EPA_RESERVE);
+    bufs.keys.reserve(EPA_RESERVE);
+    bufs.mark.reserve(EPA_RESERVE);
+    bufs.faces.reserve(2 * EPA_RESERVE);
+    bufs.stack.reserve(EPA_RESERVE);
+    bufs.horizon.reserve(EPA_RESERVE);
+    bufs.dist.reserve(2 * EPA_RESERVE);
     // Supports started from the expanded face's vertices (short climbs); should that run fail
     // (degenerate, near-flat `M`, where ties among maximisers matter), the original
     // last-support warm start decides, so the faster path never loses an answer.
     let (wa, wb) = (cache.warm_a, cache.warm_b);
-    let mut out = epa_run(
-        ctx,
-        cache,
-        &tet,
-        gap,
-        true,
-        &mut verts,
-        &mut faces,
-        &mut stack,
-        &mut horizon,
-        &mut dist,
-    );
+    let mut out = epa_run(ctx, cache, &tet, gap, true, &mut bufs);
     if out.is_none() {
         cache.warm_a = wa;
         cache.warm_b = wb;
-        verts.clear();
-        faces.clear();
-        out = epa_run(
-            ctx,
-            cache,
-            &tet,
-            gap,
-            false,
-            &mut verts,
-            &mut faces,
-            &mut stack,
-            &mut horizon,
-            &mut dist,
-        );
+        bufs.clear();
+        out = epa_run(ctx, cache, &tet, gap, false, &mut bufs);
     }
-    cache.epa_verts = verts;
-    cache.epa_faces = faces;
-    cache.epa_stack = stack;
-    cache.epa_horizon = horizon;
-    cache.epa_dist = dist;
+    cache.epa = bufs;
     if out.is_none() {
         out = epa_by_hulls(ctx, cache, &tet, gap);
     }
@@ -1034,11 +1058,7 @@ fn epa_run(
     tet: &[SVert; 4],
     gap: f64,
     near_start: bool,
-    verts: &mut Vec<SVert>,
-    faces: &mut Vec<EpaFace>,
-    stack: &mut Vec<(u32, u8)>,
-    horizon: &mut Vec<(u32, u8)>,
-    dist: &mut Vec<f64>,
+    bufs: &mut EpaBufs,
 ) -> Option<EpaOut> {
     let mut t = *tet;
     let det = (t[1].w - t[0].w).dot((t[2].w - t[0].w).cross(t[3].w - t[0].w));
@@ -1048,7 +1068,18 @@ fn epa_run(
     if det < 0.0 {
         t.swap(1, 2);
     }
-    verts.extend_from_slice(&t);
+    for s in t {
+        bufs.push_vert(s);
+    }
+    let EpaBufs {
+        verts,
+        keys,
+        mark,
+        faces,
+        stack,
+        horizon,
+        dist,
+    } = bufs;
     for [i, j, k] in [[0u32, 2, 1], [0, 1, 3], [1, 2, 3], [0, 3, 2]] {
         faces.push(make_face(verts, i, j, k)?);
     }
@@ -1087,17 +1118,9 @@ fn epa_run(
     loop {
         iters += 1;
         // Closest live face (the first attaining the least distance; none when all died).
-        let mut best = usize::MAX;
-        let mut bd = f64::INFINITY;
-        for (i, &d) in dist.iter().enumerate() {
-            if d < bd {
-                bd = d;
-                best = i;
-            }
-        }
-        if best == usize::MAX {
+        let Some(best) = first_least(dist) else {
             return None;
-        }
+        };
         let f = faces[best];
         // The polytope contains the origin (it grows from a tetrahedron around it), so every
         // face plane has the origin on its inner side: a face beyond that (by more than
@@ -1112,7 +1135,8 @@ fn epa_run(
             ctx.support(f.n, cache)
         };
         let upper = f.n.dot(w.w);
-        let repeated = verts.iter().any(|x| x.ia == w.ia && x.ib == w.ib);
+        let wk = key(w.ia, w.ib);
+        let repeated = keys.iter().any(|&k| k == wk);
         if repeated && upper - f.d > ACCEPT_GAP_REL * ctx.scale {
             // A vertex of the polytope beyond its own nearest face: the polytope is not convex
             // (a near-degenerate step corrupted it; seen on concentric reflected tetrahedra in
@@ -1156,121 +1180,91 @@ fn epa_run(
                 iters,
             });
         }
-        // Expand: remove faces visible from w, find the horizon (depth-first, CCW order).
+        // Expand: remove the faces visible from w and walk the horizon depth-first from the
+        // expanded face's edges (van den Bergen's silhouette): the edges of the live faces
+        // met come out in order around the visible region, each as (face, edge of it).
         let wi = verts.len() as u32;
         verts.push(w);
+        keys.push(wk);
+        mark.push(0);
         faces[best].alive = false;
         dist[best] = f64::INFINITY;
         stack.clear();
         horizon.clear();
         for e in (0..3u8).rev() {
-            stack.push((f.adj[e as usize], e));
+            stack.push((best as u32, e));
         }
-        // Each entry: (face, edge index in the *parent* face); resolved against the child.
+        // Each entry: (dead face, edge of it) whose neighbour across the edge is to be examined.
         let mut guard = 0usize;
-        while let Some((g, _)) = stack.pop() {
+        while let Some((g, e)) = stack.pop() {
             guard += 1;
             if guard > 4 * faces.len() + 16 {
                 return None;
             }
-            let gi = g as usize;
-            if gi >= faces.len() {
+            let nb = faces[g as usize].adj[e as usize] as usize;
+            let Some(h) = faces.get(nb) else {
                 return None;
-            }
-            // Find the parent edge inside g: the edge of g whose adj is a dead face and that
-            // we reached from; recompute from adjacency below.
-            if !faces[gi].alive {
+            };
+            if !h.alive {
                 continue;
             }
-            let gf = faces[gi];
-            let a0 = verts[gf.v[0] as usize].w;
-            if gf.n.dot(w.w - a0) > 0.0 {
-                faces[gi].alive = false;
-                dist[gi] = f64::INFINITY;
-                // Continue through the other edges (those whose neighbour is still alive).
-                for e in (0..3u8).rev() {
-                    let nb = gf.adj[e as usize];
-                    if (nb as usize) < faces.len() && faces[nb as usize].alive {
-                        stack.push((nb, e));
-                    }
-                }
+            // The edge of the neighbour leading back to g.
+            let j = if h.adj[0] == g {
+                0u8
+            } else if h.adj[1] == g {
+                1
+            } else if h.adj[2] == g {
+                2
             } else {
-                // Horizon: the edges of g adjacent to dead faces are found after the walk.
-                horizon.push((g, 0));
-            }
-        }
-        // Collect horizon edges: edges of live faces whose neighbour died in this step.
-        let hz_faces = horizon.len();
-        for k in 0..hz_faces {
-            let (g, _) = horizon[k];
-            for e in 0..3u8 {
-                let nb = faces[g as usize].adj[e as usize] as usize;
-                if nb < faces.len() && !faces[nb].alive {
-                    horizon.push((g, e));
-                }
-            }
-        }
-        horizon.drain(..hz_faces);
-        // Deduplicate (a face may have been reached twice).
-        let mut k = 0;
-        while k < horizon.len() {
-            if horizon[..k].contains(&horizon[k]) {
-                horizon.remove(k);
+                return None;
+            };
+            if h.n.dot(w.w - verts[h.v[0] as usize].w) > 0.0 {
+                faces[nb].alive = false;
+                dist[nb] = f64::INFINITY;
+                // Its other two edges, in order after the entry edge.
+                stack.push((nb as u32, (j + 2) % 3));
+                stack.push((nb as u32, (j + 1) % 3));
             } else {
-                k += 1;
+                horizon.push((nb as u32, j));
             }
         }
         if horizon.len() < 3 {
             return None;
         }
-        // The horizon must be one simple loop: each of its vertices starts exactly one edge.
-        // A visible region with a hole (a face coplanar with `w` within rounding, common on
-        // symmetric shapes) gives two loops; linking them would corrupt the polytope.
-        let mut bad = false;
-        for (k, &(g, e)) in horizon.iter().enumerate() {
+        // The horizon must be one simple loop: consecutive edges chain (each starts where the
+        // previous one ends, cyclically) and no vertex starts two edges. A visible region with a
+        // hole (a face coplanar with `w` within rounding, common on symmetric shapes) gives
+        // two loops; linking them would corrupt the polytope.
+        let hn = horizon.len();
+        for k in 0..hn {
+            let (g, e) = horizon[k];
+            let (g2, e2) = horizon[(k + 1) % hn];
+            // Edge e of g runs v[e] → v[e + 1]; the new face over it runs v[e + 1] → v[e] → w.
             let p = faces[g as usize].v[e as usize];
-            if horizon[..k]
-                .iter()
-                .any(|&(g2, e2)| faces[g2 as usize].v[e2 as usize] == p)
-            {
-                bad = true;
-                break;
+            if faces[g2 as usize].v[(e2 as usize + 1) % 3] != p || mark[p as usize] == iters {
+                return None;
             }
+            mark[p as usize] = iters;
         }
-        if bad {
-            return None;
-        }
-        // New faces.
+        // New faces, linked to the horizon faces and to each other: face (q, p, w) over the
+        // k-th edge has edge 1 (p → w) shared with the next new face's edge 2 (w → p).
         let first_new = faces.len();
-        for &(g, e) in horizon.iter() {
-            let gf = faces[g as usize];
+        for k in 0..hn {
+            let (g, e) = horizon[k];
+            let gf = &faces[g as usize];
             let p = gf.v[e as usize];
             let q = gf.v[(e as usize + 1) % 3];
             let mut nf = make_face(verts, q, p, wi)?;
-            nf.adj[0] = g;
             if nf.n.dot(interior) > nf.d {
                 return None;
             }
-            faces[g as usize].adj[e as usize] = faces.len() as u32;
+            let idx = faces.len() as u32;
+            nf.adj[0] = g;
+            nf.adj[1] = (first_new + (k + 1) % hn) as u32;
+            nf.adj[2] = (first_new + (k + hn - 1) % hn) as u32;
+            faces[g as usize].adj[e as usize] = idx;
             dist.push(nf.d);
             faces.push(nf);
-        }
-        // Link new faces among themselves: face (q, p, w) edge 1 is p→w, edge 2 is w→q.
-        let last = faces.len();
-        for i in first_new..last {
-            let p = faces[i].v[1];
-            let mut found = false;
-            for j in first_new..last {
-                if j != i && faces[j].v[0] == p {
-                    faces[i].adj[1] = j as u32;
-                    faces[j].adj[2] = i as u32;
-                    found = true;
-                    break;
-                }
-            }
-            if !found {
-                return None;
-            }
         }
     }
 }

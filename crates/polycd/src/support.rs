@@ -89,8 +89,14 @@ impl ConvexPolyhedron {
             // otherwise the first index attaining the maximum wins.
             return if best_d > d { best } else { v };
         }
+        let len2 = dir.length_squared();
         // Strict increase bounds the walk by the vertex count.
         for _ in 0..self.vertices.len() {
+            // A direction in the vertex's inscribed cone has it as its support: the neighbour
+            // scan would find nothing better ([`VertexCones`]).
+            if self.cones.contains(v, dir, len2) {
+                break;
+            }
             let mut best = v;
             let mut best_d = d;
             for &w in self.neighbors(v) {
