@@ -345,19 +345,30 @@ fn seg_candidate(p0: DVec3, p1: DVec3) -> Option<([f64; 2], DVec3)> {
     Some(([1.0 - t, t], p0 + e * t))
 }
 
-/// Projection of the origin on triangle `p0 p1 p2` if it falls strictly inside.
+/// The origin's foot `q` on the plane of triangle `p0 p1 p2` with its unnormalised
+/// barycentric coordinates (cross products relative to `q`, along `n = (p1 − p0) × (p2 − p0)`)
+/// and `|n|²`; `None` for a degenerate triangle.
 #[inline]
-fn tri_candidate(p0: DVec3, p1: DVec3, p2: DVec3) -> Option<([f64; 3], DVec3)> {
-    let n = (p1 - p0).cross(p2 - p0);
+fn tri_foot(p0: DVec3, p1: DVec3, p2: DVec3) -> Option<([f64; 3], f64, DVec3)> {
+    tri_foot_n(p0, p1, p2, (p1 - p0).cross(p2 - p0))
+}
+
+/// [`tri_foot`] with the normal `n = (p1 − p0) × (p2 − p0)` already computed.
+#[inline]
+fn tri_foot_n(p0: DVec3, p1: DVec3, p2: DVec3, n: DVec3) -> Option<([f64; 3], f64, DVec3)> {
     let nn = n.length_squared();
     if !(nn > 0.0) || !nn.is_finite() {
         return None;
     }
     let q = n * (n.dot(p0) / nn);
     let (a, b, c) = (p0 - q, p1 - q, p2 - q);
-    let l0 = n.dot(b.cross(c));
-    let l1 = n.dot(c.cross(a));
-    let l2 = n.dot(a.cross(b));
+    Some(([n.dot(b.cross(c)), n.dot(c.cross(a)), n.dot(a.cross(b))], nn, q))
+}
+
+/// The foot of [`tri_foot`] as a candidate when it falls strictly inside the triangle.
+#[inline]
+fn tri_strict(l: [f64; 3], q: DVec3) -> Option<([f64; 3], DVec3)> {
+    let [l0, l1, l2] = l;
     if !(l0 > 0.0 && l1 > 0.0 && l2 > 0.0) {
         return None;
     }
@@ -365,17 +376,17 @@ fn tri_candidate(p0: DVec3, p1: DVec3, p2: DVec3) -> Option<([f64; 3], DVec3)> {
     Some(([l0 / s, l1 / s, l2 / s], q))
 }
 
-/// Projection of the origin on the plane of triangle `p0 p1 p2` when it lies inside up to
-/// rounding (every barycentric weight ≥ −[`WEIGHT_TIE`]); weights clamped to ≥ 0.
-fn tri_candidate_tied(p0: DVec3, p1: DVec3, p2: DVec3) -> Option<([f64; 3], DVec3)> {
-    let n = (p1 - p0).cross(p2 - p0);
-    let nn = n.length_squared();
-    if !(nn > 0.0) || !nn.is_finite() {
-        return None;
-    }
-    let q = n * (n.dot(p0) / nn);
-    let (a, b, c) = (p0 - q, p1 - q, p2 - q);
-    let l = [n.dot(b.cross(c)) / nn, n.dot(c.cross(a)) / nn, n.dot(a.cross(b)) / nn];
+/// Projection of the origin on triangle `p0 p1 p2` if it falls strictly inside.
+#[inline]
+fn tri_candidate(p0: DVec3, p1: DVec3, p2: DVec3) -> Option<([f64; 3], DVec3)> {
+    let (l, _, q) = tri_foot(p0, p1, p2)?;
+    tri_strict(l, q)
+}
+
+/// The foot of [`tri_foot`] as a candidate when it lies inside the triangle up to rounding
+/// (every barycentric weight ≥ −[`WEIGHT_TIE`]); weights clamped to ≥ 0.
+fn tri_tied(l: [f64; 3], nn: f64, q: DVec3) -> Option<([f64; 3], DVec3)> {
+    let l = [l[0] / nn, l[1] / nn, l[2] / nn];
     if !l.iter().all(|x| *x >= -WEIGHT_TIE) {
         return None;
     }
@@ -446,7 +457,8 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
         }
         3 => {
             tried |= 1 << 0b111;
-            if let Some((l, q)) = tri_candidate(p[0], p[1], p[2]) {
+            let foot = tri_foot(p[0], p[1], p[2]);
+            if let Some((l, q)) = foot.and_then(|(l, _, q)| tri_strict(l, q)) {
                 s.lam = [l[0], l[1], l[2], 0.0];
                 return (refine(s, q), false);
             }
@@ -455,7 +467,7 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
             // nearest point of `M` may be a vertex or edge a hair from the origin, whose own
             // direction is only as good as the coordinates' rounding, while the triangle's
             // plane gives the exact normal (kissing cubes in rotated frames stalled without it).
-            if let Some((l, q)) = tri_candidate_tied(p[0], p[1], p[2]) {
+            if let Some((l, q)) = foot.and_then(|(l, nn, q)| tri_tied(l, nn, q)) {
                 s.lam = [l[0], l[1], l[2], 0.0];
                 return (refine(s, q), false);
             }
@@ -479,7 +491,7 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
                 if f[0] < f[1] && f[1] < f[2] {
                     tried |= 1 << ((1u32 << f[0]) | (1 << f[1]) | (1 << f[2]));
                 }
-                if let Some((l, q)) = tri_candidate(a, b, c) {
+                if let Some((l, q)) = tri_foot_n(a, b, c, nrm).and_then(|(l, _, q)| tri_strict(l, q)) {
                     let out = Simplex {
                         v: [s.v[f[0]], s.v[f[1]], s.v[f[2]], SVert::default()],
                         lam: [l[0], l[1], l[2], 0.0],
