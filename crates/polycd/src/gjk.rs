@@ -749,12 +749,22 @@ fn feature_of(p: &ConvexPolyhedron, ids: &[u32], weights: &[f64], local: impl Fn
     if n == 1 {
         return Feature::Vertex(uniq[0]);
     }
-    if n == 2 {
-        let (u, w) = (uniq[0], uniq[1]);
-        if let Some(k) = p.neighbors(u).iter().position(|&x| x == w) {
-            if let Some(&h) = p.outgoing(u).get(k) {
-                return Feature::Edge(p.half_edge(h).edge);
+    let (u, w) = (uniq[0], uniq[1]);
+    if let Some(k) = p.neighbors(u).iter().position(|&x| x == w) {
+        if let Some(&h) = p.outgoing(u).get(k) {
+            let he = p.half_edge(h);
+            if n == 2 {
+                return Feature::Edge(he.edge);
             }
+            // A face holding u and w holds the edge u–w on its boundary (an edge of the
+            // polytope is no diagonal of a face): only the edge's two faces can hold them all.
+            for f in [he.face, p.half_edge(he.twin).face] {
+                let fv = p.face_vertices(f);
+                if uniq[1..n].iter().all(|x| fv.contains(x)) {
+                    return Feature::Face(f);
+                }
+            }
+            return p.feature_at(local());
         }
     }
     // A face containing all of them.
