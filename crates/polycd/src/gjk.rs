@@ -292,8 +292,9 @@ impl<'a> Ctx<'a> {
     /// The vertex of `M` maximising `d · x`.
     #[inline]
     fn support(&self, d: DVec3, cache: &mut GjkCache) -> SVert {
-        let ia = self.a.support_climb_hinted(d, cache.warm_a);
-        let ib = self.b.support_climb_hinted(self.rot_t * (-d), cache.warm_b);
+        let db = self.rot_t * (-d);
+        let ia = self.a.support_climb(d, climb_start(self.a, d, cache.warm_a));
+        let ib = self.b.support_climb(db, climb_start(self.b, db, cache.warm_b));
         cache.warm_a = ia;
         cache.warm_b = ib;
         self.vert(ia, ib)
@@ -323,6 +324,21 @@ impl<'a> Ctx<'a> {
     }
     fn valid(&self, ia: u32, ib: u32) -> bool {
         (ia as usize) < self.a.vertices().len() && (ib as usize) < self.b.vertices().len()
+    }
+}
+
+/// Where a support climb along `d` starts: the direction table's vertex (within a cell of the
+/// support) on hulls that have the table, the last support on small hulls (whose supports are
+/// scans that keep the start on ties). The last support is not compared against the table's
+/// vertex: measured (callgrind, random 1 000-vertex pairs) the comparison cost more than the
+/// climbs it shortened (separated 8 972 → 8 754 instructions per query without it,
+/// overlapping 67.7k → 66.6k).
+#[inline]
+fn climb_start(p: &ConvexPolyhedron, d: DVec3, warm: u32) -> u32 {
+    if p.vertices().len() <= crate::support::SMALL_SCAN {
+        warm
+    } else {
+        p.hint_start(d)
     }
 }
 
