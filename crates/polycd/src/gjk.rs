@@ -528,18 +528,9 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
     let mut best_d = p[first].length_squared();
     let mut best_k = 1usize;
     let full = 1u32 << n;
-    for mask in 1..full {
+    for &(mask, sel, k) in &SUBSETS[..(full - 1) as usize] {
         if newest_only && mask & (1 << (n - 1)) == 0 || tried & (1 << mask) != 0 {
             continue;
-        }
-        let idx = [0usize, 1, 2, 3];
-        let mut sel = [0usize; 4];
-        let mut k = 0;
-        for &i in idx.iter().take(n) {
-            if mask & (1 << i) != 0 {
-                sel[k] = i;
-                k += 1;
-            }
         }
         let cand: Option<([f64; 4], DVec3)> = match k {
             1 => {
@@ -590,6 +581,26 @@ fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
     *s = out;
     (refine(s, best_v), false)
 }
+
+/// The non-empty subsets of four simplex points in ascending mask order: (mask, the points'
+/// indices in ascending order, their count); those of `n` points are the first `2ⁿ − 1`.
+const SUBSETS: [(u32, [usize; 4], usize); 15] = [
+    (1, [0, 0, 0, 0], 1),
+    (2, [1, 0, 0, 0], 1),
+    (3, [0, 1, 0, 0], 2),
+    (4, [2, 0, 0, 0], 1),
+    (5, [0, 2, 0, 0], 2),
+    (6, [1, 2, 0, 0], 2),
+    (7, [0, 1, 2, 0], 3),
+    (8, [3, 0, 0, 0], 1),
+    (9, [0, 3, 0, 0], 2),
+    (10, [1, 3, 0, 0], 2),
+    (11, [0, 1, 3, 0], 3),
+    (12, [2, 3, 0, 0], 2),
+    (13, [0, 2, 3, 0], 3),
+    (14, [1, 2, 3, 0], 3),
+    (15, [0, 1, 2, 3], 4),
+];
 
 /// One step of iterative refinement of the simplex's nearest point (see
 /// [`crate::geometry::refine_nearest`]).
