@@ -60,15 +60,17 @@
 //! EPA faces are oriented against the initial tetrahedron's centroid rather than the origin,
 //! so a seed with the origin on its boundary (touching) is handled; a degenerate seed is
 //! blown up (segment: supports around it; triangle: the taller of the two normal supports,
-//! or the origin's side when that tetrahedron contains the origin). The EPA horizon is
-//! collected from live faces adjacent to removed ones and the new fan is linked by matching
-//! vertices, so no recursion is needed. The incremental EPA polytope can break on symmetric
-//! shapes (many vertices of `M` on common planes and lines: a horizon with two loops, a sliver
-//! face), which shows as a face with the origin beyond it; such a run — or a horizon that is
-//! not one simple loop — is abandoned, and EPA restarts from the same tetrahedron over robust
-//! hulls of the collected support points (exact predicates, coplanar faces merged; at most
-//! 256 points), which is slow but cannot break (found by the query fuzz target: concentric
-//! icosahedra at depth 0.143 reported touching).
+//! or the origin's side when that tetrahedron contains the origin). The EPA horizon comes
+//! from van den Bergen's depth-first silhouette walk with an explicit stack (edges in loop
+//! order, so the new fan is linked by position; the loop is checked to chain and to visit
+//! each vertex once). The incremental EPA polytope can break on symmetric shapes (many
+//! vertices of `M` on common planes and lines: a horizon with two loops, a sliver face),
+//! which shows as a face with the origin beyond it; such a run — or a horizon that is not one
+//! simple loop — is abandoned (retried once with the climbs also started from the expanded
+//! face's vertices, which picks other maximisers among ties), and EPA restarts from the same
+//! tetrahedron over robust hulls of the collected support points (exact predicates, coplanar
+//! faces merged; at most 256 points), which is slow but cannot break (found by the query fuzz
+//! target: concentric icosahedra at depth 0.143 reported touching).
 
 use crate::error::PolycdError;
 use crate::math::{DMat3, DQuat, DVec3, Plane, Pose};
@@ -1171,9 +1173,7 @@ fn epa_run(
     loop {
         iters += 1;
         // Closest live face (the first attaining the least distance; none when all died).
-        let Some(best) = first_least(dist) else {
-            return None;
-        };
+        let best = first_least(dist)?;
         let f = faces[best];
         // The polytope contains the origin (it grows from a tetrahedron around it), so every
         // face plane has the origin on its inner side: a face beyond that (by more than
@@ -1189,7 +1189,7 @@ fn epa_run(
         };
         let upper = f.n.dot(w.w);
         let wk = key(w.ia, w.ib);
-        let repeated = keys.iter().any(|&k| k == wk);
+        let repeated = keys.contains(&wk);
         if repeated && upper - f.d > ACCEPT_GAP_REL * ctx.scale {
             // A vertex of the polytope beyond its own nearest face: the polytope is not convex
             // (a near-degenerate step corrupted it; seen on concentric reflected tetrahedra in
@@ -1255,9 +1255,7 @@ fn epa_run(
                 return None;
             }
             let nb = faces[g as usize].adj[e as usize] as usize;
-            let Some(h) = faces.get(nb) else {
-                return None;
-            };
+            let h = faces.get(nb)?;
             if !h.alive {
                 continue;
             }
@@ -1302,8 +1300,7 @@ fn epa_run(
         // New faces, linked to the horizon faces and to each other: face (q, p, w) over the
         // k-th edge has edge 1 (p → w) shared with the next new face's edge 2 (w → p).
         let first_new = faces.len();
-        for k in 0..hn {
-            let (g, e) = horizon[k];
+        for (k, &(g, e)) in horizon.iter().enumerate() {
             let gf = &faces[g as usize];
             let p = gf.v[e as usize];
             let q = gf.v[(e as usize + 1) % 3];
