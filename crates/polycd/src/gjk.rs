@@ -1008,10 +1008,10 @@ fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
     bufs.stack.reserve(EPA_RESERVE);
     bufs.horizon.reserve(EPA_RESERVE);
     bufs.dist.reserve(2 * EPA_RESERVE);
-    // Supports climbed from the better of the last support and the direction table's start;
-    // should that run fail (degenerate, near-flat `M`, where ties among maximisers matter),
-    // a run whose climbs also consider the expanded face's own vertices (other picks among
-    // tied maximisers) decides before the slow fallback. The face's vertices were the first
+    // Supports climbed from the direction table's start ([`climb_start`]); should that run
+    // fail (degenerate, near-flat `M`, where ties among maximisers matter), a run whose climbs
+    // also consider the expanded face's own vertices (other picks among tied maximisers)
+    // decides before the slow fallback. The face's vertices were the first
     // choice once: measured (callgrind, n = 1 000 ellipsoids, overlapping), they cost more
     // than they save (70.6k → 69.7k instructions per query without them; 85.7k with them
     // alone, no table).
