@@ -89,8 +89,14 @@ impl ConvexPolyhedron {
             // otherwise the first index attaining the maximum wins.
             return if best_d > d { best } else { v };
         }
+        let len2 = dir.length_squared();
         // Strict increase bounds the walk by the vertex count.
         for _ in 0..self.vertices.len() {
+            // A direction in the vertex's inscribed cone has it as its support: the neighbour
+            // scan would find nothing better ([`VertexCones`]).
+            if self.cones.contains(v, dir, len2) {
+                break;
+            }
             let mut best = v;
             let mut best_d = d;
             for &w in self.neighbors(v) {
@@ -180,11 +186,14 @@ pub(crate) struct SupportHints {
     start: Vec<u32>,
 }
 
-/// Grid resolution per cube face: `k ≈ √n / HINT_SPREAD`, i.e. a cell per few vertices'
-/// support regions, so a hinted climb is one or two steps.
-const HINT_SPREAD: f64 = 2.0;
+/// Grid resolution per cube face: `k ≈ √n / HINT_SPREAD`, i.e. about one cell per vertex's
+/// support region, so a hinted climb is one or two steps. Was 2 (a cell per few regions):
+/// 1 saves 3 % of GJK's instructions on separated and 2.5 % on overlapping random 1 000-vertex
+/// pairs (callgrind, 9 656 → 9 339 and 69.4k → 67.7k per query); 0.7 with k up to 48 only
+/// 1 % more, for 2.25× the memory.
+const HINT_SPREAD: f64 = 1.0;
 /// Largest grid per cube face (`6·k²` entries of 4 bytes: 6 KiB at k = 16, reached at
-/// n ≈ 1 000; 24 KiB at 32, n ≥ 4 000). Measured on ellipsoid hulls: a hinted climb costs
+/// n ≈ 250; 24 KiB at 32, n ≥ 1 000). Measured on ellipsoid hulls: a hinted climb costs
 /// ~330 instructions at n = 100…10 000, the hierarchy 810 / 1 100 / 1 540.
 const HINT_MAX_K: usize = 32;
 
