@@ -15,7 +15,8 @@
 //! 2. Supporting pair `(p, q)` for `S`, `d = q − p`. `S·d > 0` ⇒ separated (Theorem 1).
 //! 3. A new pair adds the open hemisphere `HS(d) = {x : d·x > 0}` to
 //!    `SCP = ∩ HS(d_j)` (§5); `SCP = ∅` ⇔ `0 ∈ conv{d_j}` ⊆ `B − A` ⇒ collision.
-//! 4. Next candidate by the reflection `S ← S − 2(S·r)r`, `r = d/|d|` (formula (1)); a
+//! 4. Next candidate by the reflection `S ← S − 2(S·r)r`, `r = d/|d|` (formula (1)), or an
+//!    approximate centre of `SCP` when the reflection lies far outside it (see Departures); a
 //!    repeated pair instead takes a point strictly inside `SCP` (auxiliary rule, §6).
 //!    Theorem 5 (immediate repeat ⇒ separation) is subsumed: step 2 evaluates its sign.
 //!
@@ -89,14 +90,27 @@
 //!   without scanning its neighbours when the direction lies in a cone inscribed in the
 //!   vertex's normal cone (`support::VertexCones`; strict maximiser by far more than
 //!   rounding, so the same vertex the scan would confirm): about a third of the scans.
+//! - Formula (1)'s candidate is replaced by an approximate centre of SCP (the auxiliary
+//!   rule's weighted sum of vertex directions, unverified) when it lies beyond one of SCP's
+//!   edges by more than `FAR_OUTSIDE` (`û·S < −0.2·|S|`, `û` that edge's unit pair vector,
+//!   a float test). Such a candidate is no separating vector (that edge's pair shows it,
+//!   Theorem 1), and for overlapping near-spheres it is formula (1)'s two-cycle: Theorem 4's
+//!   `r₁ = −r₀` sends `S₂` back to `S₀`, whose pair then repeats (the auxiliary rule, after a
+//!   wasted support) or lies next to it (a shallow cut). The centre cuts SCP deeply instead.
+//!   Only the candidates change: every repeat still gets the auxiliary rule's verified
+//!   interior point, so at least every second iteration yields a new pair and the bound
+//!   stands. Measured on the §9 poses (n = 1 000, 200:180:180, cold): deep overlaps take 4.0
+//!   (l = −40) and 4.25 (l = −10) iterations instead of 4.8 and 4.9 (four is the least a
+//!   four-vector certificate needs); needles 200:20:20 at l = −10 5.4 instead of 10.1;
+//!   near contact and separated pairs as before (their reflections stay close to SCP).
 //! - Formula (1) is evaluated as `S − 2(S·d)/(d·d)·d`, without normalising `d` or the new
 //!   `S` (a reflection keeps `|S|`, and only `S`'s direction matters): the same reflection
 //!   without two square roots per iteration; a `d` whose squared length is not a normal
 //!   float falls back to the normalised form.
 //! - The query layer skips its contact-band measurement when the answer's own certificate is
-//!   farther than twice the contact tolerance from contact (`last_clearance`: the plane's
+//!   farther than twice the contact tolerance from contact (`clears`: the plane's
 //!   margin between the supporting pair, or the origin's depth in the certificate
-//!   tetrahedron), as it does for CD-Dual (first against the rotation-free upper bound of the
+//!   tetrahedron, first bounded below without square roots), as it does for CD-Dual (first against the rotation-free upper bound of the
 //!   tolerance, as CD-Dual does).
 //!
 //! Separation is decided on the floating-point coordinates in A's frame with supports from
@@ -136,7 +150,20 @@ impl Hasher for PairHasher {
 #[derive(Clone, Copy, Debug, Default)]
 struct Con {
     d: DVec3,
+    /// `d / |d|` in floating point (approximate: only for choosing candidates, never a sign).
+    u: DVec3,
     pair: (u32, u32),
+}
+
+impl Con {
+    #[inline]
+    fn new(d: DVec3, pair: (u32, u32)) -> Con {
+        Con {
+            d,
+            u: d.normalize_or_zero(),
+            pair,
+        }
+    }
 }
 
 /// Result of adding a hemisphere to the spherical polygon.
@@ -172,9 +199,12 @@ pub struct HsJumpCache {
     /// supporting pairs.
     supported: Vec<(DVec3, f64, (u32, u32))>,
     /// How far the last answer is from contact, by its own certificate (A's frame): the
-    /// separation margin of a `Disjoint` plane, or the depth of the origin inside an
-    /// `Overlapping` tetrahedron of pair vectors; NaN when unknown.
+    /// separation margin of a `Disjoint` plane; NaN when unknown or given by `tetrahedron`.
     clearance: f64,
+    /// The pair vectors of the last `Overlapping` certificate when it has four (their
+    /// tetrahedron contains the origin; its depth is measured only when asked, see
+    /// [`HsJumpCache::clears`]).
+    tetrahedron: Option<[DVec3; 4]>,
     /// Largest spherical-polygon edge count reached in the last query (for tests/benchmarks).
     pub last_polygon_size: usize,
 }
@@ -203,17 +233,36 @@ impl HsJumpCache {
         self.supported.clear();
         self.last_polygon_size = 0;
         self.clearance = f64::NAN;
+        self.tetrahedron = None;
     }
 
-    /// How far from contact the last query's certificate shows the pair to be (NaN when it
-    /// does not say): for `Disjoint`, the separation margin `min_B n·b − max_A n·a` of its
-    /// plane (both extremes are the supporting pair the plane came from, so this is the
-    /// margin up to rounding); for `Overlapping`, the origin's distance to the boundary of the
+    /// Does the last query's certificate show the pair farther than `margin` from contact?
+    /// For `Disjoint`, by the separation margin `min_B n·b − max_A n·a` of its plane (both
+    /// extremes are the supporting pair the plane came from, so this is the margin up to
+    /// rounding); for `Overlapping`, by the origin's distance to the boundary of the
     /// certificate's tetrahedron of pair vectors `q − p` (a ball of that radius lies in
-    /// `B − A`, so no translation shorter than it separates the shapes). Lets the query layer
-    /// skip re-measuring pairs far outside the contact band.
-    pub(crate) fn last_clearance(&self) -> f64 {
-        self.clearance
+    /// `B − A`, so no translation shorter than it separates the shapes); `false` when the
+    /// certificate does not say. Lets the query layer skip re-measuring pairs far outside the
+    /// contact band.
+    ///
+    /// The tetrahedron's depth is bounded below first without square roots or divisions: the
+    /// origin's distance to the plane of a face `x, y, z` is `|det[x, y, z]| / |n|` with
+    /// `n = (y − x) × (z − x)` (`n·x = det[x, y, z]`), and `|n| ≤ |y − x|·|z − x| ≤ 4R²` for
+    /// `R` the longest vector; the bound is halved against rounding. Only when it does not
+    /// decide is the depth measured (`geometry::tetrahedron_depth`), so the answer is that of
+    /// the measured depth either way, up to that slack.
+    pub(crate) fn clears(&self, margin: f64) -> bool {
+        let Some(p) = self.tetrahedron else {
+            return self.clearance > margin;
+        };
+        let (c01, c23) = (p[0].cross(p[1]), p[2].cross(p[3]));
+        let dets = [p[1].dot(c23), p[0].dot(c23), c01.dot(p[2]), c01.dot(p[3])];
+        let r2 = p.iter().map(|v| v.length_squared()).fold(0.0, f64::max);
+        let low = dets.iter().map(|d| d.abs()).fold(f64::INFINITY, f64::min);
+        if low > 8.0 * r2 * margin {
+            return true;
+        }
+        crate::geometry::tetrahedron_depth(p) > margin
     }
 }
 
@@ -292,7 +341,28 @@ fn det_sign(x: DVec3, y: DVec3, z: DVec3) -> i8 {
 }
 
 /// Exactly parallel (cross product exactly zero).
+#[inline]
 fn parallel(x: DVec3, y: DVec3) -> bool {
+    // Float filter: a cross-product component whose rounded value exceeds its error bound
+    // (each component `ab − cd` is within 2u(|ab| + |cd|) of exact, u = 2⁻⁵³, far below the
+    // 4·EPSILON = 8u used; underflow needs products below 1e-250, excluded) is non-zero.
+    let (m0, m1) = (x.y * y.z, x.z * y.y);
+    let (m2, m3) = (x.z * y.x, x.x * y.z);
+    let (m4, m5) = (x.x * y.y, x.y * y.x);
+    let big = |p: f64, q: f64| {
+        let perm = p.abs() + q.abs();
+        perm > 1e-250 && perm.is_finite() && (p - q).abs() > 4.0 * f64::EPSILON * perm
+    };
+    if big(m0, m1) || big(m2, m3) || big(m4, m5) {
+        return false;
+    }
+    parallel_exact(x, y)
+}
+
+/// [`parallel`] past its float filter.
+#[cold]
+#[inline(never)]
+fn parallel_exact(x: DVec3, y: DVec3) -> bool {
     det_sign(x, y, DVec3::X) == 0 && det_sign(x, y, DVec3::Y) == 0 && det_sign(x, y, DVec3::Z) == 0
 }
 
@@ -381,6 +451,10 @@ impl HsJumpCache {
     #[inline]
     fn d(&self, c: u32) -> DVec3 {
         self.cons[c as usize].d
+    }
+    #[inline]
+    fn u(&self, c: u32) -> DVec3 {
+        self.cons[c as usize].u
     }
 
     /// Intersects SCP with the open hemisphere of constraint `c` (already pushed).
@@ -614,6 +688,18 @@ impl HsJumpCache {
         None
     }
 
+    /// Is `s` (a reflected candidate) far outside SCP: `û_e·s < −FAR_OUTSIDE·|s|` for one of
+    /// its edges `e` (float test: it only chooses the candidate)? Never for the whole sphere
+    /// or a hemisphere (the reflection lies inside the newest hemisphere).
+    #[inline]
+    fn far_outside(&self, s: DVec3) -> bool {
+        if self.edges.len() < 2 {
+            return false;
+        }
+        let lim = -FAR_OUTSIDE * s.length();
+        self.edges.iter().any(|&e| self.u(e).dot(s) < lim)
+    }
+
     /// An approximate interior direction (weighted sum of the vertex directions; unverified).
     fn approx_interior(&self) -> DVec3 {
         let m = self.edges.len();
@@ -622,7 +708,7 @@ impl HsJumpCache {
             1 => self.d(self.edges[0]),
             2 => {
                 let (a, b) = (self.d(self.edges[0]), self.d(self.edges[1]));
-                let (ua, ub) = (a.normalize_or_zero(), b.normalize_or_zero());
+                let (ua, ub) = (self.u(self.edges[0]), self.u(self.edges[1]));
                 let mid = ua + ub;
                 if mid.length() > 1e-4 {
                     mid
@@ -641,10 +727,11 @@ impl HsJumpCache {
                 // nearly (anti)parallel normals has an inaccurate direction (error ≈ ε/sin) and
                 // gets a proportionally small weight.
                 let mut s = DVec3::ZERO;
-                for i in 0..m {
-                    let x = self.d(self.edges[i]).normalize_or_zero();
-                    let y = self.d(self.edges[(i + 1) % m]).normalize_or_zero();
+                let mut x = self.u(self.edges[m - 1]);
+                for &e in &self.edges {
+                    let y = self.u(e);
                     s += x.cross(y);
+                    x = y;
                 }
                 s
             }
@@ -776,6 +863,15 @@ impl Frame<'_> {
     }
 }
 
+/// A reflected candidate `S` with `û·S < −FAR_OUTSIDE·|S|` for an edge normal `û` of SCP
+/// (more than asin 0.2 ≈ 11.5° beyond that edge) is replaced by an approximate centre of SCP.
+/// Only the choice of candidates depends on it. Measured (instructions per query, §9 sweep
+/// poses, cold): n = 1 000, 200:180:180, l = −40 / −10 / −3 / −1: 0.15 → 5 658 / 6 017 /
+/// 6 962 / 7 044, 0.2 → 5 658 / 6 017 / 6 715 / 6 973, 0.3 → 5 658 / 5 982 / 6 634 / 6 913,
+/// never (formula (1) only) → 6 464 / 6 567 / 6 697 / 6 973; needles 200:20:20 at l = −10:
+/// 8 264 / 9 135 / 10 865 / 16 745 (0.15 / 0.2 / 0.3 / never).
+const FAR_OUTSIDE: f64 = 0.2;
+
 /// Pairs kept in a plain list before the hash set is used (see `HsJumpCache::seen_short`).
 const SEEN_LINEAR: usize = 16;
 
@@ -869,7 +965,7 @@ pub fn intersect(
             if !cache.insert_seen(key(pair)) {
                 continue;
             }
-            cache.cons.push(Con { d, pair });
+            cache.cons.push(Con::new(d, pair));
             let c = (cache.cons.len() - 1) as u32;
             if let Added::Empty(ids, len, verified) = cache.add(c) {
                 if let Some(r) = overlap_from(cache, ids, len, verified, 0, cache.last_s, pair) {
@@ -939,7 +1035,7 @@ pub fn intersect(
             continue;
         }
         after_aux = false;
-        cache.cons.push(Con { d, pair });
+        cache.cons.push(Con::new(d, pair));
         let c = (cache.cons.len() - 1) as u32;
         if let Added::Empty(ids, len, verified) = cache.add(c) {
             if let Some(r) = overlap_from(cache, ids, len, verified, iterations, s, pair) {
@@ -957,6 +1053,13 @@ pub fn intersect(
         } else {
             let r = d.normalize_or_zero();
             (s - 2.0 * s.dot(r) * r).normalize_or_zero()
+        };
+        // Departure: a reflection far outside SCP (beyond one of its edges by more than
+        // `FAR_OUTSIDE`) is replaced by an approximate centre of SCP (see the module docs).
+        let next = if cache.far_outside(next) {
+            cache.approx_interior().normalize_or_zero()
+        } else {
+            next
         };
         if next == DVec3::ZERO || !next.is_finite() {
             let Some(w) = cache.interior_point() else {
@@ -992,7 +1095,7 @@ fn overlap_from(
     }
     let r = finish_overlap(cache, &pairs[..len], iterations, s, pair);
     if len == 4 {
-        cache.clearance = crate::geometry::tetrahedron_depth(ids.map(|i| cache.d(i)));
+        cache.tetrahedron = Some(ids.map(|i| cache.d(i)));
     }
     Some(r)
 }
@@ -1064,7 +1167,7 @@ mod tests {
                 if d == DVec3::ZERO {
                     continue;
                 }
-                cache.cons.push(Con { d, pair: (0, 0) });
+                cache.cons.push(Con::new(d, (0, 0)));
                 let c = (cache.cons.len() - 1) as u32;
                 match cache.add(c) {
                     Added::Open => {
