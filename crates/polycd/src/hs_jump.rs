@@ -10,8 +10,7 @@
 //!    climb from the shapes' direction tables, in place of the Dobkin–Kirkpatrick hierarchy of
 //!    §8.1: see Departures). Cached collision-certificate pairs are re-added to the spherical
 //!    polygon first (any vertex pairs are valid constraints, see below). Later candidates of
-//!    the query are supported the same way, or by hill-climbing from an earlier candidate's
-//!    pair when one is within `CLIMB_COS` (see Departures).
+//!    the query are supported by climbs from the direction tables (see Departures).
 //! 2. Supporting pair `(p, q)` for `S`, `d = q − p`. `S·d > 0` ⇒ separated (Theorem 1).
 //! 3. A new pair adds the open hemisphere `HS(d) = {x : d·x > 0}` to
 //!    `SCP = ∩ HS(d_j)` (§5); `SCP = ∅` ⇔ `0 ∈ conv{d_j}` ⊆ `B − A` ⇒ collision.
@@ -72,14 +71,14 @@
 //!   that keeps overlapping is re-certified in zero iterations.
 //! - `q − p = 0` (a shared vertex) is reported as `Overlapping` with a one-pair simplex; the
 //!   query layer refines touching.
-//! - Supports inside one query: a candidate whose angle to an earlier candidate of the same
-//!   query is within `CLIMB_COS` (cos ≥ 0.995, ≈ 5.7°) is supported by hill-climbing (the
-//!   paper's §8.4 tool for coherence) from that candidate's pair, both walks interleaved;
-//!   otherwise by a climb from the shapes' direction-table starts (both walks interleaved).
-//!   Reason: cost only — every strategy returns a maximiser, so the pairs, the reflections
-//!   and the bound are unchanged, and near candidates are common (the step after the first
-//!   reflection usually returns within a few degrees of the start; near contact nearly every
-//!   candidate is near an earlier one), where the climb takes zero to two steps.
+//! - Supports inside one query all climb from the direction tables' starts, both walks
+//!   interleaved. Climbing from the pair of an earlier candidate within ≈ 5.7° (cos ≥ 0.995:
+//!   the paper's §8.4 tool for coherence, applied within the query) was measured too: since
+//!   the climbs stop at inscribed vertex cones, a table start is as good and the search for
+//!   a near candidate cost more than it saved (instructions per query, §9 poses, n = 1 000,
+//!   200:180:180, l = −40 / −10 / −1 / −0.01: 5 775 / 6 144 / 7 044 / 10 264 with it,
+//!   5 560 / 5 897 / 6 872 / 10 166 without). Every strategy returns a maximiser, so the
+//!   pairs, the candidates and the bound do not depend on it.
 //! - The paper's hierarchical search (§8.1) is implemented (`ConvexPolyhedron::
 //!   support_hierarchy`, `support_hierarchy_pair`, tested against the scan) but HS-jump's
 //!   cold supports climb from the direction table instead (`support_climb_hinted`): a cube
@@ -195,9 +194,6 @@ pub struct HsJumpCache {
     edges: Vec<u32>,
     scratch: Vec<u32>,
     signs: Vec<i8>,
-    /// Directions supported so far in this query, their squared lengths and their
-    /// supporting pairs.
-    supported: Vec<(DVec3, f64, (u32, u32))>,
     /// How far the last answer is from contact, by its own certificate (A's frame): the
     /// separation margin of a `Disjoint` plane; NaN when unknown or given by `tetrahedron`.
     clearance: f64,
@@ -230,7 +226,6 @@ impl HsJumpCache {
         }
         self.cons.clear();
         self.edges.clear();
-        self.supported.clear();
         self.last_polygon_size = 0;
         self.clearance = f64::NAN;
         self.tetrahedron = None;
@@ -875,16 +870,6 @@ const FAR_OUTSIDE: f64 = 0.2;
 /// Pairs kept in a plain list before the hash set is used (see `HsJumpCache::seen_short`).
 const SEEN_LINEAR: usize = 16;
 
-/// A direction whose cosine with one already supported in the same query is at least this is
-/// supported by hill-climbing from that direction's pair rather than from the direction table:
-/// the supports are then the same or a step away on the vertex graph, no lookup and no
-/// re-climb. (Only the cost depends on it: both strategies return a maximiser.) Measured
-/// (instructions per query, §9 sweep poses, n = 1 000): with the inscribed-cone stop a
-/// direction-table start is exact often enough that only close candidates gain from the
-/// earlier pair — 0.995 (≈ 5.7°) against 0.95: 200:180:180 −1 % deep, −7 % at l = −1,
-/// needles 200:20:20 −5 … −17 %, n = 200 unchanged.
-const CLIMB_COS: f64 = 0.995;
-
 impl HsJumpCache {
     /// Records a pair key; `false` if it was seen before in this query.
     #[inline]
@@ -897,31 +882,6 @@ impl HsJumpCache {
             return true;
         }
         self.seen.insert(k)
-    }
-
-    /// Supporting pair for `s` (any length), recorded for the later candidates of the query.
-    fn support(&mut self, f: &Frame, s: DVec3) -> (u32, u32) {
-        // cos² ≥ CLIMB_COS² without square roots: (s·v)² ≥ CLIMB_COS²·|s|²·|v|², s·v > 0;
-        // the nearest (largest cos²) wins.
-        let ss = s.length_squared();
-        let mut near = None;
-        let mut best = 0.0f64;
-        for &(v, vv, pair) in &self.supported {
-            let c = s.dot(v);
-            if c > 0.0 && c * c >= CLIMB_COS * CLIMB_COS * ss * vv {
-                let cos2 = c * c / vv; // cos² · |s|², the same factor for every candidate
-                if cos2 > best {
-                    best = cos2;
-                    near = Some(pair);
-                }
-            }
-        }
-        let pair = match near {
-            Some(warm) => f.support_from(s, warm),
-            None => f.support(s),
-        };
-        self.supported.push((s, ss, pair));
-        pair
     }
 }
 
@@ -976,11 +936,7 @@ pub fn intersect(
     }
 
     let (mut s, mut pair) = if cache.warm && cache.last_s.is_finite() && cache.last_s != DVec3::ZERO {
-        let pair = f.support_from(cache.last_s, cache.last_pair);
-        cache
-            .supported
-            .push((cache.last_s, cache.last_s.length_squared(), pair));
-        (cache.last_s, pair)
+        (cache.last_s, f.support_from(cache.last_s, cache.last_pair))
     } else {
         let s0 = (f.rot * b.centroid() + f.t) - a.centroid();
         let s0 = s0.normalize_or_zero();
@@ -989,7 +945,7 @@ pub fn intersect(
         } else {
             DVec3::X
         };
-        (s0, cache.support(&f, s0))
+        (s0, f.support(s0))
     };
     let mut after_aux = false;
     let mut iterations = 0u32;
@@ -1030,7 +986,7 @@ pub fn intersect(
                 return Ok(cache.touching(&f, pa, tol(), iterations));
             };
             s = w;
-            pair = cache.support(&f, s);
+            pair = f.support(s);
             after_aux = true;
             continue;
         }
@@ -1070,7 +1026,7 @@ pub fn intersect(
         } else {
             s = next;
         }
-        pair = cache.support(&f, s);
+        pair = f.support(s);
     }
 }
 
