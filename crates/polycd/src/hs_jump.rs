@@ -695,6 +695,30 @@ impl HsJumpCache {
         self.edges.iter().any(|&e| self.u(e).dot(s) < lim)
     }
 
+    /// The candidate that replaces a reflection far outside SCP (see `FAR_OUTSIDE`): for a
+    /// polygon, the sum of its unit vertex directions (every vertex weighs the same, so the
+    /// cut through the candidate reaches sharp corners too: measured, 4.09 instead of 4.25
+    /// iterations at l = −10 on the §9 poses against the sine weights of
+    /// [`approx_interior`](Self::approx_interior)); for a lune, its mid-line point. Unverified.
+    fn centre(&self) -> DVec3 {
+        let m = self.edges.len();
+        if m < 3 {
+            return self.approx_interior();
+        }
+        let mut s = DVec3::ZERO;
+        let mut x = self.u(self.edges[m - 1]);
+        for &e in &self.edges {
+            let y = self.u(e);
+            let v = x.cross(y);
+            let l2 = v.length_squared();
+            if l2 > 0.0 {
+                s += v * (1.0 / l2.sqrt());
+            }
+            x = y;
+        }
+        s
+    }
+
     /// An approximate interior direction (weighted sum of the vertex directions; unverified).
     fn approx_interior(&self) -> DVec3 {
         let m = self.edges.len();
@@ -1013,7 +1037,7 @@ pub fn intersect(
         // Departure: a reflection far outside SCP (beyond one of its edges by more than
         // `FAR_OUTSIDE`) is replaced by an approximate centre of SCP (see the module docs).
         let next = if cache.far_outside(next) {
-            cache.approx_interior().normalize_or_zero()
+            cache.centre().normalize_or_zero()
         } else {
             next
         };
