@@ -89,19 +89,21 @@
 //!   without scanning its neighbours when the direction lies in a cone inscribed in the
 //!   vertex's normal cone (`support::VertexCones`; strict maximiser by far more than
 //!   rounding, so the same vertex the scan would confirm): about a third of the scans.
-//! - Formula (1)'s candidate is replaced by an approximate centre of SCP (the auxiliary
-//!   rule's weighted sum of vertex directions, unverified) when it lies beyond one of SCP's
-//!   edges by more than `FAR_OUTSIDE` (`û·S < −0.2·|S|`, `û` that edge's unit pair vector,
+//! - Formula (1)'s candidate is replaced by a centre of SCP (for a polygon its unit vertex
+//!   directions summed; unverified) when it lies beyond one of SCP's
+//!   edges by more than `FAR_OUTSIDE` (`û·S < −0.1·|S|`, `û` that edge's unit pair vector,
 //!   a float test). Such a candidate is no separating vector (that edge's pair shows it,
 //!   Theorem 1), and for overlapping near-spheres it is formula (1)'s two-cycle: Theorem 4's
 //!   `r₁ = −r₀` sends `S₂` back to `S₀`, whose pair then repeats (the auxiliary rule, after a
 //!   wasted support) or lies next to it (a shallow cut). The centre cuts SCP deeply instead.
 //!   Only the candidates change: every repeat still gets the auxiliary rule's verified
 //!   interior point, so at least every second iteration yields a new pair and the bound
-//!   stands. Measured on the §9 poses (n = 1 000, 200:180:180, cold): deep overlaps take 4.0
-//!   (l = −40) and 4.25 (l = −10) iterations instead of 4.8 and 4.9 (four is the least a
-//!   four-vector certificate needs); needles 200:20:20 at l = −10 5.4 instead of 10.1;
-//!   near contact and separated pairs as before (their reflections stay close to SCP).
+//!   stands. Measured on the §9 poses (n = 1 000, cold), mean iterations at l = −40 / −10 /
+//!   −3 / −1 / −0.01: 200:180:180 4.00 / 4.09 / 4.62 / 4.87 / 7.50 instead of 4.77 / 4.86 /
+//!   4.97 / 5.18 / 7.53 (four is the least a four-vector certificate needs); 200:100:100
+//!   4.00 / 4.37 / 4.92 / 5.29 / 7.50 instead of 4.82 / 4.95 / 5.28 / 5.56 / 7.83; needles
+//!   200:20:20 4.04 / 4.50 / 6.57 / 7.50 / 11.26 instead of 7.07 / 10.14 / 12.36 / 13.43 /
+//!   16.82; separated pairs as before (l = 1: 1.19 on 200:180:180).
 //! - Formula (1) is evaluated as `S − 2(S·d)/(d·d)·d`, without normalising `d` or the new
 //!   `S` (a reflection keeps `|S|`, and only `S`'s direction matters): the same reflection
 //!   without two square roots per iteration; a `d` whose squared length is not a normal
@@ -883,13 +885,14 @@ impl Frame<'_> {
 }
 
 /// A reflected candidate `S` with `û·S < −FAR_OUTSIDE·|S|` for an edge normal `û` of SCP
-/// (more than asin 0.2 ≈ 11.5° beyond that edge) is replaced by an approximate centre of SCP.
-/// Only the choice of candidates depends on it. Measured (instructions per query, §9 sweep
-/// poses, cold): n = 1 000, 200:180:180, l = −40 / −10 / −3 / −1: 0.15 → 5 658 / 6 017 /
-/// 6 962 / 7 044, 0.2 → 5 658 / 6 017 / 6 715 / 6 973, 0.3 → 5 658 / 5 982 / 6 634 / 6 913,
-/// never (formula (1) only) → 6 464 / 6 567 / 6 697 / 6 973; needles 200:20:20 at l = −10:
-/// 8 264 / 9 135 / 10 865 / 16 745 (0.15 / 0.2 / 0.3 / never).
-const FAR_OUTSIDE: f64 = 0.2;
+/// (more than asin 0.1 ≈ 5.7° beyond that edge) is replaced by a centre of SCP
+/// (`HsJumpCache::centre`). Only the choice of candidates depends on it. Measured
+/// (instructions per query, §9 sweep poses, cold, n = 1 000), 0.05 / 0.1 / 0.2 / 0.3:
+/// 200:180:180 at l = −3: 6 416 / 6 327 / 6 191 / 6 328, at l = −1: 6 817 / 6 577 / 6 673 /
+/// 6 604 (l ≤ −10 the same for all: 5 440 at −40, 5 540 at −10); needles 200:20:20 at
+/// l = −1: 11 405 / 12 578 / 14 212 / 17 140; 200:100:100 at l = −0.01: 9 999 / 10 290 /
+/// 10 552 / 10 625. 0 (every reflection outside SCP) costs 7 350 at l = −1 on 200:180:180.
+const FAR_OUTSIDE: f64 = 0.1;
 
 /// Pairs kept in a plain list before the hash set is used (see `HsJumpCache::seen_short`).
 const SEEN_LINEAR: usize = 16;
