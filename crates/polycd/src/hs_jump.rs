@@ -37,7 +37,9 @@
 //!   1 iteration when separated, ≤ 8 when overlapping; §9 ellipsoids: mean ≈ 4–9 iterations;
 //!   n = 1 000, 200:180:180, cold: ≈ 0.8 µs per overlapping query (l ≤ −1; 1.0–1.2 µs at
 //!   |l| = 0.01), 0.22 µs when apart by 1 or more (2026-11-25, `polycd bench
-//!   ellipsoid-sweep`; 6.5 k instructions per deep-overlap query, 1.6 k when apart).
+//!   ellipsoid-sweep`, before the far-outside rule); instructions per query (callgrind, the
+//!   sweep's poses): 5.4 k at l = −40, 5.5 k at −10, 6.5 k at −1 (6.4 k / 6.5 k / 7.0 k
+//!   before), 1.4 k when apart.
 //! - Pairs seen in the query: the first `SEEN_LINEAR` in a plain list (linear search beats
 //!   hashing for the few pairs of a typical query), the rest in a hash set.
 //! - Every `Overlapping` answer carries ≤ 4 pairs whose vectors contain the origin in their
