@@ -10,12 +10,12 @@
 //!    climb from the shapes' direction tables, in place of the Dobkin–Kirkpatrick hierarchy of
 //!    §8.1: see Departures). Cached collision-certificate pairs are re-added to the spherical
 //!    polygon first (any vertex pairs are valid constraints, see below). Later candidates of
-//!    the query are supported the same way, or by hill-climbing from an earlier candidate's
-//!    pair when one is within `CLIMB_COS` (see Departures).
+//!    the query are supported by climbs from the direction tables (see Departures).
 //! 2. Supporting pair `(p, q)` for `S`, `d = q − p`. `S·d > 0` ⇒ separated (Theorem 1).
 //! 3. A new pair adds the open hemisphere `HS(d) = {x : d·x > 0}` to
 //!    `SCP = ∩ HS(d_j)` (§5); `SCP = ∅` ⇔ `0 ∈ conv{d_j}` ⊆ `B − A` ⇒ collision.
-//! 4. Next candidate by the reflection `S ← S − 2(S·r)r`, `r = d/|d|` (formula (1)); a
+//! 4. Next candidate by the reflection `S ← S − 2(S·r)r`, `r = d/|d|` (formula (1)), or an
+//!    approximate centre of `SCP` when the reflection lies far outside it (see Departures); a
 //!    repeated pair instead takes a point strictly inside `SCP` (auxiliary rule, §6).
 //!    Theorem 5 (immediate repeat ⇒ separation) is subsumed: step 2 evaluates its sign.
 //!
@@ -37,7 +37,9 @@
 //!   1 iteration when separated, ≤ 8 when overlapping; §9 ellipsoids: mean ≈ 4–9 iterations;
 //!   n = 1 000, 200:180:180, cold: ≈ 0.8 µs per overlapping query (l ≤ −1; 1.0–1.2 µs at
 //!   |l| = 0.01), 0.22 µs when apart by 1 or more (2026-11-25, `polycd bench
-//!   ellipsoid-sweep`; 6.5 k instructions per deep-overlap query, 1.6 k when apart).
+//!   ellipsoid-sweep`, before the far-outside rule); instructions per query (callgrind, the
+//!   sweep's poses): 5.4 k at l = −40, 5.5 k at −10, 6.5 k at −1 (6.4 k / 6.5 k / 7.0 k
+//!   before), 1.4 k when apart.
 //! - Pairs seen in the query: the first `SEEN_LINEAR` in a plain list (linear search beats
 //!   hashing for the few pairs of a typical query), the rest in a hash set.
 //! - Every `Overlapping` answer carries ≤ 4 pairs whose vectors contain the origin in their
@@ -71,14 +73,14 @@
 //!   that keeps overlapping is re-certified in zero iterations.
 //! - `q − p = 0` (a shared vertex) is reported as `Overlapping` with a one-pair simplex; the
 //!   query layer refines touching.
-//! - Supports inside one query: a candidate whose angle to an earlier candidate of the same
-//!   query is within `CLIMB_COS` (cos ≥ 0.995, ≈ 5.7°) is supported by hill-climbing (the
-//!   paper's §8.4 tool for coherence) from that candidate's pair, both walks interleaved;
-//!   otherwise by a climb from the shapes' direction-table starts (both walks interleaved).
-//!   Reason: cost only — every strategy returns a maximiser, so the pairs, the reflections
-//!   and the bound are unchanged, and near candidates are common (the step after the first
-//!   reflection usually returns within a few degrees of the start; near contact nearly every
-//!   candidate is near an earlier one), where the climb takes zero to two steps.
+//! - Supports inside one query all climb from the direction tables' starts, both walks
+//!   interleaved. Climbing from the pair of an earlier candidate within ≈ 5.7° (cos ≥ 0.995:
+//!   the paper's §8.4 tool for coherence, applied within the query) was measured too: since
+//!   the climbs stop at inscribed vertex cones, a table start is as good and the search for
+//!   a near candidate cost more than it saved (instructions per query, §9 poses, n = 1 000,
+//!   200:180:180, l = −40 / −10 / −1 / −0.01: 5 775 / 6 144 / 7 044 / 10 264 with it,
+//!   5 560 / 5 897 / 6 872 / 10 166 without). Every strategy returns a maximiser, so the
+//!   pairs, the candidates and the bound do not depend on it.
 //! - The paper's hierarchical search (§8.1) is implemented (`ConvexPolyhedron::
 //!   support_hierarchy`, `support_hierarchy_pair`, tested against the scan) but HS-jump's
 //!   cold supports climb from the direction table instead (`support_climb_hinted`): a cube
@@ -89,14 +91,29 @@
 //!   without scanning its neighbours when the direction lies in a cone inscribed in the
 //!   vertex's normal cone (`support::VertexCones`; strict maximiser by far more than
 //!   rounding, so the same vertex the scan would confirm): about a third of the scans.
+//! - Formula (1)'s candidate is replaced by a centre of SCP (for a polygon its unit vertex
+//!   directions summed; unverified) when it lies beyond one of SCP's
+//!   edges by more than `FAR_OUTSIDE` (`û·S < −0.1·|S|`, `û` that edge's unit pair vector,
+//!   a float test). Such a candidate is no separating vector (that edge's pair shows it,
+//!   Theorem 1), and for overlapping near-spheres it is formula (1)'s two-cycle: Theorem 4's
+//!   `r₁ = −r₀` sends `S₂` back to `S₀`, whose pair then repeats (the auxiliary rule, after a
+//!   wasted support) or lies next to it (a shallow cut). The centre cuts SCP deeply instead.
+//!   Only the candidates change: every repeat still gets the auxiliary rule's verified
+//!   interior point, so at least every second iteration yields a new pair and the bound
+//!   stands. Measured on the §9 poses (n = 1 000, cold), mean iterations at l = −40 / −10 /
+//!   −3 / −1 / −0.01: 200:180:180 4.00 / 4.09 / 4.62 / 4.87 / 7.50 instead of 4.77 / 4.86 /
+//!   4.97 / 5.18 / 7.53 (four is the least a four-vector certificate needs); 200:100:100
+//!   4.00 / 4.37 / 4.92 / 5.29 / 7.50 instead of 4.82 / 4.95 / 5.28 / 5.56 / 7.83; needles
+//!   200:20:20 4.04 / 4.50 / 6.57 / 7.50 / 11.26 instead of 7.07 / 10.14 / 12.36 / 13.43 /
+//!   16.82; separated pairs as before (l = 1: 1.19 on 200:180:180).
 //! - Formula (1) is evaluated as `S − 2(S·d)/(d·d)·d`, without normalising `d` or the new
 //!   `S` (a reflection keeps `|S|`, and only `S`'s direction matters): the same reflection
 //!   without two square roots per iteration; a `d` whose squared length is not a normal
 //!   float falls back to the normalised form.
 //! - The query layer skips its contact-band measurement when the answer's own certificate is
-//!   farther than twice the contact tolerance from contact (`last_clearance`: the plane's
+//!   farther than twice the contact tolerance from contact (`clears`: the plane's
 //!   margin between the supporting pair, or the origin's depth in the certificate
-//!   tetrahedron), as it does for CD-Dual (first against the rotation-free upper bound of the
+//!   tetrahedron, first bounded below without square roots), as it does for CD-Dual (first against the rotation-free upper bound of the
 //!   tolerance, as CD-Dual does).
 //!
 //! Separation is decided on the floating-point coordinates in A's frame with supports from
@@ -136,7 +153,20 @@ impl Hasher for PairHasher {
 #[derive(Clone, Copy, Debug, Default)]
 struct Con {
     d: DVec3,
+    /// `d / |d|` in floating point (approximate: only for choosing candidates, never a sign).
+    u: DVec3,
     pair: (u32, u32),
+}
+
+impl Con {
+    #[inline]
+    fn new(d: DVec3, pair: (u32, u32)) -> Con {
+        Con {
+            d,
+            u: d.normalize_or_zero(),
+            pair,
+        }
+    }
 }
 
 /// Result of adding a hemisphere to the spherical polygon.
@@ -168,13 +198,13 @@ pub struct HsJumpCache {
     edges: Vec<u32>,
     scratch: Vec<u32>,
     signs: Vec<i8>,
-    /// Directions supported so far in this query, their squared lengths and their
-    /// supporting pairs.
-    supported: Vec<(DVec3, f64, (u32, u32))>,
     /// How far the last answer is from contact, by its own certificate (A's frame): the
-    /// separation margin of a `Disjoint` plane, or the depth of the origin inside an
-    /// `Overlapping` tetrahedron of pair vectors; NaN when unknown.
+    /// separation margin of a `Disjoint` plane; NaN when unknown or given by `tetrahedron`.
     clearance: f64,
+    /// The pair vectors of the last `Overlapping` certificate when it has four (their
+    /// tetrahedron contains the origin; its depth is measured only when asked, see
+    /// [`HsJumpCache::clears`]).
+    tetrahedron: Option<[DVec3; 4]>,
     /// Largest spherical-polygon edge count reached in the last query (for tests/benchmarks).
     pub last_polygon_size: usize,
 }
@@ -200,20 +230,38 @@ impl HsJumpCache {
         }
         self.cons.clear();
         self.edges.clear();
-        self.supported.clear();
         self.last_polygon_size = 0;
         self.clearance = f64::NAN;
+        self.tetrahedron = None;
     }
 
-    /// How far from contact the last query's certificate shows the pair to be (NaN when it
-    /// does not say): for `Disjoint`, the separation margin `min_B n·b − max_A n·a` of its
-    /// plane (both extremes are the supporting pair the plane came from, so this is the
-    /// margin up to rounding); for `Overlapping`, the origin's distance to the boundary of the
+    /// Does the last query's certificate show the pair farther than `margin` from contact?
+    /// For `Disjoint`, by the separation margin `min_B n·b − max_A n·a` of its plane (both
+    /// extremes are the supporting pair the plane came from, so this is the margin up to
+    /// rounding); for `Overlapping`, by the origin's distance to the boundary of the
     /// certificate's tetrahedron of pair vectors `q − p` (a ball of that radius lies in
-    /// `B − A`, so no translation shorter than it separates the shapes). Lets the query layer
-    /// skip re-measuring pairs far outside the contact band.
-    pub(crate) fn last_clearance(&self) -> f64 {
-        self.clearance
+    /// `B − A`, so no translation shorter than it separates the shapes); `false` when the
+    /// certificate does not say. Lets the query layer skip re-measuring pairs far outside the
+    /// contact band.
+    ///
+    /// The tetrahedron's depth is bounded below first without square roots or divisions: the
+    /// origin's distance to the plane of a face `x, y, z` is `|det[x, y, z]| / |n|` with
+    /// `n = (y − x) × (z − x)` (`n·x = det[x, y, z]`), and `|n| ≤ |y − x|·|z − x| ≤ 4R²` for
+    /// `R` the longest vector; the bound is halved against rounding. Only when it does not
+    /// decide is the depth measured (`geometry::tetrahedron_depth`), so the answer is that of
+    /// the measured depth either way, up to that slack.
+    pub(crate) fn clears(&self, margin: f64) -> bool {
+        let Some(p) = self.tetrahedron else {
+            return self.clearance > margin;
+        };
+        let (c01, c23) = (p[0].cross(p[1]), p[2].cross(p[3]));
+        let dets = [p[1].dot(c23), p[0].dot(c23), c01.dot(p[2]), c01.dot(p[3])];
+        let r2 = p.iter().map(|v| v.length_squared()).fold(0.0, f64::max);
+        let low = dets.iter().map(|d| d.abs()).fold(f64::INFINITY, f64::min);
+        if low > 8.0 * r2 * margin {
+            return true;
+        }
+        crate::geometry::tetrahedron_depth(p) > margin
     }
 }
 
@@ -292,7 +340,28 @@ fn det_sign(x: DVec3, y: DVec3, z: DVec3) -> i8 {
 }
 
 /// Exactly parallel (cross product exactly zero).
+#[inline]
 fn parallel(x: DVec3, y: DVec3) -> bool {
+    // Float filter: a cross-product component whose rounded value exceeds its error bound
+    // (each component `ab − cd` is within 2u(|ab| + |cd|) of exact, u = 2⁻⁵³, far below the
+    // 4·EPSILON = 8u used; underflow needs products below 1e-250, excluded) is non-zero.
+    let (m0, m1) = (x.y * y.z, x.z * y.y);
+    let (m2, m3) = (x.z * y.x, x.x * y.z);
+    let (m4, m5) = (x.x * y.y, x.y * y.x);
+    let big = |p: f64, q: f64| {
+        let perm = p.abs() + q.abs();
+        perm > 1e-250 && perm.is_finite() && (p - q).abs() > 4.0 * f64::EPSILON * perm
+    };
+    if big(m0, m1) || big(m2, m3) || big(m4, m5) {
+        return false;
+    }
+    parallel_exact(x, y)
+}
+
+/// [`parallel`] past its float filter.
+#[cold]
+#[inline(never)]
+fn parallel_exact(x: DVec3, y: DVec3) -> bool {
     det_sign(x, y, DVec3::X) == 0 && det_sign(x, y, DVec3::Y) == 0 && det_sign(x, y, DVec3::Z) == 0
 }
 
@@ -381,6 +450,10 @@ impl HsJumpCache {
     #[inline]
     fn d(&self, c: u32) -> DVec3 {
         self.cons[c as usize].d
+    }
+    #[inline]
+    fn u(&self, c: u32) -> DVec3 {
+        self.cons[c as usize].u
     }
 
     /// Intersects SCP with the open hemisphere of constraint `c` (already pushed).
@@ -614,6 +687,42 @@ impl HsJumpCache {
         None
     }
 
+    /// Is `s` (a reflected candidate) far outside SCP: `û_e·s < −FAR_OUTSIDE·|s|` for one of
+    /// its edges `e` (float test: it only chooses the candidate)? Never for the whole sphere
+    /// or a hemisphere (the reflection lies inside the newest hemisphere).
+    #[inline]
+    fn far_outside(&self, s: DVec3) -> bool {
+        if self.edges.len() < 2 {
+            return false;
+        }
+        let lim = -FAR_OUTSIDE * s.length();
+        self.edges.iter().any(|&e| self.u(e).dot(s) < lim)
+    }
+
+    /// The candidate that replaces a reflection far outside SCP (see `FAR_OUTSIDE`): for a
+    /// polygon, the sum of its unit vertex directions (every vertex weighs the same, so the
+    /// cut through the candidate reaches sharp corners too: measured, 4.09 instead of 4.25
+    /// iterations at l = −10 on the §9 poses against the sine weights of
+    /// [`approx_interior`](Self::approx_interior)); for a lune, its mid-line point. Unverified.
+    fn centre(&self) -> DVec3 {
+        let m = self.edges.len();
+        if m < 3 {
+            return self.approx_interior();
+        }
+        let mut s = DVec3::ZERO;
+        let mut x = self.u(self.edges[m - 1]);
+        for &e in &self.edges {
+            let y = self.u(e);
+            let v = x.cross(y);
+            let l2 = v.length_squared();
+            if l2 > 0.0 {
+                s += v * (1.0 / l2.sqrt());
+            }
+            x = y;
+        }
+        s
+    }
+
     /// An approximate interior direction (weighted sum of the vertex directions; unverified).
     fn approx_interior(&self) -> DVec3 {
         let m = self.edges.len();
@@ -622,7 +731,7 @@ impl HsJumpCache {
             1 => self.d(self.edges[0]),
             2 => {
                 let (a, b) = (self.d(self.edges[0]), self.d(self.edges[1]));
-                let (ua, ub) = (a.normalize_or_zero(), b.normalize_or_zero());
+                let (ua, ub) = (self.u(self.edges[0]), self.u(self.edges[1]));
                 let mid = ua + ub;
                 if mid.length() > 1e-4 {
                     mid
@@ -641,10 +750,11 @@ impl HsJumpCache {
                 // nearly (anti)parallel normals has an inaccurate direction (error ≈ ε/sin) and
                 // gets a proportionally small weight.
                 let mut s = DVec3::ZERO;
-                for i in 0..m {
-                    let x = self.d(self.edges[i]).normalize_or_zero();
-                    let y = self.d(self.edges[(i + 1) % m]).normalize_or_zero();
+                let mut x = self.u(self.edges[m - 1]);
+                for &e in &self.edges {
+                    let y = self.u(e);
                     s += x.cross(y);
+                    x = y;
                 }
                 s
             }
@@ -776,18 +886,18 @@ impl Frame<'_> {
     }
 }
 
+/// A reflected candidate `S` with `û·S < −FAR_OUTSIDE·|S|` for an edge normal `û` of SCP
+/// (more than asin 0.1 ≈ 5.7° beyond that edge) is replaced by a centre of SCP
+/// (`HsJumpCache::centre`). Only the choice of candidates depends on it. Measured
+/// (instructions per query, §9 sweep poses, cold, n = 1 000), 0.05 / 0.1 / 0.2 / 0.3:
+/// 200:180:180 at l = −3: 6 416 / 6 327 / 6 191 / 6 328, at l = −1: 6 817 / 6 577 / 6 673 /
+/// 6 604 (l ≤ −10 the same for all: 5 440 at −40, 5 540 at −10); needles 200:20:20 at
+/// l = −1: 11 405 / 12 578 / 14 212 / 17 140; 200:100:100 at l = −0.01: 9 999 / 10 290 /
+/// 10 552 / 10 625. 0 (every reflection outside SCP) costs 7 350 at l = −1 on 200:180:180.
+const FAR_OUTSIDE: f64 = 0.1;
+
 /// Pairs kept in a plain list before the hash set is used (see `HsJumpCache::seen_short`).
 const SEEN_LINEAR: usize = 16;
-
-/// A direction whose cosine with one already supported in the same query is at least this is
-/// supported by hill-climbing from that direction's pair rather than from the direction table:
-/// the supports are then the same or a step away on the vertex graph, no lookup and no
-/// re-climb. (Only the cost depends on it: both strategies return a maximiser.) Measured
-/// (instructions per query, §9 sweep poses, n = 1 000): with the inscribed-cone stop a
-/// direction-table start is exact often enough that only close candidates gain from the
-/// earlier pair — 0.995 (≈ 5.7°) against 0.95: 200:180:180 −1 % deep, −7 % at l = −1,
-/// needles 200:20:20 −5 … −17 %, n = 200 unchanged.
-const CLIMB_COS: f64 = 0.995;
 
 impl HsJumpCache {
     /// Records a pair key; `false` if it was seen before in this query.
@@ -801,31 +911,6 @@ impl HsJumpCache {
             return true;
         }
         self.seen.insert(k)
-    }
-
-    /// Supporting pair for `s` (any length), recorded for the later candidates of the query.
-    fn support(&mut self, f: &Frame, s: DVec3) -> (u32, u32) {
-        // cos² ≥ CLIMB_COS² without square roots: (s·v)² ≥ CLIMB_COS²·|s|²·|v|², s·v > 0;
-        // the nearest (largest cos²) wins.
-        let ss = s.length_squared();
-        let mut near = None;
-        let mut best = 0.0f64;
-        for &(v, vv, pair) in &self.supported {
-            let c = s.dot(v);
-            if c > 0.0 && c * c >= CLIMB_COS * CLIMB_COS * ss * vv {
-                let cos2 = c * c / vv; // cos² · |s|², the same factor for every candidate
-                if cos2 > best {
-                    best = cos2;
-                    near = Some(pair);
-                }
-            }
-        }
-        let pair = match near {
-            Some(warm) => f.support_from(s, warm),
-            None => f.support(s),
-        };
-        self.supported.push((s, ss, pair));
-        pair
     }
 }
 
@@ -869,7 +954,7 @@ pub fn intersect(
             if !cache.insert_seen(key(pair)) {
                 continue;
             }
-            cache.cons.push(Con { d, pair });
+            cache.cons.push(Con::new(d, pair));
             let c = (cache.cons.len() - 1) as u32;
             if let Added::Empty(ids, len, verified) = cache.add(c) {
                 if let Some(r) = overlap_from(cache, ids, len, verified, 0, cache.last_s, pair) {
@@ -880,11 +965,7 @@ pub fn intersect(
     }
 
     let (mut s, mut pair) = if cache.warm && cache.last_s.is_finite() && cache.last_s != DVec3::ZERO {
-        let pair = f.support_from(cache.last_s, cache.last_pair);
-        cache
-            .supported
-            .push((cache.last_s, cache.last_s.length_squared(), pair));
-        (cache.last_s, pair)
+        (cache.last_s, f.support_from(cache.last_s, cache.last_pair))
     } else {
         let s0 = (f.rot * b.centroid() + f.t) - a.centroid();
         let s0 = s0.normalize_or_zero();
@@ -893,7 +974,7 @@ pub fn intersect(
         } else {
             DVec3::X
         };
-        (s0, cache.support(&f, s0))
+        (s0, f.support(s0))
     };
     let mut after_aux = false;
     let mut iterations = 0u32;
@@ -934,12 +1015,12 @@ pub fn intersect(
                 return Ok(cache.touching(&f, pa, tol(), iterations));
             };
             s = w;
-            pair = cache.support(&f, s);
+            pair = f.support(s);
             after_aux = true;
             continue;
         }
         after_aux = false;
-        cache.cons.push(Con { d, pair });
+        cache.cons.push(Con::new(d, pair));
         let c = (cache.cons.len() - 1) as u32;
         if let Added::Empty(ids, len, verified) = cache.add(c) {
             if let Some(r) = overlap_from(cache, ids, len, verified, iterations, s, pair) {
@@ -958,6 +1039,13 @@ pub fn intersect(
             let r = d.normalize_or_zero();
             (s - 2.0 * s.dot(r) * r).normalize_or_zero()
         };
+        // Departure: a reflection far outside SCP (beyond one of its edges by more than
+        // `FAR_OUTSIDE`) is replaced by an approximate centre of SCP (see the module docs).
+        let next = if cache.far_outside(next) {
+            cache.centre().normalize_or_zero()
+        } else {
+            next
+        };
         if next == DVec3::ZERO || !next.is_finite() {
             let Some(w) = cache.interior_point() else {
                 return Ok(cache.touching(&f, pa, tol(), iterations));
@@ -967,7 +1055,7 @@ pub fn intersect(
         } else {
             s = next;
         }
-        pair = cache.support(&f, s);
+        pair = f.support(s);
     }
 }
 
@@ -992,7 +1080,7 @@ fn overlap_from(
     }
     let r = finish_overlap(cache, &pairs[..len], iterations, s, pair);
     if len == 4 {
-        cache.clearance = crate::geometry::tetrahedron_depth(ids.map(|i| cache.d(i)));
+        cache.tetrahedron = Some(ids.map(|i| cache.d(i)));
     }
     Some(r)
 }
@@ -1064,7 +1152,7 @@ mod tests {
                 if d == DVec3::ZERO {
                     continue;
                 }
-                cache.cons.push(Con { d, pair: (0, 0) });
+                cache.cons.push(Con::new(d, (0, 0)));
                 let c = (cache.cons.len() - 1) as u32;
                 match cache.add(c) {
                     Added::Open => {

@@ -504,10 +504,9 @@ pub fn intersect(
             // As for CD-Dual: HS-jump's plane margin or certificate depth, when beyond twice
             // the contact tolerance, already rules out contact; the measurement is skipped
             // (the rotation-free bound of the tolerance decides the common far case).
-            let clearance = cache.hs_jump.last_clearance();
             if matches!(r, Intersection::Disjoint { .. } | Intersection::Overlapping { .. })
-                && (clearance > 2.0 * contact_tolerance_bound(a, &pa, b, &pb)
-                    || clearance > 2.0 * contact_tolerance(a, &pa, b, &pb))
+                && (cache.hs_jump.clears(2.0 * contact_tolerance_bound(a, &pa, b, &pb))
+                    || cache.hs_jump.clears(2.0 * contact_tolerance(a, &pa, b, &pb)))
             {
                 return Ok(r);
             }
