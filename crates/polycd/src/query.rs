@@ -538,8 +538,17 @@ fn vclip_depth_check(
     r: Intersection,
     cache: &mut PairCache,
 ) -> Result<Intersection, PolycdError> {
-    if !matches!(r, Intersection::Overlapping { .. }) {
+    let Intersection::Overlapping { witness, .. } = &r else {
         return Ok(r);
+    };
+    // An edge crossing a face well inside it proves a depth of its own (no GJK needed); the
+    // rotation-free upper bound of the tolerance keeps the common case cheap.
+    if let OverlapWitness::Features { features, .. } = witness {
+        if let Some(depth) = edge_face_depth_bound(a, pose_a, b, pose_b, *features) {
+            if depth > 2.0 * contact_tolerance_bound(a, pose_a, b, pose_b) {
+                return Ok(r);
+            }
+        }
     }
     match gjk::intersect(a, pose_a, b, pose_b, &mut cache.gjk)? {
         t @ Intersection::Touching { .. } => Ok(t.with_iterations(r.iterations())),
@@ -547,6 +556,59 @@ fn vclip_depth_check(
         // certificate), or a GJK answer that contradicts V-Clip's exact one: keep V-Clip's.
         _ => Ok(r),
     }
+}
+
+/// A lower bound on the penetration depth from an edge of one shape crossing a face of the
+/// other (`None` for other witnesses, or when the edge does not cross the face's interior).
+/// With the edge's ends at signed distances `d_t < 0 < d_h` from the face's plane, crossing
+/// it at `p`, `m` in from the face's border, and `cos` the cosine between the edge and the
+/// face normal: a translation `u` of B with `|u| < min(−d_t, d_h)` keeps the ends on their
+/// sides, and moves the crossing point within the plane by at most `|u|·(1 + 1/cos)`; below
+/// `m·cos / (1 + cos)` it stays inside the face, so the edge still pierces the face's
+/// interior and the interiors overlap. The depth is thus at least the smaller of the two.
+/// Rounding moves each term by a few ulps of the pair scale, far below the twice-the-tolerance
+/// margin the caller demands.
+fn edge_face_depth_bound(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    features: FeaturePair,
+) -> Option<f64> {
+    let (fp, fpose, f, ep, epose, e) = match (features.a, features.b) {
+        (Feature::Face(f), Feature::Edge(e)) => (a, pose_a, f, b, pose_b, e),
+        (Feature::Edge(e), Feature::Face(f)) => (b, pose_b, f, a, pose_a, e),
+        _ => return None,
+    };
+    // The edge in the face's frame.
+    let rel = fpose.relative(epose);
+    let [t, h] = ep.edge(e).vertices;
+    let (t, h) = (rel.transform_point(ep.vertex(t)), rel.transform_point(ep.vertex(h)));
+    let plane = fp.face_plane(f);
+    let (dt, dh) = (plane.signed_distance(t), plane.signed_distance(h));
+    if !((dt < 0.0 && dh > 0.0) || (dt > 0.0 && dh < 0.0)) {
+        return None;
+    }
+    let reach = dt.abs().min(dh.abs());
+    let dir = h - t;
+    let p = t + dir * (dt / (dt - dh));
+    let n = plane.normal;
+    // In-plane distance of p from each border edge (faces are counter-clockwise seen from
+    // outside, so the interior is to the left of each edge: positive).
+    let fv = fp.face_vertices(f);
+    let mut inner = f64::INFINITY;
+    for (k, &v) in fv.iter().enumerate() {
+        let u = fp.vertex(v);
+        let w = fp.vertex(fv[(k + 1) % fv.len()]);
+        let side = w - u;
+        inner = inner.min(side.cross(p - u).dot(n) / side.length());
+    }
+    if !(inner > 0.0) {
+        return None;
+    }
+    let cos = n.dot(dir).abs() / dir.length();
+    let depth = reach.min(inner * cos / (1.0 + cos));
+    depth.is_finite().then_some(depth)
 }
 
 /// The convex program's optimum is the distance, 0 for every overlapping pair: it cannot tell
