@@ -32,12 +32,13 @@
 //!   `d_{e_i} × d_{e_{i+1}}`. A clip keeps the edges with an endpoint strictly inside the new
 //!   hemisphere (those form one cyclic run, by convexity) and appends the new edge.
 //!   Cost per iteration: O(k) exact orientation tests, `k` ≤ number of pairs so far (the
-//!   paper's balanced tree gives O(log k)). Measured (tests/hs_jump.rs): k ≤ 28 and ≤ 45
-//!   iterations over 10⁵ near-contact pairs incl. needles and disks (mean 8.4); icospheres:
-//!   1 iteration when separated, ≤ 8 when overlapping; §9 ellipsoids: mean ≈ 4–9 iterations;
-//!   n = 1 000, 200:180:180, cold: ≈ 0.8 µs per overlapping query (l ≤ −1; 1.0–1.2 µs at
-//!   |l| = 0.01), 0.22 µs when apart by 1 or more (2026-11-25, `polycd bench
-//!   ellipsoid-sweep`, before the far-outside rule); instructions per query (callgrind, the
+//!   paper's balanced tree gives O(log k)). Measured (tests/hs_jump.rs, 2026-11-25): k ≤ 18
+//!   and ≤ 27 iterations over 10⁵ near-contact pairs (mean 6.9; k ≤ 21 and ≤ 28 on the
+//!   adversarial needles, disks and parallel faces); icospheres: 1 iteration when
+//!   separated, ≤ 5 when overlapping; §9 ellipsoids: mean ≈ 4–9 iterations;
+//!   n = 1 000, 200:180:180, cold: 0.66–0.77 µs per overlapping query (l ≤ −1; 1.0–1.15 µs
+//!   at |l| = 0.01), 0.19–0.21 µs when apart by 1 or more (2026-11-25 08:03, `polycd bench
+//!   ellipsoid-sweep`; ≈ 0.8 / 0.22 µs before the far-outside rule); instructions per query (callgrind, the
 //!   sweep's poses): 5.4 k at l = −40, 5.5 k at −10, 6.5 k at −1 (6.4 k / 6.5 k / 7.0 k
 //!   before), 1.4 k when apart.
 //! - Pairs seen in the query: the first `SEEN_LINEAR` in a plain list (linear search beats
@@ -66,8 +67,9 @@
 //!   is below rounding, so the pair is within rounding of contact), the query certifies
 //!   `Touching` when both bounds hold — penetration ≤ `−ŵ·d` for the approximate direction
 //!   `ŵ`, distance ≤ |nearest point of conv{d_e}| — both within `contact_tolerance`, and
-//!   returns `NotConverged` otherwise (observed: 25 in 10⁵ near-contact pairs, all within
-//!   the contact band; 103 certified `Touching`).
+//!   returns `NotConverged` otherwise (observed 2026-11-22, before the far-outside rule: 25 in
+//!   10⁵ near-contact pairs, all within the contact band; 103 certified `Touching`; the
+//!   query layer answers both with GJK's contact measurement).
 //! - Coherence also seeds SCP with the previous collision certificate (vertex pairs, not
 //!   necessarily supporting ones: Gordan's theorem needs only points of `B − A`), so a pair
 //!   that keeps overlapping is re-certified in zero iterations.

@@ -7,16 +7,18 @@
 //!   `oracle::signed_distance` outside the contact band, certificates verified always.
 //! - `exact_contact_cases`: face/edge/vertex contacts that are exact in floating point.
 //! - `sphere_theorems`: icospheres (subdivision 3 and 4) answer within a few iterations.
-//!   Observed maximum: 1 iteration when separated (Theorem 2 with the centre-line start),
-//!   8 when overlapping (Theorem 4's two iterations, plus a few to close the spherical
-//!   polygon that the facets keep open: r₁ is only nearly −r₀).
+//!   Observed maximum (2026-11-25): 1 iteration when separated (Theorem 2 with the
+//!   centre-line start), 5 when overlapping (Theorem 4's two iterations, plus a few to close
+//!   the spherical polygon that the facets keep open: r₁ is only nearly −r₀; 8 before the
+//!   far-outside rule of the module's *Departures*).
 //! - `adversarial_termination`: needles, flat disks, near-touching parallel faces.
 //! - `coherence_sequence`: a moving pair with one cache; warm queries agree and are cheaper.
 //! - `differential_large` (`#[ignore]`): 10⁵ pairs; run with
-//!   `cargo test -p polycd --release --test hs_jump -- --ignored`. Last run: no wrong
+//!   `cargo test -p polycd --release --test hs_jump -- --ignored`. Last run (2026-11-25,
+//!   through `query::intersect`, which measures contact-band answers with GJK): no wrong
 //!   answer; 39 459 disjoint, 36 837 overlapping, 23 704 in the contact band or unchecked
-//!   (103 certified `Touching`, 25 `NotConverged`, all inside the band); at most 45
-//!   iterations and 28 spherical-polygon edges.
+//!   (20 000 `Touching`, 0 `NotConverged`); at most 27 iterations (mean 6.9) and 18
+//!   spherical-polygon edges (2026-11-22, before the far-outside rule: 45 and 28).
 //! - `paper_shapes_timing` (`#[ignore]`): µs per cold query on the §9 ellipsoids.
 
 use polycd::geometry::{closest_on_segment, closest_on_triangle};
