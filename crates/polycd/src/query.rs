@@ -526,10 +526,12 @@ pub fn intersect(
 /// V-Clip proves penetration exactly (intersecting features), but its witness says nothing
 /// of the depth: touching shapes whose rounded world coordinates overlap by a few ulps are
 /// "penetrating" to V-Clip and "touching" to every other answer (and to V-Clip's own
-/// distance query, whose depth EPA measures). Every V-Clip overlap is therefore checked by
-/// boolean GJK (warm from the pair cache; a deep overlap ends at its first enclosing
-/// tetrahedron): V-Clip's witness is kept unless GJK finds the pair within the contact
-/// tolerance, when GJK's touching answer (point and plane) is returned.
+/// distance query, whose depth EPA measures). Every V-Clip overlap is therefore checked for
+/// depth: an edge crossing a face well inside it certifies the depth itself
+/// ([`edge_face_depth_bound`]); any other witness is checked by boolean GJK (warm from the
+/// pair cache; a deep overlap ends at its first enclosing tetrahedron). V-Clip's witness is
+/// kept unless GJK finds the pair within the contact tolerance, when GJK's touching answer
+/// (point and plane) is returned.
 fn vclip_depth_check(
     a: &ConvexPolyhedron,
     pose_a: &Pose,
