@@ -112,6 +112,7 @@ impl Pose {
     }
 
     /// The pose of `other` expressed in this pose's frame: `self⁻¹ · other`.
+    #[inline]
     pub fn relative(&self, other: &Pose) -> Pose {
         // One product of two unit quaternions is unit to rounding: no renormalisation (which
         // `compose` does to stop drift along chains of compositions).

@@ -427,6 +427,18 @@ pub(crate) fn contact_tolerance_bound(a: &ConvexPolyhedron, pose_a: &Pose, b: &C
 /// [`crate::tolerance::MAX_COORDINATE`]) and with its rotation normalised.
 #[inline]
 fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
+    // The common case in one test: a rotation of unit length within a few ulps (so finite and
+    // non-zero) and a translation within the coordinate bound (so finite): the checks below
+    // would all pass and return the pose unchanged.
+    let l2 = p.rotation.length_squared();
+    if (l2 - 1.0).abs() <= 4.0 * f64::EPSILON
+        && p.translation
+            .abs()
+            .cmple(DVec3::splat(crate::tolerance::MAX_COORDINATE))
+            .all()
+    {
+        return Ok(*p);
+    }
     if !p.translation.is_finite() || !p.rotation.is_finite() {
         return Err(PolycdError::NonFinitePose);
     }
@@ -779,11 +791,7 @@ pub fn distance(
         // GJK measures the depth itself (EPA) and is the fastest distance answer without
         // coherence; V-Clip is the choice for coherent sequences.
         Algorithm::Auto | Algorithm::Gjk => return gjk::distance(a, &pa, b, &pb, &mut cache.gjk),
-        Algorithm::VClip => match vclip::distance_checked(a, &pa, b, &pb, &mut cache.vclip) {
-            // Beyond the tolerance bound (V-Clip compared it already): nothing to complete.
-            (d, true) => return Ok(d),
-            (d, false) => d,
-        },
+        Algorithm::VClip => return vclip_distance(a, &pa, b, &pb, cache),
         Algorithm::Qp => qp::distance_faithful(a, &pa, b, &pb)?,
         Algorithm::QpFast => qp::distance_fast(a, &pa, b, &pb, &mut cache.qp)?,
         Algorithm::CdDual | Algorithm::HsJump => {
@@ -796,6 +804,24 @@ pub fn distance(
     // V-Clip's touching answer names exact features; the convex program's does not (below).
     let qp = matches!(algorithm, Algorithm::Qp | Algorithm::QpFast);
     complete_penetration(a, &pa, b, &pb, d, qp, cache)
+}
+
+/// V-Clip's distance answer, completed by [`complete_penetration`] unless V-Clip found the
+/// pair beyond the tolerance bound already (its common case). V-Clip's iteration is inlined
+/// here, so the answer is built in place rather than copied into the result.
+#[inline(never)]
+fn vclip_distance(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    cache: &mut PairCache,
+) -> Result<Distance, PolycdError> {
+    match vclip::distance_checked(a, pose_a, b, pose_b, &mut cache.vclip) {
+        // Beyond the tolerance bound (V-Clip compared it already): nothing to complete.
+        (d, true) => Ok(d),
+        (d, false) => complete_penetration(a, pose_a, b, pose_b, d, false, cache),
+    }
 }
 
 /// V-Clip reports penetration by witness features and the convex program by a zero distance;
