@@ -139,4 +139,51 @@ mod tests {
             assert_eq!(det_sign(x, y, z), exact, "{x} {y} {z}");
         }
     }
+
+    /// The filter defers to the exact predicate on coplanar and nearly coplanar triples:
+    /// combinations of two vectors, parallel pairs, vectors in a coordinate plane, and
+    /// huge/tiny magnitudes.
+    #[test]
+    fn filtered_det_sign_is_exact_on_degenerate_triples() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        let mut zeros = 0;
+        for i in 0..20_000 {
+            let scale = [1.0, 1e-120, 1e120, 3.0][i % 4];
+            let x = DVec3::new(next(), next(), next()) * scale;
+            let y = DVec3::new(next(), next(), next()) * scale;
+            let (a, b) = (next(), next());
+            let z = match i % 5 {
+                0 => x * a + y * b,
+                1 => x * a,
+                2 => DVec3::new(x.x.round(), 0.0, x.z.round()),
+                3 => x * a + y * b + DVec3::new(next(), next(), next()) * (scale * 1e-17),
+                _ => DVec3::new(next(), next(), next()) * scale,
+            };
+            let y = if i % 5 == 2 {
+                DVec3::new(y.x.round(), 0.0, y.z.round())
+            } else {
+                y
+            };
+            let x = if i % 5 == 2 {
+                DVec3::new(1.0, 0.0, -1.0) * scale
+            } else {
+                x
+            };
+            let exact = match orient3d(DVec3::ZERO, x, y, z) {
+                Orientation::Above => 1,
+                Orientation::Below => -1,
+                Orientation::On => 0,
+            };
+            zeros += usize::from(exact == 0);
+            assert_eq!(det_sign(x, y, z), exact, "{x} {y} {z}");
+        }
+        // The degenerate families really are degenerate in part.
+        assert!(zeros > 4_000, "{zeros}");
+    }
 }

@@ -263,6 +263,67 @@ fn axis_aligned_boxes_with_parallel_faces_and_edges() {
     assert_clean(&t);
 }
 
+/// Aligned boxes make every Gaussian image degenerate at once: many tied faces of M push the
+/// same edge pairs again and again. Each search evaluates an edge pair at most once; a query
+/// on two aligned cubes now evaluates at most 169 faces of M (boolean) and 258 (directional,
+/// two searches), where M has 156 faces (`E_A·E_B + F_A + F_B`). Before that rule it took
+/// 447–454 (boolean and directional alike), so the bound of twice the face count below catches
+/// the regression. Answers are checked against the oracle, directional ones along the axes, a
+/// diagonal and a generic direction.
+#[test]
+fn aligned_boxes_evaluate_each_edge_pair_once() {
+    let a = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
+    let faces_of_m = (a.edges().len() * a.edges().len() + 2 * a.faces().len()) as u32;
+    let pa = Pose::IDENTITY;
+    let mut t = Tally::default();
+    let mut d = DirTally::default();
+    let dirs = [
+        DVec3::X,
+        -DVec3::Y,
+        DVec3::new(0.6, 0.8, 0.0),
+        DVec3::new(1.0, 1.0, 1.0).normalize(),
+        DVec3::new(0.3, -0.5, 0.8).normalize(),
+    ];
+    for off in [
+        DVec3::new(1.0, 0.0, 0.0),
+        DVec3::new(1.0, 0.2, 0.1),
+        DVec3::new(1.0, 1.0, 1.0),
+        DVec3::new(0.9, 0.2, 0.1),
+        DVec3::new(1.1, 0.2, 0.1),
+        DVec3::new(1.0, 0.5, -0.5),
+        DVec3::new(0.0, 0.0, 0.25),
+    ] {
+        let pb = Pose::new(DQuat::IDENTITY, off);
+        let mut cache = CdDualCache::default();
+        check_boolean(&a, &pa, &a, &pb, &mut cache, &mut t, &format!("cubes {off}"));
+        let mut cache = CdDualCache::default();
+        let it = cd_dual::intersect(&a, &pa, &a, &pb, &mut cache).unwrap().iterations();
+        assert!(
+            it <= 2 * faces_of_m,
+            "cubes {off}: {it} evaluations, M has {faces_of_m} faces"
+        );
+        for s in dirs {
+            let mut cache = CdDualCache::default();
+            check_directional(
+                &a,
+                &pa,
+                &a,
+                &pb,
+                s,
+                &mut cache,
+                &mut d,
+                &format!("cubes {off} along {s}"),
+            );
+            let mut cache = CdDualCache::default();
+            let got = cd_dual::directional(&a, &pa, &a, &pb, s, &mut cache).unwrap();
+            assert!(got.iterations() <= 2 * faces_of_m, "cubes {off} along {s}: {got:?}");
+        }
+    }
+    assert_clean(&t);
+    // One line never meets A: 1.1 apart in x, moving along y.
+    assert!(d.contact == 34 && d.never == 1, "{d:?}");
+}
+
 /// Shapes sharing an axis (rotations about z only): faces parallel to edges and faces of the
 /// other shape (appendix cases 2 and 3) with otherwise generic geometry.
 #[test]
