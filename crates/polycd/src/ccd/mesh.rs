@@ -71,7 +71,7 @@ use crate::math::{DVec3, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::predicates::strictly_above;
 use crate::query::{self, Distance, PairCache};
-use crate::tolerance::{CCD_PIECE_REL, FLATNESS_REL};
+use crate::tolerance::{CCD_PIECE_REL, CONTACT_REL, FLATNESS_REL};
 
 /// Largest number of triangles in one patch (bounds the decomposition's work per piece).
 pub const MAX_PATCH: usize = 256;
@@ -668,9 +668,51 @@ struct Traversal<'a> {
 }
 
 impl Traversal<'_> {
+    /// World bounding sphere of a node.
+    fn sphere(&self, a_side: bool, i: u32) -> (DVec3, f64) {
+        let (mesh, pose) = if a_side {
+            (self.a, self.pose_a)
+        } else {
+            (self.b, self.pose_b)
+        };
+        let (c, r) = mesh.nodes[i as usize].hull.bounding_sphere();
+        (pose.transform_point(c), r)
+    }
+
+    /// A lower bound of the distance of nodes `i` (A) and `j` (B) from their bounding spheres,
+    /// with the closest points of the spheres (world): the spheres contain the hulls, less
+    /// the rounding of the pose and of the radius ([`CONTACT_REL`] of the coordinates' size).
+    fn sphere_gap(&self, i: u32, j: u32) -> (f64, DVec3, DVec3) {
+        let (ca, ra) = self.sphere(true, i);
+        let (cb, rb) = self.sphere(false, j);
+        let d = cb - ca;
+        let l = d.length();
+        let slack = CONTACT_REL * (ca.abs().max_element() + cb.abs().max_element() + ra + rb);
+        let gap = l - ra - rb - slack;
+        if !(gap > 0.0) {
+            return (0.0, DVec3::NAN, DVec3::NAN);
+        }
+        let u = d / l;
+        (gap, ca + u * (ra + 0.5 * slack), cb - u * (rb + 0.5 * slack))
+    }
+
     /// Alg. 3 on the node pair `(i, j)`.
     fn visit(&mut self, i: u32, j: u32) -> Result<(), PolycdError> {
         if self.best.distance <= self.stop_below {
+            return Ok(());
+        }
+        // Bounding spheres first: a pair whose spheres are already no nearer than the best
+        // distance is a front node with the spheres' gap and direction (a valid separation
+        // for the advancement: the hulls lie in the spheres), without a hull query.
+        let (gap, sa, sb) = self.sphere_gap(i, j);
+        if gap >= self.best.distance {
+            self.cache.front.push(FrontNode {
+                node_a: i,
+                node_b: j,
+                distance: gap,
+                point_a: sa,
+                point_b: sb,
+            });
             return Ok(());
         }
         let na = &self.a.nodes[i as usize];
@@ -704,15 +746,37 @@ impl Traversal<'_> {
             }
         };
         if node.distance < self.best.distance {
-            if let Some((l, r)) = nb.children {
-                self.visit(i, l)?;
-                return self.visit(i, r);
+            // Descend the larger node (the paper descends B's tree to its leaves first), the
+            // nearer child (by bounding spheres) first.
+            let split_b = match (na.children, nb.children) {
+                (None, None) => None,
+                (None, Some(_)) => Some(true),
+                (Some(_), None) => Some(false),
+                (Some(_), Some(_)) => Some(nb.hull.scale() >= na.hull.scale()),
+            };
+            match split_b {
+                Some(true) => {
+                    let (l, r) = nb.children.unwrap_or((j, j));
+                    let (l, r) = if self.sphere_gap(i, l).0 <= self.sphere_gap(i, r).0 {
+                        (l, r)
+                    } else {
+                        (r, l)
+                    };
+                    self.visit(i, l)?;
+                    return self.visit(i, r);
+                }
+                Some(false) => {
+                    let (l, r) = na.children.unwrap_or((i, i));
+                    let (l, r) = if self.sphere_gap(l, j).0 <= self.sphere_gap(r, j).0 {
+                        (l, r)
+                    } else {
+                        (r, l)
+                    };
+                    self.visit(l, j)?;
+                    return self.visit(r, j);
+                }
+                None => self.best = node,
             }
-            if let Some((l, r)) = na.children {
-                self.visit(l, j)?;
-                return self.visit(r, j);
-            }
-            self.best = node;
         }
         self.cache.front.push(node);
         Ok(())
