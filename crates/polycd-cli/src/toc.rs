@@ -16,7 +16,7 @@ pub const TORUS_KNOT_SPEC: &str =
 /// A shape for `toc`.
 pub enum Solid {
     /// A convex polyhedron.
-    Convex(ConvexPolyhedron),
+    Convex(Box<ConvexPolyhedron>),
     /// A closed triangle mesh.
     Mesh(Box<TriMesh>),
 }
@@ -74,7 +74,7 @@ pub fn load(s: &str, mesh: bool) -> Result<Solid, PolycdError> {
         let c = crate::input::load_shape(s)?;
         return convex_to_mesh(&c).map(|m| Solid::Mesh(Box::new(m)));
     }
-    crate::input::load_shape(s).map(Solid::Convex)
+    crate::input::load_shape(s).map(|c| Solid::Convex(Box::new(c)))
 }
 
 /// A convex polyhedron as a closed triangle mesh (its faces fan-triangulated).
