@@ -719,6 +719,26 @@ fn mesh_inside_mesh_is_overlap_at_start() {
         .unwrap()
         .unwrap();
     assert_eq!(r.t, 0.0);
+    // Two shells: the first far outside, the second inside the tube. Every shell is tested.
+    let (mut v, mut f) = box_mesh(DVec3::splat(0.1), DVec3::new(100.0, 0.0, 0.0));
+    let (v2, f2) = box_mesh(DVec3::splat(0.1), DVec3::new(30.0, 0.0, 0.0));
+    f.extend(
+        f2.into_iter()
+            .map(|face| face.into_iter().map(|i| i + 8).collect::<Vec<u32>>()),
+    );
+    v.extend(v2);
+    let two = TriMesh::new(&v, &f).unwrap();
+    let d = mesh::distance(
+        &two,
+        &Pose::IDENTITY,
+        &big,
+        &Pose::IDENTITY,
+        0.0,
+        &opts(),
+        &mut MeshCache::default(),
+    )
+    .unwrap();
+    assert_eq!(d, MeshDistance::Overlapping { pieces: None });
 }
 
 fn random_meshes(cases: usize, seed: u64, samples: usize, a: &TriMesh, b: &TriMesh) -> Stats {
@@ -805,8 +825,16 @@ fn mesh_ccd_against_oracle() {
 fn large_random_suite() {
     let st = random_convex(5000, 101, 1.0, 3.0, 100);
     assert!(st.contacts > 500);
-    let a = knot(60, 8);
-    let b = knot(48, 8);
-    let st = random_meshes(200, 102, 60, &a, &b);
+    eprintln!(
+        "large convex: {} contacts ({} steps), {} misses",
+        st.contacts, st.iterations, st.misses
+    );
+    let a = knot(48, 6);
+    let b = knot(40, 6);
+    let st = random_meshes(80, 102, 40, &a, &b);
+    eprintln!(
+        "large meshes: {} contacts ({} steps), {} misses",
+        st.contacts, st.iterations, st.misses
+    );
     assert!(st.contacts > 20);
 }

@@ -40,7 +40,8 @@
 //! - Mesh distance = minimum leaf distance, never larger than the true distance (pieces cover
 //!   the boundary) and smaller by at most 2·[`CCD_PIECE_REL`]·scale (pieces stay inside).
 //! - One mesh inside the other: the surface pieces do not see it (their surfaces are apart).
-//!   At `t = 0` a vertex of each mesh is tested against the other mesh by its winding number;
+//!   At `t = 0` one vertex of each connected shell of each mesh is tested against the other
+//!   mesh by its winding number (with the surfaces apart, a shell is wholly in or out);
 //!   later it cannot arise without the surfaces touching first, which the advancement catches.
 //!
 //! # Termination
@@ -99,6 +100,8 @@ pub struct TriMesh {
     /// The convex hull tree: the leaves (one per piece, in piece order) first.
     nodes: Vec<HullNode>,
     root: u32,
+    /// One vertex of each connected component of the surface (the containment test).
+    component_vertices: Vec<u32>,
     centroid: DVec3,
     volume: f64,
     scale: f64,
@@ -178,6 +181,7 @@ impl TriMesh {
             pieces: Vec::new(),
             nodes: Vec::new(),
             root: 0,
+            component_vertices: Vec::new(),
             centroid,
             volume: vol6.abs() / 6.0,
             scale,
@@ -259,6 +263,25 @@ impl TriMesh {
         for (i, t) in self.triangles.iter().enumerate() {
             for k in 0..3 {
                 nbr[i][k] = edge_tri.get(&(t[(k + 1) % 3], t[k])).copied().unwrap_or(NONE);
+            }
+        }
+        // Connected components (across edges; a closed manifold's components are its shells).
+        let mut seen = vec![false; n];
+        let mut stack = Vec::new();
+        for s in 0..n {
+            if seen[s] {
+                continue;
+            }
+            self.component_vertices.push(self.triangles[s][0]);
+            seen[s] = true;
+            stack.push(s as u32);
+            while let Some(f) = stack.pop() {
+                for &g in &nbr[f as usize] {
+                    if g != NONE && !seen[g as usize] {
+                        seen[g as usize] = true;
+                        stack.push(g);
+                    }
+                }
             }
         }
         let boxes: Vec<(DVec3, DVec3)> = self
@@ -585,12 +608,17 @@ pub fn distance(
     Ok(best_answer(a, pose_a, b, pose_b, &best))
 }
 
-/// One mesh inside the other (their surfaces apart): vertex 0 of each against the other.
+/// One mesh inside the other (their surfaces apart): with the surfaces disjoint, each
+/// connected shell of one mesh is wholly inside or wholly outside the other solid, so one
+/// vertex per shell decides.
 fn containment(a: &TriMesh, pose_a: &Pose, b: &TriMesh, pose_b: &Pose) -> Option<MeshDistance> {
-    let pa = pose_a.transform_point(a.vertices[a.triangles[0][0] as usize]);
-    let pb = pose_b.transform_point(b.vertices[b.triangles[0][0] as usize]);
-    (b.contains_point(pose_b.inverse_transform_point(pa)) || a.contains_point(pose_a.inverse_transform_point(pb)))
-        .then_some(MeshDistance::Overlapping { pieces: None })
+    let inside = |x: &TriMesh, px: &Pose, y: &TriMesh, py: &Pose| {
+        x.component_vertices.iter().any(|&v| {
+            let w = px.transform_point(x.vertices[v as usize]);
+            y.contains_point(py.inverse_transform_point(w))
+        })
+    };
+    (inside(a, pose_a, b, pose_b) || inside(b, pose_b, a, pose_a)).then_some(MeshDistance::Overlapping { pieces: None })
 }
 
 fn best_answer(a: &TriMesh, pose_a: &Pose, b: &TriMesh, pose_b: &Pose, best: &FrontNode) -> MeshDistance {
