@@ -25,9 +25,11 @@
 //! 3. Convex hull tree (§5.1): pieces split in halves at the median of their centroids along
 //!    the widest axis; each inner node is the hull of its two children's hull vertices.
 //! 4. BVTT distance (Alg. 3): from the two roots, each node pair's distance by the discrete
-//!    query; a pair nearer than the best distance so far descends (B's tree first, then A's,
-//!    as in the paper); a pair that is not, or a pair of leaves, is a *front* node, stored
-//!    with its distance and closest direction.
+//!    query; a pair nearer than the best distance so far descends (the larger node, the
+//!    nearer child first); a pair that is not, or a pair of leaves, is a *front* node, stored
+//!    with its distance and closest direction. A pair whose bounding spheres are already no
+//!    nearer than the best distance is a front node with the spheres' gap and direction,
+//!    without a hull query.
 //! 5. Hierarchical advancement (Alg. 2): at each step the BVTT query, then the conservative
 //!    step of [`crate::ccd`] on every front node (the node's hull's own motion bound along its
 //!    own direction), the smallest step over the front, repeat; at contact the closest leaf
@@ -55,6 +57,16 @@
 //!   the simple greedy rule above, and node distances come from [`query::distance`].
 //! - The second child of Alg. 3 is searched with the best distance found by the first
 //!   (the paper passes `d_Current` unchanged): a tighter prune, and the front still covers.
+//! - Alg. 3 descends B's tree to its leaves before A's; we descend the node with the larger
+//!   bounding radius, nearer child first (fewer node pairs, and the best distance falls
+//!   sooner), and prune by bounding spheres before the hull query. A sphere-pruned front node
+//!   carries the spheres' gap (a lower bound of the hulls' distance) and the centres'
+//!   direction: the plane between the spheres separates the hulls, which is all the
+//!   advancement's argument needs. Measured on 2 880-triangle knots (50 random motions, wall
+//!   clock): 15.8 ms per continuous query with the paper's order, 7.1 ms with these.
+//! - Decomposition cost: each candidate triangle builds the patch's hull and tests it against
+//!   the triangles whose boxes reach it; about 0.6 s for 2 880 triangles and 10 s for 11 520
+//!   (once per mesh). The paper's SWIFT++ preprocessing is not timed in the paper either.
 //! - The traversal stops as soon as a leaf pair is within the distance threshold (the
 //!   advancement ends there anyway); the distance reported is then that pair's.
 //! - No front tracking across steps: the traversal restarts at the roots at each step, with
