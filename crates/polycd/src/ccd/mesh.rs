@@ -4,7 +4,7 @@
 //!
 //! Paper: X. Zhang, M. Lee, Y. J. Kim, *Interactive Continuous Collision Detection for
 //! Non-Convex Polyhedra* (2006), papers/002, §3.3 and §5; the decomposition follows the idea
-//! of Ehmann & Lin's convex surface decomposition (the paper's [10]).
+//! of Ehmann & Lin's convex surface decomposition (the paper's reference 10).
 //!
 //! # Outline
 //! 1. [`TriMesh::new`] checks the mesh is a closed, consistently oriented 2-manifold without
