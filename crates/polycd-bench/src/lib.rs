@@ -271,7 +271,7 @@ pub fn scenarios() -> &'static [Scenario] {
     &SCENARIOS
 }
 
-static SCENARIOS: [Scenario; 6] = [
+static SCENARIOS: [Scenario; 7] = [
     Scenario {
         name: "ellipsoid-sweep",
         description: "CD-Dual §5 / HS-jump §9: ellipsoid hulls (n = 200…2000), time per overlap query \
@@ -305,6 +305,12 @@ static SCENARIOS: [Scenario; 6] = [
         name: "random-distance",
         description: "1 000-vertex ellipsoid hulls, random poses, no coherence: GJK, V-Clip, fast QP distance vs parry3d distance",
         runner: scenarios::random_distance::run,
+    },
+    Scenario {
+        name: "ccd",
+        description: "FAST §6: torus knot vs torus knot (2 880, 11 520 triangles), random q0 → q1 motions with and \
+                      without rotation; polycd's hierarchical conservative advancement vs parry3d cast_shapes_nonlinear",
+        runner: scenarios::ccd::run,
     },
 ];
 

@@ -5,6 +5,7 @@ pub mod batch;
 pub mod demo;
 pub mod differential;
 pub mod input;
+pub mod toc;
 
 use polycd::query::Status;
 

@@ -1,11 +1,11 @@
 //! `polycd` — the command-line face of the polycd library.
 //!
-//! Subcommands: `info`, `hull`, `query`, `batch`, `demo`, `bench`. Errors are one line on
+//! Subcommands: `info`, `hull`, `query`, `toc`, `batch`, `demo`, `bench`. Errors are one line on
 //! stderr and a non-zero exit status.
 
 use clap::{Parser, Subcommand};
 use polycd::{Algorithm, DVec3, Pose};
-use polycd_cli::{batch, demo, input};
+use polycd_cli::{batch, demo, input, toc};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,6 +63,44 @@ enum Command {
         /// Check the answer's certificate independently.
         #[arg(long)]
         verify: bool,
+    },
+    /// First time of contact of A moving from --pose-a0 to --pose-a1 (constant linear and
+    /// angular velocity about its centroid, t from 0 to 1) with B (fixed at --pose-b, or
+    /// moving to --pose-b1): FAST conservative advancement. Shapes: files or built-in specs,
+    /// including `torus-knot:P,Q:SEGMENTS,SIDES[:TUBE]` (closed meshes; `--mesh` reads files as
+    /// non-convex meshes too).
+    Toc {
+        /// Shape A: a file or a built-in spec.
+        a: String,
+        /// Shape B: a file or a built-in spec.
+        b: String,
+        /// A's pose at t = 0: "tx ty tz [qw qx qy qz]".
+        #[arg(long, allow_hyphen_values = true)]
+        pose_a0: Option<String>,
+        /// A's pose at t = 1.
+        #[arg(long, allow_hyphen_values = true)]
+        pose_a1: Option<String>,
+        /// B's pose (at t = 0).
+        #[arg(long, allow_hyphen_values = true)]
+        pose_b: Option<String>,
+        /// B's pose at t = 1 (default: B stays at --pose-b).
+        #[arg(long, allow_hyphen_values = true)]
+        pose_b1: Option<String>,
+        /// Treat both shapes as closed triangle meshes (non-convex).
+        #[arg(long)]
+        mesh: bool,
+        /// Stop distance (absolute; default 1e-4 × the summed shape radii).
+        #[arg(long, allow_hyphen_values = true)]
+        threshold: Option<f64>,
+        /// Bound on the advancement steps.
+        #[arg(long, default_value_t = polycd::ccd::DEFAULT_MAX_ITERATIONS)]
+        max_iterations: u32,
+        /// Distance algorithm: auto, gjk, vclip, qp, qp_fast.
+        #[arg(long, default_value = "auto")]
+        algo: String,
+        /// Print the answer as one JSON object.
+        #[arg(long)]
+        json: bool,
     },
     /// Answer JSON-lines queries from stdin, one answer line per input line (see README).
     Batch,
@@ -217,6 +255,59 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             print_answer(&ans, json);
             Ok(if ans.status == "error" {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Toc {
+            a,
+            b,
+            pose_a0,
+            pose_a1,
+            pose_b,
+            pose_b1,
+            mesh,
+            threshold,
+            max_iterations,
+            algo,
+            json,
+        } => {
+            let pa0 = parse_pose(pose_a0.as_deref())?;
+            let pa1 = match pose_a1 {
+                Some(p) => parse_pose(Some(&p))?,
+                None => pa0,
+            };
+            let pb0 = parse_pose(pose_b.as_deref())?;
+            let pb1 = match pose_b1 {
+                Some(p) => parse_pose(Some(&p))?,
+                None => pb0,
+            };
+            let algorithm = Algorithm::parse(&algo).ok_or_else(|| {
+                format!(
+                    "unknown algorithm '{algo}' (known: {})",
+                    Algorithm::ALL.map(|a| a.name()).join(", ")
+                )
+            })?;
+            let input = toc::TocInput {
+                a: &a,
+                b: &b,
+                pose_a: (pa0, pa1),
+                pose_b: (pb0, pb1),
+                mesh,
+                options: polycd::ccd::CcdOptions {
+                    distance_threshold: threshold,
+                    max_iterations,
+                    algorithm,
+                },
+            };
+            let v = toc::run(&input)?;
+            if json {
+                println!("{}", serde_json::to_string(&v).unwrap_or_default());
+            } else {
+                print!("{}", toc::text(&v));
+            }
+            Ok(if v["status"] == "not_converged" {
                 ExitCode::FAILURE
             } else {
                 ExitCode::SUCCESS

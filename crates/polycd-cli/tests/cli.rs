@@ -205,3 +205,58 @@ fn hull_writes_a_mesh_and_info_reads_it() {
     assert!(err.contains("broken.off"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn toc_json(args: &[&str]) -> (bool, serde_json::Value) {
+    let out = polycd().arg("toc").args(args).arg("--json").output().unwrap();
+    let v = serde_json::from_slice(&out.stdout).unwrap_or(serde_json::Value::Null);
+    (out.status.success(), v)
+}
+
+#[test]
+fn toc_convex_mesh_and_errors() {
+    // A unit cube shot at another along x: contact when the centres are 1 apart, t = 1/3.
+    let (ok, v) = toc_json(&["cube", "cube", "--pose-a0", "-3 0.2 0", "--pose-a1", "3 0.2 0"]);
+    assert!(ok);
+    assert_eq!(v["status"], "contact");
+    let t = v["t"].as_f64().unwrap();
+    assert!(t <= 1.0 / 3.0 + 1e-12 && t > 1.0 / 3.0 - 1e-4, "{v}");
+    // Passing by.
+    let (ok, v) = toc_json(&["cube", "cube", "--pose-a0", "-3 5 0", "--pose-a1", "3 5 0"]);
+    assert!(ok);
+    assert_eq!(v["status"], "none");
+    // Torus knots (meshes), rotating on the way.
+    let (ok, v) = toc_json(&[
+        "torus-knot:2,3:40,6",
+        "torus-knot:2,3:40,6",
+        "--pose-a0",
+        "-9 0.5 0",
+        "--pose-a1",
+        "9 0.5 0 0.7071 0.7071 0 0",
+    ]);
+    assert!(ok);
+    assert_eq!(v["status"], "contact", "{v}");
+    assert!(v["triangles"].is_array());
+    // Bad input: one-line errors, non-zero status.
+    for args in [
+        &["cube", "cube", "--threshold", "-1"][..],
+        &["torus-knot:2,3:2,6", "cube"][..],
+        &["cube", "cube", "--pose-a0", "nan 0 0"][..],
+    ] {
+        let out = polycd().arg("toc").args(args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("polycd: "));
+    }
+    // The iteration bound: a typed non-convergence answer.
+    let (ok, v) = toc_json(&[
+        "icosphere:2",
+        "cube",
+        "--pose-a0",
+        "-3 0 0",
+        "--pose-a1",
+        "3 0.3 0 0.3 0 0.95 0",
+        "--max-iterations",
+        "1",
+    ]);
+    assert!(!ok);
+    assert_eq!(v["status"], "not_converged", "{v}");
+}

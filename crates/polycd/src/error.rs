@@ -72,4 +72,70 @@ pub enum PolycdError {
         /// Query name.
         query: &'static str,
     },
+    /// A triangle mesh is not a closed 2-manifold or has a degenerate triangle
+    /// (continuous collision detection of non-convex meshes needs closed solids).
+    #[error("invalid mesh: {0}")]
+    InvalidMesh(MeshDefect),
+    /// An option of a query is out of range (e.g. a non-positive distance threshold).
+    #[error("invalid option '{name}': {message}")]
+    InvalidOption {
+        /// The option's name.
+        name: &'static str,
+        /// What is wrong.
+        message: &'static str,
+    },
+    /// Continuous collision detection reached its iteration bound. The motion is known to be
+    /// free of contact on `[0, t_free)`; nothing is claimed beyond.
+    #[error("continuous collision detection did not converge in {iterations} steps (contact-free up to t = {t_free})")]
+    CcdNotConverged {
+        /// Advancement steps taken (= the bound).
+        iterations: u32,
+        /// The time reached: no contact before it.
+        t_free: f64,
+    },
+}
+
+/// What is wrong with a triangle mesh ([`PolycdError::InvalidMesh`]).
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum MeshDefect {
+    /// The mesh has no triangles.
+    #[error("the mesh has no faces")]
+    Empty,
+    /// A face refers to a vertex that does not exist, or has fewer than 3 vertices.
+    #[error("face {face} is malformed (fewer than 3 vertices or an index out of range)")]
+    BadFace {
+        /// The face (index in the input).
+        face: usize,
+    },
+    /// A triangle has (near) zero area, or repeats a vertex.
+    #[error("triangle {triangle} is degenerate (zero area)")]
+    DegenerateTriangle {
+        /// The triangle (after fan triangulation of polygon faces).
+        triangle: usize,
+    },
+    /// An edge bounds only one triangle: the surface is open.
+    #[error("edge ({a}, {b}) bounds only one triangle: the mesh is not closed")]
+    OpenEdge {
+        /// Vertex ids of the edge.
+        a: u32,
+        /// Vertex ids of the edge.
+        b: u32,
+    },
+    /// An edge is used twice in the same direction, or by more than two triangles.
+    #[error("edge ({a}, {b}) is non-manifold or inconsistently oriented")]
+    NonManifoldEdge {
+        /// Vertex ids of the edge.
+        a: u32,
+        /// Vertex ids of the edge.
+        b: u32,
+    },
+    /// The triangles around a vertex form more than one fan.
+    #[error("vertex {vertex} is non-manifold (its triangles form more than one fan)")]
+    NonManifoldVertex {
+        /// The vertex.
+        vertex: u32,
+    },
+    /// The enclosed volume is zero (or the mesh is too thin to decompose into solid pieces).
+    #[error("the mesh encloses no volume or is too thin to decompose: {0}")]
+    Degenerate(&'static str),
 }

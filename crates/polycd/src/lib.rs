@@ -26,6 +26,7 @@
 
 #![warn(missing_docs)]
 
+pub mod ccd;
 pub mod cd_dual;
 pub mod dk;
 pub mod error;

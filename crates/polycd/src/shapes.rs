@@ -132,6 +132,65 @@ pub fn cone(n: u32, r: f64, h: f64) -> Result<ConvexPolyhedron, PolycdError> {
     ConvexPolyhedron::from_points(&pts)
 }
 
+/// A closed tube around the `(p, q)` torus knot, as a triangle mesh (FAST §6's torus knots,
+/// non-convex). The knot's centre line is `((R + r·cos qφ)·cos pφ, (R + r·cos qφ)·sin pφ,
+/// r·sin qφ)` with `R = 2`, `r = 1`, `φ ∈ [0, 2π)`; `segments` rings of `sides` vertices at
+/// radius `tube` around it (frame: the tangent and `tangent × z`, which is never degenerate
+/// because the centre line never runs along z). `2·segments·sides` triangles: the paper's
+/// 2 880 and 11 520 are `(120, 12)` and `(480, 12)`. `p` and `q` must be coprime for a knot;
+/// `tube` must stay below the centre line's self-distance (0.4 is safe for (2, 3)) or the
+/// surface self-intersects. Returns vertices and triangles ([`crate::ccd::mesh::TriMesh::new`]
+/// builds the solid).
+pub fn torus_knot(p: u32, q: u32, segments: u32, sides: u32, tube: f64) -> Result<crate::io::Mesh, PolycdError> {
+    if p == 0 || q == 0 || segments < 3 || sides < 3 || !(tube.is_finite() && tube > 0.0) {
+        return Err(PolycdError::ShapeSpec {
+            spec: format!("torus-knot:{p},{q}:{segments},{sides}:{tube}"),
+            message: "p, q ≥ 1, segments and sides ≥ 3, tube a positive finite radius".to_string(),
+        });
+    }
+    if segments as u64 * sides as u64 > 10_000_000 {
+        return Err(PolycdError::ShapeSpec {
+            spec: format!("torus-knot:{p},{q}:{segments},{sides}:{tube}"),
+            message: "at most 10 000 000 vertices".to_string(),
+        });
+    }
+    let (pf, qf) = (p as f64, q as f64);
+    let centre = |phi: f64| {
+        let rr = 2.0 + (qf * phi).cos();
+        DVec3::new(rr * (pf * phi).cos(), rr * (pf * phi).sin(), (qf * phi).sin())
+    };
+    let tangent = |phi: f64| {
+        let (sq, cq) = (qf * phi).sin_cos();
+        let (sp, cp) = (pf * phi).sin_cos();
+        let rr = 2.0 + cq;
+        DVec3::new(-qf * sq * cp - rr * pf * sp, -qf * sq * sp + rr * pf * cp, qf * cq).normalize()
+    };
+    let mut vertices = Vec::with_capacity((segments * sides) as usize);
+    for i in 0..segments {
+        let phi = std::f64::consts::TAU * i as f64 / segments as f64;
+        let c = centre(phi);
+        let t = tangent(phi);
+        let b = t.cross(DVec3::Z).normalize();
+        let n = b.cross(t);
+        for j in 0..sides {
+            let a = std::f64::consts::TAU * j as f64 / sides as f64;
+            let (s, co) = a.sin_cos();
+            vertices.push(c + (n * co + b * s) * tube);
+        }
+    }
+    let mut faces = Vec::with_capacity(2 * (segments * sides) as usize);
+    for i in 0..segments {
+        let i1 = (i + 1) % segments;
+        for j in 0..sides {
+            let j1 = (j + 1) % sides;
+            let v = |a: u32, b: u32| a * sides + b;
+            faces.push(vec![v(i, j), v(i1, j), v(i1, j1)]);
+            faces.push(vec![v(i, j), v(i1, j1), v(i, j1)]);
+        }
+    }
+    Ok((vertices, faces))
+}
+
 /// `n` seeded random points on the ellipsoid with semi-axes `(a, b, c)` (uniform directions
 /// scaled by the axes, as in the CD-Dual and HS-jump experiments).
 pub fn ellipsoid_points(n: usize, a: f64, b: f64, c: f64, seed: u64) -> Vec<DVec3> {

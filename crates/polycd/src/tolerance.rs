@@ -95,6 +95,27 @@ pub const CONE_MARGIN: f64 = 1e-9;
 /// means the search goes on).
 pub const OVERLAP_CERT_REL: f64 = 1024.0 * f64::EPSILON;
 
+/// Continuous collision detection ([`crate::ccd`]) stops conservative advancement once the
+/// distance is at most this fraction of the summed shape scales (bounding radii); callers may
+/// pass their own absolute threshold instead. FAST (§6) uses a fixed user threshold of 0.001
+/// on models of unit size (about 1e-3 of their radius); we take it relative so that the same
+/// default works at every scale, and ten times tighter. It must stay far above the rounding of
+/// a distance query (a few ulps of the pair's scale, [`CONTACT_REL`]) — the advancement only
+/// approaches contact geometrically, so a threshold at the rounding level would never be met —
+/// and each decade below costs a few more advancement steps on oblique or rotating approaches.
+pub const CCD_DISTANCE_REL: f64 = 1e-4;
+
+/// Convex surface decomposition ([`crate::ccd::mesh`]): a piece's hull is accepted when no
+/// other triangle of the mesh reaches deeper than this fraction of the mesh's scale into it.
+/// The hull's planes are computed in floating point (a few ulps of the scale off), and the
+/// triangles next to a patch touch the hull along shared edges and vertices, so a zero margin
+/// would reject every patch; 1e-9 is far above that rounding. Consequence, documented in the
+/// module: a piece may protrude from the solid by at most this much, so mesh distances can be
+/// *underestimated* by at most twice this (which only makes the advancement more cautious).
+pub const CCD_PIECE_REL: f64 = 1e-9;
+
+const _: () = assert!(CONTACT_REL < CCD_DISTANCE_REL);
+const _: () = assert!(2.0 * CCD_PIECE_REL < CCD_DISTANCE_REL);
 const _: () = assert!(COPLANAR_REL < VALIDATION_REL);
 const _: () = assert!(COPLANAR_REL < RAY_HIT_REL);
 const _: () = assert!(FEATURE_SNAP_REL < AGREEMENT_REL);

@@ -1,6 +1,7 @@
 //! The scenarios. Each module starts with its method list: adding a method to a scenario is one
 //! line there.
 
+pub(crate) mod ccd;
 pub(crate) mod coherence;
 pub(crate) mod degeneracy;
 pub(crate) mod qp_scaling;

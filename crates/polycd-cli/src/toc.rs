@@ -1,0 +1,196 @@
+//! `polycd toc`: the first time of contact of a moving shape with another (FAST, `polycd::ccd`).
+//!
+//! Shapes are convex (built-in specs, or a file's convex hull) unless one of them is a
+//! `torus-knot:…` spec or `--mesh` is given: then both are closed triangle meshes (files read
+//! as meshes, convex built-ins triangulated) and the hierarchical advancement answers.
+
+use polycd::ccd::mesh::{self, MeshCache, MeshDistance, TriMesh};
+use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
+use polycd::{ConvexPolyhedron, DVec3, PolycdError, Pose};
+use serde_json::{json, Value};
+
+/// The syntax of the torus-knot spec, for help texts.
+pub const TORUS_KNOT_SPEC: &str =
+    "torus-knot:P,Q:SEGMENTS,SIDES[:TUBE] (closed mesh, 2·SEGMENTS·SIDES triangles, tube radius default 0.45)";
+
+/// A shape for `toc`.
+pub enum Solid {
+    /// A convex polyhedron.
+    Convex(Box<ConvexPolyhedron>),
+    /// A closed triangle mesh.
+    Mesh(Box<TriMesh>),
+}
+
+/// Parses `torus-knot:P,Q:SEGMENTS,SIDES[:TUBE]`; `None` when `s` is not a torus-knot spec.
+pub fn torus_knot_spec(s: &str) -> Option<Result<TriMesh, PolycdError>> {
+    let rest = s.trim().strip_prefix("torus-knot:")?;
+    let err = |m: &str| PolycdError::ShapeSpec {
+        spec: s.to_string(),
+        message: m.to_string(),
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    let ints = |p: Option<&&str>| -> Result<(u32, u32), PolycdError> {
+        let p = p.ok_or_else(|| err("expected P,Q:SEGMENTS,SIDES[:TUBE]"))?;
+        let v: Vec<u32> = p
+            .split(',')
+            .map(|x| {
+                x.trim()
+                    .parse::<u32>()
+                    .map_err(|_| err("expected non-negative integers"))
+            })
+            .collect::<Result<_, _>>()?;
+        match v[..] {
+            [x, y] => Ok((x, y)),
+            _ => Err(err("expected two comma-separated integers")),
+        }
+    };
+    Some((|| {
+        let (p, q) = ints(parts.first())?;
+        let (segments, sides) = ints(parts.get(1))?;
+        let tube = match parts.get(2) {
+            Some(t) => t
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| err("the tube radius must be a number"))?,
+            None => 0.45,
+        };
+        if parts.len() > 3 {
+            return Err(err("too many ':'-separated parts"));
+        }
+        let (v, f) = polycd::shapes::torus_knot(p, q, segments, sides, tube)?;
+        TriMesh::new(&v, &f)
+    })())
+}
+
+/// Loads a `toc` shape; `mesh` asks for mesh mode.
+pub fn load(s: &str, mesh: bool) -> Result<Solid, PolycdError> {
+    if let Some(k) = torus_knot_spec(s) {
+        return k.map(|m| Solid::Mesh(Box::new(m)));
+    }
+    if mesh {
+        if std::path::Path::new(s).is_file() {
+            return TriMesh::read(s).map(|m| Solid::Mesh(Box::new(m)));
+        }
+        let c = crate::input::load_shape(s)?;
+        return convex_to_mesh(&c).map(|m| Solid::Mesh(Box::new(m)));
+    }
+    crate::input::load_shape(s).map(|c| Solid::Convex(Box::new(c)))
+}
+
+/// A convex polyhedron as a closed triangle mesh (its faces fan-triangulated).
+pub fn convex_to_mesh(c: &ConvexPolyhedron) -> Result<TriMesh, PolycdError> {
+    let faces: Vec<Vec<u32>> = (0..c.faces().len() as u32)
+        .map(|f| c.face_vertices(f).to_vec())
+        .collect();
+    TriMesh::new(c.vertices(), &faces)
+}
+
+/// The inputs of one `toc` run.
+pub struct TocInput<'a> {
+    /// Shape A (moving).
+    pub a: &'a str,
+    /// Shape B.
+    pub b: &'a str,
+    /// A's poses at t = 0 and t = 1.
+    pub pose_a: (Pose, Pose),
+    /// B's poses at t = 0 and t = 1 (equal: B fixed).
+    pub pose_b: (Pose, Pose),
+    /// Force mesh mode.
+    pub mesh: bool,
+    /// Options.
+    pub options: CcdOptions,
+}
+
+fn vec_json(p: DVec3) -> Value {
+    json!([p.x, p.y, p.z])
+}
+
+fn pose_json(p: &Pose) -> Value {
+    let q = p.rotation;
+    json!({"translation": vec_json(p.translation), "rotation": [q.w, q.x, q.y, q.z]})
+}
+
+/// Runs the query and returns the answer as JSON (`status`: `contact`, `none` or
+/// `not_converged`); other failures are errors.
+pub fn run(input: &TocInput) -> Result<Value, String> {
+    let e = |e: PolycdError| e.to_string();
+    let knot = |s: &str| s.trim().starts_with("torus-knot:");
+    let mesh_mode = input.mesh || knot(input.a) || knot(input.b);
+    let sa = load(input.a, mesh_mode).map_err(e)?;
+    let sb = load(input.b, mesh_mode).map_err(e)?;
+    let not_converged = |r: PolycdError| match r {
+        PolycdError::CcdNotConverged { iterations, t_free } => {
+            Ok(json!({"status": "not_converged", "iterations": iterations, "t_free": t_free}))
+        }
+        other => Err(other.to_string()),
+    };
+    match (sa, sb) {
+        (Solid::Convex(a), Solid::Convex(b)) => {
+            let ma = RigidMotion::about_centroid(&a, input.pose_a.0, input.pose_a.1).map_err(e)?;
+            let mb = RigidMotion::about_centroid(&b, input.pose_b.0, input.pose_b.1).map_err(e)?;
+            match ccd::time_of_contact(&a, &ma, &b, &mb, &input.options, &mut CcdCache::default()) {
+                Ok(None) => Ok(json!({"status": "none"})),
+                Ok(Some(t)) => {
+                    let mut v = json!({
+                        "status": "contact", "t": t.t, "iterations": t.iterations, "distance": t.distance,
+                        "pose_a": pose_json(&t.pose_a), "pose_b": pose_json(&t.pose_b),
+                    });
+                    if let Some((pa, pb)) = t.closest {
+                        v["point_a"] = vec_json(pa);
+                        v["point_b"] = vec_json(pb);
+                    }
+                    if let Some(f) = t.features {
+                        v["features"] = json!([crate::batch::feature_text(f.a), crate::batch::feature_text(f.b)]);
+                    }
+                    Ok(v)
+                }
+                Err(r) => not_converged(r),
+            }
+        }
+        (Solid::Mesh(a), Solid::Mesh(b)) => {
+            let ma = RigidMotion::new(input.pose_a.0, input.pose_a.1, a.centroid()).map_err(e)?;
+            let mb = RigidMotion::new(input.pose_b.0, input.pose_b.1, b.centroid()).map_err(e)?;
+            match mesh::time_of_contact(&a, &ma, &b, &mb, &input.options, &mut MeshCache::default()) {
+                Ok(None) => Ok(json!({"status": "none"})),
+                Ok(Some(t)) => {
+                    let mut v = json!({
+                        "status": "contact", "t": t.t, "iterations": t.iterations, "distance": t.distance(),
+                        "pose_a": pose_json(&t.pose_a), "pose_b": pose_json(&t.pose_b),
+                    });
+                    match t.answer {
+                        MeshDistance::Separated {
+                            point_a,
+                            point_b,
+                            pieces,
+                            triangles,
+                            ..
+                        } => {
+                            v["point_a"] = vec_json(point_a);
+                            v["point_b"] = vec_json(point_b);
+                            v["pieces"] = json!([pieces.0, pieces.1]);
+                            v["triangles"] = json!([triangles.0, triangles.1]);
+                        }
+                        MeshDistance::Overlapping { pieces } => {
+                            v["overlapping"] = json!(true);
+                            if let Some(p) = pieces {
+                                v["pieces"] = json!([p.0, p.1]);
+                            }
+                        }
+                    }
+                    Ok(v)
+                }
+                Err(r) => not_converged(r),
+            }
+        }
+        _ => Err("internal: mixed convex and mesh shapes".to_string()),
+    }
+}
+
+/// Human-readable text of a `run` answer.
+pub fn text(v: &Value) -> String {
+    let mut s = String::new();
+    for (k, x) in v.as_object().into_iter().flatten() {
+        s.push_str(&format!("{:<12} {}\n", format!("{k}:"), x));
+    }
+    s
+}

@@ -1,0 +1,916 @@
+//! Non-convex closed triangle meshes for FAST: convex surface decomposition, the convex hull
+//! tree, the BVTT distance query with its front (Alg. 3) and hierarchical conservative
+//! advancement (Alg. 2).
+//!
+//! Paper: X. Zhang, M. Lee, Y. J. Kim, *Interactive Continuous Collision Detection for
+//! Non-Convex Polyhedra* (2006), papers/002, §3.3 and §5; the decomposition follows the idea
+//! of Ehmann & Lin's convex surface decomposition (the paper's reference 10).
+//!
+//! # Outline
+//! 1. [`TriMesh::new`] checks the mesh is a closed, consistently oriented 2-manifold without
+//!    degenerate triangles (typed [`MeshDefect`] otherwise), orients it outward (positive
+//!    volume) and computes its volume centroid (the reference point of the motion).
+//! 2. Convex surface decomposition (§3.3): triangles are grouped greedily into *patches*. A
+//!    patch grows from an unassigned seed triangle across edges, by breadth-first search; a
+//!    neighbouring triangle joins when (a) the patch stays convex — no vertex of the patch lies
+//!    strictly above the plane of any of its triangles (exact `orient3d`) — and (b) the
+//!    patch's convex hull (the *piece*) stays inside the solid: no triangle of the mesh
+//!    reaches more than [`CCD_PIECE_REL`] × scale into the hull. A flat patch has a flat hull,
+//!    which [`ConvexPolyhedron`] rejects; such a patch gets one extra point behind it (its
+//!    centroid moved inward along its normal, halving the depth until (b) holds), so every
+//!    piece is a solid convex polyhedron with the patch on its boundary. Every triangle is in
+//!    exactly one piece, so the pieces cover the boundary, and (b) keeps each piece inside the
+//!    solid: their union lies between the boundary and the solid, which is all a distance
+//!    query between disjoint solids needs.
+//! 3. Convex hull tree (§5.1): pieces split in halves at the median of their centroids along
+//!    the widest axis; each inner node is the hull of its two children's hull vertices.
+//! 4. BVTT distance (Alg. 3): from the two roots, each node pair's distance by the discrete
+//!    query; a pair nearer than the best distance so far descends (the larger node, the
+//!    nearer child first); a pair that is not, or a pair of leaves, is a *front* node, stored
+//!    with its distance and closest direction. A pair whose bounding spheres are already no
+//!    nearer than the best distance is a front node with the spheres' gap and direction,
+//!    without a hull query.
+//! 5. Hierarchical advancement (Alg. 2): at each step the BVTT query, then the conservative
+//!    step of [`crate::ccd`] on every front node (the node's hull's own motion bound along its
+//!    own direction), the smallest step over the front, repeat; at contact the closest leaf
+//!    pair names the pieces and the nearest triangles.
+//!
+//! # Invariants
+//! - The front covers every pair of pieces (each piece pair lies under exactly one front node
+//!   of the traversal, and a node's hull contains its subtree's pieces): a step safe for every
+//!   front node is safe for the meshes (the paper's observation 1).
+//! - Mesh distance = minimum leaf distance, never larger than the true distance (pieces cover
+//!   the boundary) and smaller by at most 2·[`CCD_PIECE_REL`]·scale (pieces stay inside).
+//! - One mesh inside the other: the surface pieces do not see it (their surfaces are apart).
+//!   At `t = 0` one vertex of each connected shell of each mesh is tested against the other
+//!   mesh by its winding number (with the surfaces apart, a shell is wholly in or out);
+//!   later it cannot arise without the surfaces touching first, which the advancement catches.
+//!
+//! # Termination
+//! The decomposition visits each triangle once as a seed and each (patch, neighbour) candidate
+//! a bounded number of times (a triangle is queued once per neighbouring patch triangle, at
+//! most [`MAX_PATCH`] triangles per patch). The traversal visits each node pair at most once.
+//! The advancement is bounded as in [`crate::ccd`].
+//!
+//! # Departures from the paper
+//! - The paper uses SWIFT++'s decomposition and Voronoi marching; the decomposition here is
+//!   the simple greedy rule above, and node distances come from [`query::distance`].
+//! - The second child of Alg. 3 is searched with the best distance found by the first
+//!   (the paper passes `d_Current` unchanged): a tighter prune, and the front still covers.
+//! - Alg. 3 descends B's tree to its leaves before A's; we descend the node with the larger
+//!   bounding radius, nearer child first (fewer node pairs, and the best distance falls
+//!   sooner), and prune by bounding spheres before the hull query. A sphere-pruned front node
+//!   carries the spheres' gap (a lower bound of the hulls' distance) and the centres'
+//!   direction: the plane between the spheres separates the hulls, which is all the
+//!   advancement's argument needs. Measured on 2 880-triangle knots (50 random motions, wall
+//!   clock): 15.8 ms per continuous query with the paper's order, 7.1 ms with these.
+//! - Decomposition cost: each candidate triangle builds the patch's hull and tests it against
+//!   the triangles whose boxes reach it; about 0.6 s for 2 880 triangles and 10 s for 11 520
+//!   (once per mesh). The paper's SWIFT++ preprocessing is not timed in the paper either.
+//! - The traversal stops as soon as a leaf pair is within the distance threshold (the
+//!   advancement ends there anyway); the distance reported is then that pair's.
+//! - No front tracking across steps: the traversal restarts at the roots at each step, with
+//!   each node pair's coherence cache kept (the paper's coherence enters through it).
+//! - The motion bound of a front node uses the node's hull (as the paper does), plus the
+//!   within-step rotation term of [`crate::ccd`].
+
+use std::collections::HashMap;
+
+use super::{directional_bound, safe_step, CcdOptions, RigidMotion};
+use crate::error::{MeshDefect, PolycdError};
+use crate::geometry::closest_on_triangle;
+use crate::hull::check_points;
+use crate::math::{DVec3, Pose};
+use crate::polyhedron::ConvexPolyhedron;
+use crate::predicates::strictly_above;
+use crate::query::{self, Distance, PairCache};
+use crate::tolerance::{CCD_PIECE_REL, CONTACT_REL, FLATNESS_REL};
+
+/// Largest number of triangles in one patch (bounds the decomposition's work per piece).
+pub const MAX_PATCH: usize = 256;
+
+const NONE: u32 = u32::MAX;
+
+/// A node of the convex hull tree.
+#[derive(Clone, Debug)]
+pub struct HullNode {
+    /// The convex hull of the node's pieces (mesh frame).
+    pub hull: ConvexPolyhedron,
+    /// Children (inner node), or `None` for a leaf.
+    pub children: Option<(u32, u32)>,
+    /// The piece of a leaf (`u32::MAX` for inner nodes).
+    pub piece: u32,
+}
+
+/// A closed, oriented triangle mesh with its convex surface decomposition and convex hull tree.
+#[derive(Clone, Debug)]
+pub struct TriMesh {
+    vertices: Vec<DVec3>,
+    triangles: Vec<[u32; 3]>,
+    /// Triangles of each piece.
+    pieces: Vec<Vec<u32>>,
+    /// The convex hull tree: the leaves (one per piece, in piece order) first.
+    nodes: Vec<HullNode>,
+    root: u32,
+    /// One vertex of each connected component of the surface (the containment test).
+    component_vertices: Vec<u32>,
+    centroid: DVec3,
+    volume: f64,
+    scale: f64,
+}
+
+impl TriMesh {
+    /// Builds a mesh from vertices and polygon faces (fan-triangulated; faces should be convex
+    /// polygons, as mesh files give them). Checks closedness, manifoldness, orientation
+    /// consistency and degeneracy; orients the surface outward; decomposes it.
+    pub fn new(vertices: &[DVec3], faces: &[Vec<u32>]) -> Result<TriMesh, PolycdError> {
+        check_points(vertices)?;
+        let bad = |d: MeshDefect| PolycdError::InvalidMesh(d);
+        if faces.is_empty() {
+            return Err(bad(MeshDefect::Empty));
+        }
+        let mut triangles = Vec::new();
+        for (i, f) in faces.iter().enumerate() {
+            if f.len() < 3 || f.iter().any(|&v| v as usize >= vertices.len()) {
+                return Err(bad(MeshDefect::BadFace { face: i }));
+            }
+            for k in 1..f.len() - 1 {
+                triangles.push([f[0], f[k], f[k + 1]]);
+            }
+        }
+        for (i, t) in triangles.iter().enumerate() {
+            let [a, b, c] = t.map(|v| vertices[v as usize]);
+            let l2 = (b - a)
+                .length_squared()
+                .max((c - a).length_squared())
+                .max((c - b).length_squared());
+            let area2 = (b - a).cross(c - a).length();
+            if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || !(area2 > FLATNESS_REL * l2) {
+                return Err(bad(MeshDefect::DegenerateTriangle { triangle: i }));
+            }
+        }
+        // Directed edges: each exactly once, each with its reverse.
+        let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(triangles.len() * 3);
+        for (i, t) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                let e = (t[k], t[(k + 1) % 3]);
+                if directed.insert(e, i as u32).is_some() {
+                    return Err(bad(MeshDefect::NonManifoldEdge { a: e.0, b: e.1 }));
+                }
+            }
+        }
+        for &(a, b) in directed.keys() {
+            if !directed.contains_key(&(b, a)) {
+                return Err(bad(MeshDefect::OpenEdge { a, b }));
+            }
+        }
+        check_vertex_fans(&triangles)?;
+        // Orientation and centroid (divergence theorem over the tetrahedra from the origin,
+        // taken about the mean vertex to keep the products small).
+        let origin = vertices.iter().copied().sum::<DVec3>() / vertices.len() as f64;
+        let mut vol6 = 0.0;
+        let mut moment = DVec3::ZERO;
+        for t in &triangles {
+            let [a, b, c] = t.map(|v| vertices[v as usize] - origin);
+            let w = a.dot(b.cross(c));
+            vol6 += w;
+            moment += (a + b + c) * w;
+        }
+        let (lo, hi) = bounds(vertices.iter().copied());
+        let scale = 0.5 * (hi - lo).length();
+        if !(vol6.abs() > FLATNESS_REL * scale * scale * scale) {
+            return Err(bad(MeshDefect::Degenerate("zero enclosed volume")));
+        }
+        if vol6 < 0.0 {
+            for t in &mut triangles {
+                t.swap(1, 2);
+            }
+        }
+        let centroid = origin + moment / (4.0 * vol6);
+        let mut mesh = TriMesh {
+            vertices: vertices.to_vec(),
+            triangles,
+            pieces: Vec::new(),
+            nodes: Vec::new(),
+            root: 0,
+            component_vertices: Vec::new(),
+            centroid,
+            volume: vol6.abs() / 6.0,
+            scale,
+        };
+        mesh.decompose()?;
+        mesh.build_tree()?;
+        Ok(mesh)
+    }
+
+    /// Reads a mesh file (`.obj`, `.off`, `.stl`) with [`crate::io::read_mesh`].
+    pub fn read(path: impl AsRef<std::path::Path>) -> Result<TriMesh, PolycdError> {
+        let (v, f) = crate::io::read_mesh(path)?;
+        TriMesh::new(&v, &f)
+    }
+
+    /// Vertex positions (mesh frame).
+    pub fn vertices(&self) -> &[DVec3] {
+        &self.vertices
+    }
+    /// Triangles, counter-clockwise seen from outside.
+    pub fn triangles(&self) -> &[[u32; 3]] {
+        &self.triangles
+    }
+    /// The triangles of each convex piece.
+    pub fn pieces(&self) -> &[Vec<u32>] {
+        &self.pieces
+    }
+    /// The convex hull tree's nodes: leaf `i` (the hull of piece `i`) at index `i`, then the
+    /// inner nodes; the root is [`root`](Self::root).
+    pub fn nodes(&self) -> &[HullNode] {
+        &self.nodes
+    }
+    /// The root of the convex hull tree.
+    pub fn root(&self) -> u32 {
+        self.root
+    }
+    /// The hull of a piece.
+    pub fn piece_hull(&self, piece: u32) -> Option<&ConvexPolyhedron> {
+        self.nodes.get(piece as usize).map(|n| &n.hull)
+    }
+    /// Volume centroid (the centre of mass at uniform density; the paper's reference point).
+    pub fn centroid(&self) -> DVec3 {
+        self.centroid
+    }
+    /// Enclosed volume.
+    pub fn volume(&self) -> f64 {
+        self.volume
+    }
+    /// Length scale: half the diagonal of the bounding box.
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// `true` when the point (mesh frame) is inside the solid, by the winding number (sum of
+    /// the triangles' signed solid angles, Van Oosterom–Strackee). Reliable for points not
+    /// within rounding of the surface; 0.5 is the threshold between 0 (out) and 1 (in).
+    pub fn contains_point(&self, p: DVec3) -> bool {
+        let mut total = 0.0;
+        for t in &self.triangles {
+            let [a, b, c] = t.map(|v| self.vertices[v as usize] - p);
+            let (la, lb, lc) = (a.length(), b.length(), c.length());
+            let num = a.dot(b.cross(c));
+            let den = la * lb * lc + a.dot(b) * lc + a.dot(c) * lb + b.dot(c) * la;
+            total += 2.0 * num.atan2(den);
+        }
+        total > 2.0 * std::f64::consts::PI
+    }
+
+    fn decompose(&mut self) -> Result<(), PolycdError> {
+        let n = self.triangles.len();
+        // Triangle adjacency across each edge.
+        let mut edge_tri: HashMap<(u32, u32), u32> = HashMap::with_capacity(n * 3);
+        for (i, t) in self.triangles.iter().enumerate() {
+            for k in 0..3 {
+                edge_tri.insert((t[k], t[(k + 1) % 3]), i as u32);
+            }
+        }
+        let mut nbr = vec![[NONE; 3]; n];
+        for (i, t) in self.triangles.iter().enumerate() {
+            for k in 0..3 {
+                nbr[i][k] = edge_tri.get(&(t[(k + 1) % 3], t[k])).copied().unwrap_or(NONE);
+            }
+        }
+        // Connected components (across edges; a closed manifold's components are its shells).
+        let mut seen = vec![false; n];
+        let mut stack = Vec::new();
+        for s in 0..n {
+            if seen[s] {
+                continue;
+            }
+            self.component_vertices.push(self.triangles[s][0]);
+            seen[s] = true;
+            stack.push(s as u32);
+            while let Some(f) = stack.pop() {
+                for &g in &nbr[f as usize] {
+                    if g != NONE && !seen[g as usize] {
+                        seen[g as usize] = true;
+                        stack.push(g);
+                    }
+                }
+            }
+        }
+        let boxes: Vec<(DVec3, DVec3)> = self
+            .triangles
+            .iter()
+            .map(|t| bounds(t.iter().map(|&v| self.vertices[v as usize])))
+            .collect();
+        let eps = CCD_PIECE_REL * self.scale;
+        let mut piece_of = vec![NONE; n];
+        let mut leaves: Vec<ConvexPolyhedron> = Vec::new();
+        let mut queue = std::collections::VecDeque::new();
+        for seed in 0..n {
+            if piece_of[seed] != NONE {
+                continue;
+            }
+            let id = self.pieces.len() as u32;
+            let mut patch = vec![seed as u32];
+            let mut hull =
+                self.piece_hull_of(&patch, &boxes, eps)
+                    .ok_or(PolycdError::InvalidMesh(MeshDefect::Degenerate(
+                        "a triangle admits no solid convex piece inside the mesh",
+                    )))?;
+            piece_of[seed] = id;
+            queue.clear();
+            queue.extend(nbr[seed].iter().copied().filter(|&f| f != NONE));
+            while let Some(f) = queue.pop_front() {
+                if piece_of[f as usize] != NONE || patch.len() >= MAX_PATCH {
+                    continue;
+                }
+                if !self.convex_with(&patch, f) {
+                    continue;
+                }
+                patch.push(f);
+                match self.piece_hull_of(&patch, &boxes, eps) {
+                    Some(h) => {
+                        hull = h;
+                        piece_of[f as usize] = id;
+                        queue.extend(nbr[f as usize].iter().copied().filter(|&g| g != NONE));
+                    }
+                    None => {
+                        patch.pop();
+                    }
+                }
+            }
+            self.pieces.push(patch);
+            leaves.push(hull);
+        }
+        self.nodes = leaves
+            .into_iter()
+            .enumerate()
+            .map(|(i, hull)| HullNode {
+                hull,
+                children: None,
+                piece: i as u32,
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// Patch `∪ {f}` is convex: no vertex strictly above any triangle's plane (exact).
+    fn convex_with(&self, patch: &[u32], f: u32) -> bool {
+        let tf = self.triangles[f as usize].map(|v| self.vertices[v as usize]);
+        for &g in patch {
+            let tg = self.triangles[g as usize].map(|v| self.vertices[v as usize]);
+            for &p in &tf {
+                if strictly_above(tg[0], tg[1], tg[2], p) {
+                    return false;
+                }
+            }
+            for &p in &tg {
+                if strictly_above(tf[0], tf[1], tf[2], p) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// The piece of a convex patch: its hull (with an inner point when flat), if that hull
+    /// stays inside the solid.
+    fn piece_hull_of(&self, patch: &[u32], boxes: &[(DVec3, DVec3)], eps: f64) -> Option<ConvexPolyhedron> {
+        let mut pts: Vec<DVec3> = Vec::with_capacity(patch.len() * 3 + 1);
+        for &g in patch {
+            for &v in &self.triangles[g as usize] {
+                let p = self.vertices[v as usize];
+                if !pts.contains(&p) {
+                    pts.push(p);
+                }
+            }
+        }
+        if let Ok(h) = ConvexPolyhedron::from_points(&pts) {
+            return self.inside(&h, boxes, eps).then_some(h);
+        }
+        // Flat patch: add a point behind it.
+        let mut normal = DVec3::ZERO;
+        for &g in patch {
+            let [a, b, c] = self.triangles[g as usize].map(|v| self.vertices[v as usize]);
+            normal += (b - a).cross(c - a);
+        }
+        let normal = normal.try_normalize()?;
+        let centre = pts.iter().copied().sum::<DVec3>() / pts.len() as f64;
+        let mut depth = pts.iter().map(|p| (*p - centre).length()).fold(0.0, f64::max);
+        pts.push(centre);
+        for _ in 0..40 {
+            if let Some(last) = pts.last_mut() {
+                *last = centre - normal * depth;
+            }
+            if let Ok(h) = ConvexPolyhedron::from_points(&pts) {
+                if self.inside(&h, boxes, eps) {
+                    return Some(h);
+                }
+            }
+            depth *= 0.5;
+        }
+        None
+    }
+
+    /// No mesh triangle reaches more than `eps` into the hull.
+    fn inside(&self, h: &ConvexPolyhedron, boxes: &[(DVec3, DVec3)], eps: f64) -> bool {
+        let (lo, hi) = bounds(h.vertices().iter().copied());
+        let planes: Vec<_> = (0..h.faces().len() as u32).map(|f| h.face_plane(f)).collect();
+        let mut poly: Vec<DVec3> = Vec::with_capacity(16);
+        let mut next: Vec<DVec3> = Vec::with_capacity(16);
+        for (i, t) in self.triangles.iter().enumerate() {
+            let (bl, bh) = boxes[i];
+            if bl.cmpgt(hi - DVec3::splat(eps)).any() || bh.cmplt(lo + DVec3::splat(eps)).any() {
+                continue;
+            }
+            poly.clear();
+            poly.extend(t.iter().map(|&v| self.vertices[v as usize]));
+            for pl in &planes {
+                // Keep the part at least eps below the plane (Sutherland–Hodgman).
+                next.clear();
+                for k in 0..poly.len() {
+                    let p = poly[k];
+                    let q = poly[(k + 1) % poly.len()];
+                    let dp = pl.signed_distance(p) + eps;
+                    let dq = pl.signed_distance(q) + eps;
+                    if dp <= 0.0 {
+                        next.push(p);
+                    }
+                    if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
+                        next.push(p + (q - p) * (dp / (dp - dq)));
+                    }
+                }
+                std::mem::swap(&mut poly, &mut next);
+                if poly.is_empty() {
+                    break;
+                }
+            }
+            if !poly.is_empty() {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn build_tree(&mut self) -> Result<(), PolycdError> {
+        let leaves = std::mem::take(&mut self.nodes);
+        let centres: Vec<DVec3> = leaves.iter().map(|n| n.hull.bounding_sphere().0).collect();
+        let mut nodes = leaves;
+        let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
+        self.root = build(&mut order, &centres, &mut nodes)?;
+        self.nodes = nodes;
+        Ok(())
+    }
+}
+
+/// Builds the subtree over the leaves `order` (indices into `nodes`, whose first entries are
+/// the leaves) and returns its root. Depth ≤ ⌈log₂ n⌉ + 1 (median splits).
+fn build(order: &mut [u32], centres: &[DVec3], nodes: &mut Vec<HullNode>) -> Result<u32, PolycdError> {
+    if order.len() == 1 {
+        return Ok(order[0]);
+    }
+    let (lo, hi) = bounds(order.iter().map(|&i| centres[i as usize]));
+    let ext = hi - lo;
+    let axis = if ext.x >= ext.y && ext.x >= ext.z {
+        0
+    } else if ext.y >= ext.z {
+        1
+    } else {
+        2
+    };
+    let mid = order.len() / 2;
+    order.select_nth_unstable_by(mid, |&a, &b| {
+        centres[a as usize][axis].total_cmp(&centres[b as usize][axis])
+    });
+    let (left, right) = order.split_at_mut(mid);
+    let l = build(left, centres, nodes)?;
+    let r = build(right, centres, nodes)?;
+    let mut pts: Vec<DVec3> = nodes[l as usize].hull.vertices().to_vec();
+    pts.extend_from_slice(nodes[r as usize].hull.vertices());
+    let hull = ConvexPolyhedron::from_points(&pts)?;
+    nodes.push(HullNode {
+        hull,
+        children: Some((l, r)),
+        piece: NONE,
+    });
+    Ok(nodes.len() as u32 - 1)
+}
+
+/// Axis-aligned bounds of points.
+fn bounds(points: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
+    points.fold(
+        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(p), hi.max(p)),
+    )
+}
+
+/// Each vertex's triangles form a single fan (closed: every edge has its reverse, checked
+/// before).
+fn check_vertex_fans(triangles: &[[u32; 3]]) -> Result<(), PolycdError> {
+    // (vertex, next, previous) per corner, grouped by vertex.
+    let mut corners: Vec<(u32, u32, u32)> = Vec::with_capacity(triangles.len() * 3);
+    for t in triangles {
+        for k in 0..3 {
+            corners.push((t[k], t[(k + 1) % 3], t[(k + 2) % 3]));
+        }
+    }
+    corners.sort_unstable();
+    let mut start = 0;
+    while start < corners.len() {
+        let v = corners[start].0;
+        let mut end = start;
+        while end < corners.len() && corners[end].0 == v {
+            end += 1;
+        }
+        let group = &corners[start..end];
+        // Walk the fan: the corner (v, a, b) is followed by the corner whose next is b.
+        let first = group[0].1;
+        let mut cur = group[0].2;
+        let mut steps = 1;
+        while cur != first && steps <= group.len() {
+            match group.binary_search_by(|c| c.1.cmp(&cur)) {
+                Ok(k) => cur = group[k].2,
+                Err(_) => break,
+            }
+            steps += 1;
+        }
+        if cur != first || steps != group.len() {
+            return Err(PolycdError::InvalidMesh(MeshDefect::NonManifoldVertex { vertex: v }));
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+/// A front node of the BVTT (Alg. 3): a pair of hull-tree nodes, their distance and closest
+/// points (world frame) at the time of the query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrontNode {
+    /// Node of A's hull tree.
+    pub node_a: u32,
+    /// Node of B's hull tree.
+    pub node_b: u32,
+    /// Their distance (0 when the hulls overlap).
+    pub distance: f64,
+    /// Closest point on A's node (world; NaN when overlapping).
+    pub point_a: DVec3,
+    /// Closest point on B's node (world; NaN when overlapping).
+    pub point_b: DVec3,
+}
+
+/// Caller-owned state of mesh queries on one pair of meshes: the BVTT front and each node
+/// pair's discrete-query cache, reused across advancement steps and queries.
+#[derive(Clone, Debug, Default)]
+pub struct MeshCache {
+    /// The front of the last BVTT query.
+    pub front: Vec<FrontNode>,
+    pairs: HashMap<(u32, u32), PairCache>,
+}
+
+impl MeshCache {
+    /// Forgets the node pairs' coherence (use when reusing the cache for another mesh pair).
+    pub fn forget(&mut self) {
+        self.front.clear();
+        self.pairs.clear();
+    }
+}
+
+/// Answer of [`distance`] between two meshes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MeshDistance {
+    /// The surfaces are apart (by at least `distance`, up to the pieces' margin) and neither
+    /// solid contains the other.
+    Separated {
+        /// The distance (of the closest leaf pair, see [`distance`]).
+        distance: f64,
+        /// Closest point on A (world).
+        point_a: DVec3,
+        /// Closest point on B (world).
+        point_b: DVec3,
+        /// The pieces of A and B carrying them.
+        pieces: (u32, u32),
+        /// Triangles of A and B nearest to the closest points.
+        triangles: (u32, u32),
+    },
+    /// The solids overlap: two pieces overlap (`pieces`), or one solid contains the other
+    /// (`pieces = None`).
+    Overlapping {
+        /// The overlapping pieces, when found by the surfaces.
+        pieces: Option<(u32, u32)>,
+    },
+}
+
+/// Distance between two meshes at fixed poses by the BVTT traversal (Alg. 3), with the
+/// containment test. The traversal stops at the first leaf pair within `stop_below`
+/// (pass 0 for the exact minimum); `options.algorithm` answers the node distances.
+pub fn distance(
+    a: &TriMesh,
+    pose_a: &Pose,
+    b: &TriMesh,
+    pose_b: &Pose,
+    stop_below: f64,
+    options: &CcdOptions,
+    cache: &mut MeshCache,
+) -> Result<MeshDistance, PolycdError> {
+    let best = bvtt_query(a, pose_a, b, pose_b, stop_below, options, cache)?;
+    if best.distance > 0.0 {
+        if let Some(d) = containment(a, pose_a, b, pose_b) {
+            return Ok(d);
+        }
+    }
+    Ok(best_answer(a, pose_a, b, pose_b, &best))
+}
+
+/// One mesh inside the other (their surfaces apart): with the surfaces disjoint, each
+/// connected shell of one mesh is wholly inside or wholly outside the other solid, so one
+/// vertex per shell decides.
+fn containment(a: &TriMesh, pose_a: &Pose, b: &TriMesh, pose_b: &Pose) -> Option<MeshDistance> {
+    let inside = |x: &TriMesh, px: &Pose, y: &TriMesh, py: &Pose| {
+        x.component_vertices.iter().any(|&v| {
+            let w = px.transform_point(x.vertices[v as usize]);
+            y.contains_point(py.inverse_transform_point(w))
+        })
+    };
+    (inside(a, pose_a, b, pose_b) || inside(b, pose_b, a, pose_a)).then_some(MeshDistance::Overlapping { pieces: None })
+}
+
+fn best_answer(a: &TriMesh, pose_a: &Pose, b: &TriMesh, pose_b: &Pose, best: &FrontNode) -> MeshDistance {
+    let pieces = (a.nodes[best.node_a as usize].piece, b.nodes[best.node_b as usize].piece);
+    if !(best.distance > 0.0) {
+        return MeshDistance::Overlapping { pieces: Some(pieces) };
+    }
+    MeshDistance::Separated {
+        distance: best.distance,
+        point_a: best.point_a,
+        point_b: best.point_b,
+        pieces,
+        triangles: (
+            a.nearest_triangle(pieces.0, pose_a.inverse_transform_point(best.point_a)),
+            b.nearest_triangle(pieces.1, pose_b.inverse_transform_point(best.point_b)),
+        ),
+    }
+}
+
+impl TriMesh {
+    /// The triangle of `piece` nearest to the point `p` (mesh frame).
+    fn nearest_triangle(&self, piece: u32, p: DVec3) -> u32 {
+        let mut best = (f64::INFINITY, NONE);
+        for &t in self.pieces.get(piece as usize).map_or(&[][..], |v| &v[..]) {
+            let [x, y, z] = self.triangles[t as usize].map(|v| self.vertices[v as usize]);
+            let d = (closest_on_triangle(p, x, y, z) - p).length_squared();
+            if d < best.0 {
+                best = (d, t);
+            }
+        }
+        best.1
+    }
+}
+
+/// The BVTT traversal; fills `cache.front` and returns the best leaf pair.
+fn bvtt_query(
+    a: &TriMesh,
+    pose_a: &Pose,
+    b: &TriMesh,
+    pose_b: &Pose,
+    stop_below: f64,
+    options: &CcdOptions,
+    cache: &mut MeshCache,
+) -> Result<FrontNode, PolycdError> {
+    cache.front.clear();
+    let mut t = Traversal {
+        a,
+        pose_a,
+        b,
+        pose_b,
+        stop_below,
+        options,
+        cache,
+        best: FrontNode {
+            node_a: a.root,
+            node_b: b.root,
+            distance: f64::INFINITY,
+            point_a: DVec3::NAN,
+            point_b: DVec3::NAN,
+        },
+    };
+    t.visit(a.root, b.root)?;
+    Ok(t.best)
+}
+
+struct Traversal<'a> {
+    a: &'a TriMesh,
+    pose_a: &'a Pose,
+    b: &'a TriMesh,
+    pose_b: &'a Pose,
+    stop_below: f64,
+    options: &'a CcdOptions,
+    cache: &'a mut MeshCache,
+    best: FrontNode,
+}
+
+impl Traversal<'_> {
+    /// World bounding sphere of a node.
+    fn sphere(&self, a_side: bool, i: u32) -> (DVec3, f64) {
+        let (mesh, pose) = if a_side {
+            (self.a, self.pose_a)
+        } else {
+            (self.b, self.pose_b)
+        };
+        let (c, r) = mesh.nodes[i as usize].hull.bounding_sphere();
+        (pose.transform_point(c), r)
+    }
+
+    /// A lower bound of the distance of nodes `i` (A) and `j` (B) from their bounding spheres,
+    /// with the closest points of the spheres (world): the spheres contain the hulls, less
+    /// the rounding of the pose and of the radius ([`CONTACT_REL`] of the coordinates' size).
+    fn sphere_gap(&self, i: u32, j: u32) -> (f64, DVec3, DVec3) {
+        let (ca, ra) = self.sphere(true, i);
+        let (cb, rb) = self.sphere(false, j);
+        let d = cb - ca;
+        let l = d.length();
+        let slack = CONTACT_REL * (ca.abs().max_element() + cb.abs().max_element() + ra + rb);
+        let gap = l - ra - rb - slack;
+        if !(gap > 0.0) {
+            return (0.0, DVec3::NAN, DVec3::NAN);
+        }
+        let u = d / l;
+        (gap, ca + u * (ra + 0.5 * slack), cb - u * (rb + 0.5 * slack))
+    }
+
+    /// Alg. 3 on the node pair `(i, j)`.
+    fn visit(&mut self, i: u32, j: u32) -> Result<(), PolycdError> {
+        if self.best.distance <= self.stop_below {
+            return Ok(());
+        }
+        // Bounding spheres first: a pair whose spheres are already no nearer than the best
+        // distance is a front node with the spheres' gap and direction (a valid separation
+        // for the advancement: the hulls lie in the spheres), without a hull query.
+        let (gap, sa, sb) = self.sphere_gap(i, j);
+        if gap >= self.best.distance {
+            self.cache.front.push(FrontNode {
+                node_a: i,
+                node_b: j,
+                distance: gap,
+                point_a: sa,
+                point_b: sb,
+            });
+            return Ok(());
+        }
+        let na = &self.a.nodes[i as usize];
+        let nb = &self.b.nodes[j as usize];
+        let pc = self.cache.pairs.entry((i, j)).or_default();
+        let node = match query::distance(&na.hull, self.pose_a, &nb.hull, self.pose_b, self.options.algorithm, pc)? {
+            Distance::Separated {
+                distance,
+                point_a,
+                point_b,
+                ..
+            } => FrontNode {
+                node_a: i,
+                node_b: j,
+                distance,
+                point_a,
+                point_b,
+            },
+            Distance::Penetrating { .. } => FrontNode {
+                node_a: i,
+                node_b: j,
+                distance: 0.0,
+                point_a: DVec3::NAN,
+                point_b: DVec3::NAN,
+            },
+            Distance::NotConverged { iterations } => {
+                return Err(PolycdError::CcdNotConverged {
+                    iterations,
+                    t_free: 0.0,
+                })
+            }
+        };
+        if node.distance < self.best.distance {
+            // Descend the larger node (the paper descends B's tree to its leaves first), the
+            // nearer child (by bounding spheres) first.
+            let split_b = match (na.children, nb.children) {
+                (None, None) => None,
+                (None, Some(_)) => Some(true),
+                (Some(_), None) => Some(false),
+                (Some(_), Some(_)) => Some(nb.hull.scale() >= na.hull.scale()),
+            };
+            match split_b {
+                Some(true) => {
+                    let (l, r) = nb.children.unwrap_or((j, j));
+                    let (l, r) = if self.sphere_gap(i, l).0 <= self.sphere_gap(i, r).0 {
+                        (l, r)
+                    } else {
+                        (r, l)
+                    };
+                    self.visit(i, l)?;
+                    return self.visit(i, r);
+                }
+                Some(false) => {
+                    let (l, r) = na.children.unwrap_or((i, i));
+                    let (l, r) = if self.sphere_gap(l, j).0 <= self.sphere_gap(r, j).0 {
+                        (l, r)
+                    } else {
+                        (r, l)
+                    };
+                    self.visit(l, j)?;
+                    return self.visit(r, j);
+                }
+                None => self.best = node,
+            }
+        }
+        self.cache.front.push(node);
+        Ok(())
+    }
+}
+
+/// The first contact of two closed meshes under their motions, by hierarchical conservative
+/// advancement (FAST Alg. 2), or `None` when they do not touch for `t ∈ [0, 1]`.
+///
+/// Use [`RigidMotion::new`] with [`TriMesh::centroid`] as the reference point for the paper's
+/// motion. Guarantees as in [`crate::ccd`]: no contact on `[0, t)`, the distance at `t` at most
+/// the threshold (default [`crate::tolerance::CCD_DISTANCE_REL`] × the summed scales).
+pub fn time_of_contact(
+    a: &TriMesh,
+    motion_a: &RigidMotion,
+    b: &TriMesh,
+    motion_b: &RigidMotion,
+    options: &CcdOptions,
+    cache: &mut MeshCache,
+) -> Result<Option<MeshTimeOfContact>, PolycdError> {
+    let threshold = options.threshold(a.scale + b.scale)?;
+    let mut t = 0.0f64;
+    let mut iterations = 0u32;
+    loop {
+        let pose_a = motion_a.pose_at(t);
+        let pose_b = motion_b.pose_at(t);
+        let best = bvtt_query(a, &pose_a, b, &pose_b, threshold, options, cache).map_err(|e| match e {
+            PolycdError::CcdNotConverged { iterations: _, .. } => {
+                PolycdError::CcdNotConverged { iterations, t_free: t }
+            }
+            e => e,
+        })?;
+        let contact = if best.distance <= threshold {
+            Some(best_answer(a, &pose_a, b, &pose_b, &best))
+        } else if iterations == 0 {
+            containment(a, &pose_a, b, &pose_b)
+        } else {
+            None
+        };
+        if let Some(answer) = contact {
+            return Ok(Some(MeshTimeOfContact {
+                t,
+                pose_a,
+                pose_b,
+                answer,
+                iterations,
+            }));
+        }
+        if iterations >= options.max_iterations {
+            return Err(PolycdError::CcdNotConverged { iterations, t_free: t });
+        }
+        // Alg. 2 steps 5–10: the smallest safe step over the front.
+        let mut dt = f64::INFINITY;
+        for f in &cache.front {
+            // Every front node is apart by more than the threshold here (a node nearer than
+            // the best distance descends; leaves within it ended the query above).
+            let n = (f.point_b - f.point_a) / f.distance;
+            let ba = directional_bound(&a.nodes[f.node_a as usize].hull, motion_a, &pose_a, n);
+            let bb = directional_bound(&b.nodes[f.node_b as usize].hull, motion_b, &pose_b, n);
+            dt = dt.min(safe_step(f.distance, &ba, &bb));
+        }
+        iterations += 1;
+        if !(t + dt <= 1.0) {
+            return Ok(None);
+        }
+        if !(t + dt > t) {
+            return Err(PolycdError::CcdNotConverged { iterations, t_free: t });
+        }
+        t += dt;
+    }
+}
+
+/// The first contact of two meshes ([`time_of_contact`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshTimeOfContact {
+    /// Time of contact in `[0, 1]`: no contact on `[0, t)`.
+    pub t: f64,
+    /// A's pose at `t`.
+    pub pose_a: Pose,
+    /// B's pose at `t`.
+    pub pose_b: Pose,
+    /// The discrete answer at `t`: `Separated` within the threshold (closest points, pieces
+    /// and triangles), or `Overlapping` (at `t = 0`, or by rounding in the last step).
+    pub answer: MeshDistance,
+    /// Advancement steps taken.
+    pub iterations: u32,
+}
+
+impl MeshTimeOfContact {
+    /// The distance at `t` (0 when overlapping).
+    pub fn distance(&self) -> f64 {
+        match self.answer {
+            MeshDistance::Separated { distance, .. } => distance,
+            MeshDistance::Overlapping { .. } => 0.0,
+        }
+    }
+}
