@@ -253,6 +253,9 @@ struct Ctx<'a> {
     scale: f64,
     tol: f64,
     max_iter: u32,
+    /// Both shapes have direction tables (more than `SMALL_SCAN` vertices): their supports
+    /// are climbs from the table's starts, advanced in lockstep.
+    paired: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -272,6 +275,7 @@ impl<'a> Ctx<'a> {
             // `contact_tolerance` is `CONTACT_REL × pair_scale`: the same value, one scale.
             tol: CONTACT_REL * scale,
             max_iter: BASE_ITERATIONS + pairs.min(MAX_PAIR_BOUND as u64) as u32,
+            paired: a.vertices().len() > crate::support::SMALL_SCAN && b.vertices().len() > crate::support::SMALL_SCAN,
         }
     }
     #[inline]
@@ -295,8 +299,14 @@ impl<'a> Ctx<'a> {
     #[inline]
     fn support(&self, d: DVec3, cache: &mut GjkCache) -> SVert {
         let db = self.rot_t * (-d);
-        let ia = self.a.support_climb(d, climb_start(self.a, d, cache.warm_a));
-        let ib = self.b.support_climb(db, climb_start(self.b, db, cache.warm_b));
+        let (ia, ib) = if self.paired {
+            self.a.support_climb_pair(d, self.a.hint_start(d), self.b, db, self.b.hint_start(db))
+        } else {
+            (
+                self.a.support_climb(d, climb_start(self.a, d, cache.warm_a)),
+                self.b.support_climb(db, climb_start(self.b, db, cache.warm_b)),
+            )
+        };
         cache.warm_a = ia;
         cache.warm_b = ib;
         self.vert(ia, ib)
