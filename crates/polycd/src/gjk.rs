@@ -110,6 +110,14 @@ const EPA_RESERVE: usize = 64;
 /// tolerance: it only picks the start, never an answer.
 const STALE_TURN_REL: f64 = 0.3;
 
+/// GJK's climbs start from the last supports instead of the direction table when the search
+/// direction has turned by less than `acos(WARM_COS)` (2.6°) since the previous step (both
+/// shapes with tables; small hulls always scan). Measured (callgrind, random 1 000-vertex
+/// pairs, separated): 0.9999 / 0.999 / 0.99 / 0.95 → 8 036 / 7 875 / 7 987 / 8 405
+/// instructions per query against 8 220 with the table always; overlapping pairs unchanged
+/// (their directions jump). Not a tolerance: it only picks where a climb starts.
+const WARM_COS: f64 = 0.999;
+
 /// A vertex of `M = A − B`: the pair of vertex ids and the difference point (A's local
 /// frame). The two points it comes from are recomputed from the ids when needed
 /// ([`Ctx::pa`], [`Ctx::pb`], bit-identical to the ones `w` was formed from): the simplex is
@@ -295,12 +303,20 @@ impl<'a> Ctx<'a> {
     fn pb(&self, s: &SVert) -> DVec3 {
         self.rot * self.b.vertex(s.ib) + self.trans
     }
-    /// The vertex of `M` maximising `d · x`.
-    #[inline]
-    fn support(&self, d: DVec3, cache: &mut GjkCache) -> SVert {
+    /// The vertex of `M` maximising `d · x`. `P` must be `self.paired`: then both climbs
+    /// start from the direction tables (or, with `WARM`, from the last supports) and advance
+    /// in lockstep; otherwise each starts where [`climb_start`] says. Monomorphised so that
+    /// small hulls (cubes: every instruction counts) pay for neither test.
+    #[inline(always)]
+    fn support_with<const P: bool, const WARM: bool>(&self, d: DVec3, cache: &mut GjkCache) -> SVert {
         let db = self.rot_t * (-d);
-        let (ia, ib) = if self.paired {
-            self.a.support_climb_pair(d, self.a.hint_start(d), self.b, db, self.b.hint_start(db))
+        let (ia, ib) = if P {
+            let (sa, sb) = if WARM {
+                (cache.warm_a, cache.warm_b)
+            } else {
+                (self.a.hint_start(d), self.b.hint_start(db))
+            };
+            self.a.support_climb_pair(d, sa, self.b, db, sb)
         } else {
             (
                 self.a.support_climb(d, climb_start(self.a, d, cache.warm_a)),
@@ -310,6 +326,15 @@ impl<'a> Ctx<'a> {
         cache.warm_a = ia;
         cache.warm_b = ib;
         self.vert(ia, ib)
+    }
+    /// The vertex of `M` maximising `d · x`.
+    #[inline]
+    fn support(&self, d: DVec3, cache: &mut GjkCache) -> SVert {
+        if self.paired {
+            self.support_with::<true, false>(d, cache)
+        } else {
+            self.support_with::<false, false>(d, cache)
+        }
     }
     /// The vertex of `M` maximising `d · x`, the climbs started from the best of the given
     /// Minkowski vertices (supports for nearby directions: a short climb) instead of the last
@@ -654,6 +679,15 @@ enum Core {
 }
 
 fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
+    if ctx.paired {
+        gjk_loop::<true>(ctx, cache, boolean)
+    } else {
+        gjk_loop::<false>(ctx, cache, boolean)
+    }
+}
+
+/// [`gjk_core`] with `P = ctx.paired` (see [`Ctx::support_with`]).
+fn gjk_loop<const P: bool>(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
     let gap = DISTANCE_GAP_REL * ctx.scale;
     let accept = ACCEPT_GAP_REL * ctx.scale;
     let mut sim = Simplex::default();
@@ -684,7 +718,7 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
         let s0 = if d0.length_squared() > 0.0 {
             // The first (longest) climbs start from the direction table's vertex (the warm
             // vertices of a forgotten cache are arbitrary).
-            ctx.support(-d0, cache)
+            ctx.support_with::<P, false>(-d0, cache)
         } else {
             ctx.vert(cache.warm_a, cache.warm_b)
         };
@@ -697,6 +731,7 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
     }
     let mut result = Core::NotConverged { iters: ctx.max_iter };
     let mut flat = 0u32;
+    let mut vprev = DVec3::ZERO;
     for it in 1..=ctx.max_iter {
         let vv = v.length_squared();
         if vv == 0.0 {
@@ -704,7 +739,21 @@ fn gjk_core(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Core {
             break;
         }
         let vlen = vv.sqrt();
-        let sup = ctx.support(-v, cache);
+        // Once `v` has settled (turned by less than `acos WARM_COS` since the last step) the
+        // last supports are a step or two from the new ones: the climbs start there, without
+        // the direction table's lookup.
+        let sup = if P {
+            let dp = v.dot(vprev);
+            let settled = dp > 0.0 && dp * dp >= WARM_COS * WARM_COS * vv * vprev.length_squared();
+            vprev = v;
+            if settled {
+                ctx.support_with::<true, true>(-v, cache)
+            } else {
+                ctx.support_with::<true, false>(-v, cache)
+            }
+        } else {
+            ctx.support_with::<false, false>(-v, cache)
+        };
         let vw = v.dot(sup.w);
         if boolean && vw > ctx.tol * vlen {
             result = Core::Disjoint { v, sup, iters: it };
