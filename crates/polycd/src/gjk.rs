@@ -46,10 +46,15 @@
 //! count; the horizon walk visits each face a bounded number of times (guarded). Hitting a
 //! bound yields `NotConverged`, never a guessed answer.
 //!
-//! Departures from the papers: the all-faces minimum-norm sub-algorithm with refinement
-//! (above) replaces Johnson's, with a shortcut: when the whole simplex's own candidate exists
-//! (the projection strictly inside the segment or triangle, or inside a tetrahedron face the
-//! origin sees) it is the nearest point outright and the enumeration is skipped; the warm
+//! Departures from the papers: supports are hill-climbs (Cameron) started from the shapes'
+//! direction tables rather than from the last support, except once the search direction has
+//! settled (turned by less than `acos WARM_COS` since the previous GJK step), where the last
+//! supports are a step away (not in EPA, whose faces take turns: measured, no gain); on two
+//! large hulls the two climbs advance in lockstep (`support_climb_pair`, the same vertices).
+//! The all-faces minimum-norm sub-algorithm with refinement (above) replaces Johnson's, with
+//! a shortcut: when the whole simplex's own candidate exists (the projection strictly inside
+//! the segment or triangle, or inside a tetrahedron face the origin sees) it is the nearest
+//! point outright and the enumeration is skipped; the warm
 //! start is dropped (cold start along the centre line) when B has turned by more than
 //! `STALE_TURN_REL` × the vertex spacing relative to A since the cached query, where the old simplex costs more
 //! iterations than it saves; a stall (repeated support pair, or no decrease of `|v|`) is
