@@ -424,21 +424,28 @@ impl PairSet {
         }
     }
 
+    /// Makes room for `n` pairs without growing (a table of at least `2n` slots), so that a
+    /// search needing no more never allocates; emptied like [`PairSet::begin`].
+    fn reserve(&mut self, n: usize) {
+        let want = (2 * n).next_power_of_two().max(64);
+        if self.slots.len() < want {
+            self.slots.clear();
+            self.slots.resize(want, (0, 0));
+            self.generation = 1;
+            self.len = 0;
+        }
+    }
+
     /// Doubles the table (at least 64 slots), keeping this generation's pairs.
     #[cold]
     fn grow(&mut self) {
-        let live: Vec<u64> = self
-            .slots
-            .iter()
-            .filter(|s| s.1 == self.generation)
-            .map(|s| s.0)
-            .collect();
         let n = (2 * self.slots.len()).max(64);
-        self.slots.clear();
-        self.slots.resize(n, (0, 0));
+        let old = std::mem::replace(&mut self.slots, vec![(0, 0); n]);
         self.len = 0;
-        for key in live {
-            self.insert((key >> 32) as u32, key as u32);
+        for (key, generation) in old {
+            if generation == self.generation {
+                self.insert((key >> 32) as u32, key as u32);
+            }
         }
     }
 }
@@ -1138,6 +1145,8 @@ fn run(
         cache.stack.clear();
         cache.stack.reserve(want);
     }
+    // The same for the set of edge pairs seen: room for as many pairs as the stack holds.
+    cache.ee_seen.reserve(want);
 
     // ---- Search-FV ----
     let t0 = clock();
