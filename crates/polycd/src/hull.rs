@@ -11,7 +11,7 @@
 //!    above no new facet is inside the new hull and is dropped for good).
 //! 5. Group adjacent facets into faces: a facet joins the face grown from the largest-area
 //!    seed facet if each of its vertices is exactly coplanar with the seed triangle, or within
-//!    [`COPLANAR_REL`](crate::tolerance::COPLANAR_REL) of the seed's plane. Every vertex is
+//!    [`COPLANAR_REL`] of the seed's plane. Every vertex is
 //!    tested against the one seed plane, so merging never chains across a curved surface.
 //! 6. Vertices on fewer than three faces lie inside a face or on an edge: not extreme, dropped.
 //!

@@ -120,7 +120,7 @@ impl ConvexPolyhedron {
     /// their dependent loads overlap (the same answers as two
     /// [`support_climb`](Self::support_climb) calls: each walk takes the same steps, except
     /// that a walk stops without its final neighbour scan at a vertex whose inscribed cone
-    /// holds the direction, [`VertexCones`], where that scan would find nothing better).
+    /// holds the direction, `VertexCones`, where that scan would find nothing better).
     pub fn support_climb_pair(
         &self,
         dir: DVec3,
@@ -398,7 +398,7 @@ impl VertexCones {
 }
 
 /// The inscribed cone `[a, t²]` for the unit edge directions `e` of one vertex (see
-/// [`VertexCones`]), or `None` when the degree is too high or the cone is degenerate.
+/// `VertexCones`), or `None` when the degree is too high or the cone is degenerate.
 fn inscribed_cone(e: &[DVec3]) -> Option<[f64; 4]> {
     let m = e.len();
     if !(3..=CONE_MAX_DEGREE).contains(&m) || e.iter().any(|x| *x == DVec3::ZERO || !x.is_finite()) {
@@ -462,7 +462,7 @@ impl ClimbState {
 
     /// One steepest-ascent step (as in [`ConvexPolyhedron::support_climb`]); `false` once
     /// no neighbour is strictly better, or without scanning when `dir` (`len2 = |dir|²`) lies
-    /// in the vertex's inscribed cone ([`VertexCones`]: then no neighbour is better).
+    /// in the vertex's inscribed cone (`VertexCones`: then no neighbour is better).
     #[inline(always)]
     fn step(&mut self, p: &ConvexPolyhedron, dir: DVec3, len2: f64) -> bool {
         if self.done {

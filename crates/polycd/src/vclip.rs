@@ -21,14 +21,14 @@
 //!   local frame of the region's owner: its vertices, normals and planes are used as stored and
 //!   only the tested feature's one or two vertices are mapped in by the relative pose (no
 //!   per-query allocation, no per-query O(n) transform). Results are reported in A's frame.
-//! - Each shape carries precomputed Voronoi-plane vectors ([`VClipTables`], built with the
+//! - Each shape carries precomputed Voronoi-plane vectors (`VClipTables`, built with the
 //!   shape; 80 bytes per half-edge): per adjacency slot of a vertex `v`, `v − o` and
 //!   `|v − o|²` (vertex–edge planes), per half-edge `a → b` of a face `f`, `n_f × (b − a)` and
 //!   `|b − a|` (face–edge planes). They are the very expressions the handlers evaluated
 //!   before, on the stored vertices, so every plane keeps its value bit for bit; the handlers
 //!   scan them in adjacency order. (A shifted B, translation-only pairs, recomputes them from
 //!   its shifted vertices with the same expressions.) The kind of handler frame and the
-//!   orientation of the pair are compile-time parameters of [`View`].
+//!   orientation of the pair are compile-time parameters of `View`.
 //!
 //! # Invariants
 //! - Every Voronoi plane is evaluated from one formula whichever region it bounds: the
@@ -41,7 +41,7 @@
 //!   mapped by one fixed map per query (`Mᵀ·(x − t)` into B, `M·x + t` into A), so the
 //!   invariant above holds across handlers exactly as in a single common frame. (When `M` is
 //!   exactly the identity both bodies use the common frame, B's vertices as `x + t`: see
-//!   [`View`].)
+//!   `View`.)
 //! - The slope of the distance to a face's plane along an edge of the other body (VF step 6,
 //!   EF's derivative check, EE's Eq. 3) is one expression, `u·n` in the edge owner's frame
 //!   (`u` = head − tail from the owner's vertices, `n` the face normal rotated into that frame
@@ -368,7 +368,7 @@ impl Body<'_> {
 /// The two constants select the four cases at compile time (`PA`: `p` is A), so the
 /// handlers carry no per-access branch on the kind of frame; a body whose handler frame is
 /// its local frame (always A; B under a rotation) reads its plane vectors from its
-/// [`VClipTables`], a shifted B recomputes them from its shifted vertices with the same
+/// `VClipTables`, a shifted B recomputes them from its shifted vertices with the same
 /// expressions.
 #[derive(Clone, Copy)]
 struct View<'a, const ROT: bool, const PA: bool> {

@@ -619,7 +619,7 @@ fn local_normals(
     out
 }
 
-/// Bound on the edges through a closest point used by [`local_normals`] (a vertex of a
+/// Bound on the edges through a closest point used by `local_normals` (a vertex of a
 /// polyhedron has at most a few dozen edges in practice; the bound keeps the check cheap).
 pub const MAX_LOCAL_EDGES: usize = 64;
 
