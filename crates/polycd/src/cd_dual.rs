@@ -378,6 +378,9 @@ struct M2 {
     ib: u32,
 }
 
+/// Edge pairs the set of seen pairs holds without growing (see [`run`]).
+const EE_SEEN_RESERVE: usize = 512;
+
 /// A set of edge pairs `(edge of P, edge of Q)`, emptied in O(1) per search: open addressing
 /// over slots stamped with the search's generation (a slot of an older generation is empty).
 /// Its capacity is kept across searches, so a cache in steady state does not allocate.
@@ -1145,8 +1148,11 @@ fn run(
         cache.stack.clear();
         cache.stack.reserve(want);
     }
-    // The same for the set of edge pairs seen: room for as many pairs as the stack holds.
-    cache.ee_seen.reserve(want);
+    // The same for the set of edge pairs seen, up to `EE_SEEN_RESERVE` pairs (16 KiB): a
+    // search evaluates a few edge pairs, 64 on two aligned cubes; only a more degenerate pair
+    // of shapes grows it (once per cache). Sized like the stack it took 128 KiB per cache on
+    // two 1 000-vertex hulls.
+    cache.ee_seen.reserve(want.min(EE_SEEN_RESERVE));
 
     // ---- Search-FV ----
     let t0 = clock();
