@@ -879,13 +879,10 @@ pub fn time_of_contact(
             dt = dt.min(safe_step(f.distance, &ba, &bb));
         }
         iterations += 1;
-        if !(t + dt <= 1.0) {
-            return Ok(None);
+        match super::advance(t, dt, iterations)? {
+            Some(next) => t = next,
+            None => return Ok(None),
         }
-        if !(t + dt > t) {
-            return Err(PolycdError::CcdNotConverged { iterations, t_free: t });
-        }
-        t += dt;
     }
 }
 

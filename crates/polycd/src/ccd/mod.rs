@@ -195,15 +195,23 @@ pub fn time_of_contact(
         let bb = directional_bound(b, motion_b, &pose_b, n);
         let dt = safe_step(dist, &ba, &bb);
         iterations += 1;
-        // No contact on [t, t + dt): none on [t, 1] when t + dt > 1.
-        if !(t + dt <= 1.0) {
-            return Ok(None);
+        match advance(t, dt, iterations)? {
+            Some(next) => t = next,
+            None => return Ok(None),
         }
-        if !(t + dt > t) {
-            // The step vanished below the resolution of t (a distance far above the
-            // threshold cannot give this with finite speeds; kept as a typed stop, not a loop).
-            return Err(PolycdError::CcdNotConverged { iterations, t_free: t });
-        }
-        t += dt;
     }
+}
+
+/// One conservative step from `t` by `dt` (no contact on `[t, t + dt)`): the next time, or
+/// `None` when the step passes `t = 1` (no contact on `[t, 1]`). A step below the resolution
+/// of `t` (a distance far above the threshold cannot give this with finite speeds) is a typed
+/// stop, not a loop. Shared by the convex and the mesh advancement.
+pub(crate) fn advance(t: f64, dt: f64, iterations: u32) -> Result<Option<f64>, PolycdError> {
+    if !(t + dt <= 1.0) {
+        return Ok(None);
+    }
+    if !(t + dt > t) {
+        return Err(PolycdError::CcdNotConverged { iterations, t_free: t });
+    }
+    Ok(Some(t + dt))
 }
