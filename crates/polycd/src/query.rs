@@ -431,7 +431,7 @@ fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
     // non-zero) and a translation within the coordinate bound (so finite): the checks below
     // would all pass and return the pose unchanged.
     let l2 = p.rotation.length_squared();
-    if (l2 - 1.0).abs() <= 4.0 * f64::EPSILON
+    if (l2 - 1.0).abs() <= 0.25 * crate::tolerance::UNIT_QUAT_SLACK
         && p.translation
             .abs()
             .cmple(DVec3::splat(crate::tolerance::MAX_COORDINATE))
@@ -452,7 +452,7 @@ fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
     }
     // Unit within a few ulps already (the common case: poses built from unit quaternions):
     // normalising again would only move it by rounding.
-    if (l2 - 1.0).abs() <= 4.0 * f64::EPSILON {
+    if (l2 - 1.0).abs() <= 0.25 * crate::tolerance::UNIT_QUAT_SLACK {
         return Ok(*p);
     }
     Ok(Pose::new(p.rotation.normalize(), p.translation))

@@ -10,6 +10,13 @@
 /// (2·(1e150)² < f64::MAX); beyond this bound the algebra of every algorithm overflows.
 pub const MAX_COORDINATE: f64 = 1e150;
 
+/// A quaternion whose squared length is within this of 1 is used as a rotation as it is, not
+/// renormalised: dividing by a square root within a few ulps of 1 would only move it by
+/// rounding, and the matrix it gives is orthogonal to ~1e-15 either way. Input poses pass
+/// within [`UNIT_QUAT_SLACK`]`/4` unchanged (`query::checked_pose`); the relative rotation
+/// of two such poses is one product of them and lands within the full slack.
+pub const UNIT_QUAT_SLACK: f64 = 16.0 * f64::EPSILON;
+
 /// Smallest accepted coordinate magnitude of a *shape extent* relative to its position: a
 /// point set thinner than this fraction of its diameter is rejected as flat. Below it, face
 /// normals computed in floating point have no correct digits left.

@@ -23,11 +23,13 @@
 //!   per-query allocation, no per-query O(n) transform). Results are reported in A's frame.
 //! - Each shape carries precomputed Voronoi-plane vectors (`VClipTables`, built with the
 //!   shape; 80 bytes per half-edge): per adjacency slot of a vertex `v`, `v − o` and
-//!   `|v − o|²` (vertex–edge planes), per half-edge `a → b` of a face `f`, `n_f × (b − a)` and
-//!   `|b − a|` (face–edge planes). They are the very expressions the handlers evaluated
-//!   before, on the stored vertices, so every plane keeps its value bit for bit; the handlers
-//!   scan them in adjacency order. (A shifted B, translation-only pairs, recomputes them from
-//!   its shifted vertices with the same expressions.) The kind of handler frame and the
+//!   `1 / |v − o|²` (vertex–edge planes), per half-edge `a → b` of a face `f`, `n_f × (b − a)`
+//!   and `1 / |b − a|` (face–edge planes). The plane vectors are the very expressions the
+//!   handlers evaluated before, on the stored vertices, so every plane keeps its value bit for
+//!   bit; the reciprocals scale the violation scores VV and VF rank planes by (a product
+//!   rather than a division on the way to their branches). The handlers scan them in
+//!   adjacency order. (A shifted B, translation-only pairs, recomputes them from its shifted
+//!   vertices with the same expressions, and divides.) The kind of handler frame and the
 //!   orientation of the pair are compile-time parameters of `View`.
 //!
 //! # Invariants
@@ -155,7 +157,8 @@ use crate::query::{
     contact_tolerance, contact_tolerance_bound, pair_scale, Distance, Feature, FeaturePair, Intersection,
     OverlapWitness,
 };
-use crate::tolerance::{DISTANCE_GAP_REL, PLANE_CHECK_REL};
+use crate::tolerance::{DISTANCE_GAP_REL, PLANE_CHECK_REL, UNIT_QUAT_SLACK};
+use core::cell::Cell;
 
 /// Output only (separating planes, never the iteration): two closest edges whose directions
 /// satisfy `|u₁ × u₂|² > CROSSING_EDGES_SIN2 · |u₁|²|u₂|²` (angle above ~1e-3 rad) take their
@@ -211,8 +214,9 @@ pub(crate) struct VClipTables {
 struct AdjRec {
     /// `v − o`: the vertex–edge plane of edge `(v, o)` at `v` is `w·(x − v)` (see [`ve_plane`]).
     w: DVec3,
-    /// `|v − o|²`.
-    len2: f64,
+    /// `1 / |v − o|²`, the scale of VV's violation score (a product, not a division, in the
+    /// handler: the division's latency sat on the path to VV's data-dependent branches).
+    inv_len2: f64,
     /// The neighbour `o`.
     nbr: u32,
     /// The edge `(v, o)`.
@@ -224,8 +228,8 @@ struct AdjRec {
 struct FeRec {
     /// `n_f × (b − a)`: the face–edge plane is `c·(x − a)` (see [`fe_plane`]).
     c: DVec3,
-    /// `|b − a|`.
-    len: f64,
+    /// `1 / |b − a|`, the scale of VF's violation (as `inv_len2` in [`AdjRec`]).
+    inv_len: f64,
     /// The tail `a`.
     origin: u32,
     /// The edge.
@@ -242,7 +246,7 @@ impl VClipTables {
                 let w = x - poly.vertex(o);
                 adj.push(AdjRec {
                     w,
-                    len2: w.length_squared(),
+                    inv_len2: 1.0 / w.length_squared(),
                     nbr: o,
                     edge: poly.half_edge(h).edge,
                 });
@@ -256,7 +260,7 @@ impl VClipTables {
                 let b = poly.vertex(poly.half_edge(he.next).origin);
                 FeRec {
                     c: poly.face(he.face).normal.cross(b - a),
-                    len: (b - a).length(),
+                    inv_len: 1.0 / (b - a).length(),
                     origin: he.origin,
                     edge: he.edge,
                 }
@@ -271,6 +275,9 @@ struct Rel {
     m: DMat3,
     mt: DMat3,
     t: DVec3,
+    /// The intersection point of a [`Step::PEN`] (common frame), set by the handler that
+    /// found it.
+    pen: Cell<DVec3>,
 }
 
 /// A polyhedron placed in the common frame (A's local frame).
@@ -482,27 +489,45 @@ impl<const ROT: bool, const PA: bool> View<'_, ROT, PA> {
         let a = self.q_local(self.q.poly.half_edge(face.half_edge).origin);
         face.normal.dot(x - a)
     }
-    /// `(w, |w|²)` of an adjacency slot of P's vertex at `x` (its handler-frame position),
-    /// `w = x − o` in the handler frame: the table's, or recomputed from the shifted vertices
-    /// exactly as [`ve_plane`] would.
+    /// `w = x − o` of an adjacency slot of P's vertex at `x` (its handler-frame position), in
+    /// the handler frame: the table's, or recomputed from the shifted vertices exactly as
+    /// [`ve_plane`] would.
     #[inline]
-    fn p_adj(&self, r: &AdjRec, x: DVec3) -> (DVec3, f64) {
+    fn p_adj(&self, r: &AdjRec, x: DVec3) -> DVec3 {
         if Self::P_SHIFT {
-            let w = x - (self.p.poly.vertex(r.nbr) + self.rel.t);
-            (w, w.length_squared())
+            x - (self.p.poly.vertex(r.nbr) + self.rel.t)
         } else {
-            (r.w, r.len2)
+            r.w
+        }
+    }
+    /// VV's violation score `d² / |w|²` of a violated vertex–edge plane (`d = w·(y − x)`).
+    #[inline]
+    fn p_adj_score(&self, r: &AdjRec, w: DVec3, d: f64) -> f64 {
+        if Self::P_SHIFT {
+            d * d / w.length_squared()
+        } else {
+            d * d * r.inv_len2
         }
     }
     /// Face–edge plane of Q's half-edge `h` = `a → b` (record `r`, in a face scan) in Q's
-    /// handler frame: `(a, c, |b − a|)` with `c = n × (b − a)`, the plane being `c·(x − a)`
-    /// (bit for bit [`fe_plane`]).
+    /// handler frame: `(a, c, s)` with `c = n × (b − a)`, the plane being `c·(x − a)` (bit for
+    /// bit [`fe_plane`]), and `s` the scale [`View::q_fe_violation`] takes.
     #[inline]
     fn q_fe_rec(&self, r: &FeRec, h: u32) -> (DVec3, DVec3, f64) {
         if Self::Q_SHIFT {
             fe_of(&self.q, true, self.rel.t, h)
         } else {
-            (self.q.poly.vertex(r.origin), r.c, r.len)
+            (self.q.poly.vertex(r.origin), r.c, r.inv_len)
+        }
+    }
+    /// VF's violation `d / |b − a|` of a face–edge plane from [`View::q_fe_rec`]'s `s`
+    /// (`|b − a|` for a shifted body, `1 / |b − a|` from the table).
+    #[inline]
+    fn q_fe_violation(d: f64, s: f64) -> f64 {
+        if Self::Q_SHIFT {
+            d / s
+        } else {
+            d * s
         }
     }
 }
@@ -519,6 +544,8 @@ fn fe_normal(body: &Body, shift: bool, h: u32, a: DVec3, b: DVec3) -> DVec3 {
     }
 }
 
+/// Handler-frame face–edge record of half-edge `h`: `(a, c, s)` as [`View::q_fe_rec`] gives
+/// it (`s = |b − a|` when shifted, the table's `1 / |b − a|` otherwise).
 #[inline(always)]
 fn fe_of(body: &Body, shift: bool, t: DVec3, h: u32) -> (DVec3, DVec3, f64) {
     let poly = body.poly;
@@ -529,7 +556,7 @@ fn fe_of(body: &Body, shift: bool, t: DVec3, h: u32) -> (DVec3, DVec3, f64) {
         let u = b - a;
         (a, body.local_normal(poly.half_edge(h).face).cross(u), u.length())
     } else {
-        (poly.vertex(r.origin), r.c, r.len)
+        (poly.vertex(r.origin), r.c, r.inv_len)
     }
 }
 
@@ -545,7 +572,9 @@ fn edge_slope(u_own: DVec3, n_in_edge_frame: DVec3) -> f64 {
 
 /// What a handler decided: a kind and its feature or point, one flat record (in P/Q terms
 /// from a handler, in A/B terms after [`map`]), so that swapping the orientation and the
-/// iteration's dispatch are arithmetic rather than jump tables over enum payloads.
+/// iteration's dispatch are arithmetic rather than jump tables over enum payloads. Twelve
+/// bytes, returned in registers: a penetration's point, needed once per query at most, goes
+/// to [`Rel::pen`] instead.
 #[derive(Clone, Copy, Debug)]
 struct Step {
     /// [`Step::MOVE_P`] (bit 0: Q's feature instead, bit 1: two handler calls), [`Step::DONE_K`]
@@ -553,8 +582,6 @@ struct Step {
     kind: u32,
     /// The new feature (moves).
     f: Feature,
-    /// The intersection point, common frame ([`Step::PEN`]).
-    point: DVec3,
 }
 
 impl Step {
@@ -566,20 +593,15 @@ impl Step {
     const TWICE: u32 = 2;
     /// Theorem 1 holds for the current pair.
     const DONE_K: u32 = 4;
-    /// The current features intersect at `point`.
+    /// The current features intersect (at the point left in [`Rel::pen`]).
     const PEN: u32 = 5;
     const DONE: Step = Step {
         kind: Step::DONE_K,
         f: Feature::Vertex(0),
-        point: DVec3::ZERO,
     };
     #[inline(always)]
     fn mv(kind: u32, f: Feature) -> Step {
-        Step {
-            kind,
-            f,
-            point: DVec3::ZERO,
-        }
+        Step { kind, f }
     }
     #[allow(non_snake_case)]
     #[inline(always)]
@@ -596,13 +618,14 @@ impl Step {
     fn P2(f: Feature) -> Step {
         Step::mv(Step::MOVE_P | Step::TWICE, f)
     }
+    /// The features intersect at `point` (common frame), recorded in `rel`.
     #[allow(non_snake_case)]
     #[inline(always)]
-    fn Penetration(point: DVec3) -> Step {
+    fn Penetration(rel: &Rel, point: DVec3) -> Step {
+        rel.pen.set(point);
         Step {
             kind: Step::PEN,
             f: Feature::Vertex(0),
-            point,
         }
     }
     /// Applies a move (A/B terms) to the pair; `false` for [`Step::DONE_K`] and
@@ -756,10 +779,10 @@ fn vv_half<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, vq: u32) -> 
     let mut best_k = usize::MAX;
     let recs = w.p.adj(vp);
     for (k, r) in recs.iter().enumerate() {
-        let (wv, len2) = w.p_adj(r, x);
+        let wv = w.p_adj(r, x);
         let d = wv.dot(yx);
         if d < 0.0 {
-            let score = d * d / len2;
+            let score = w.p_adj_score(r, wv, d);
             if score > best || best_k == usize::MAX {
                 best = score;
                 best_k = k;
@@ -815,7 +838,7 @@ fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step 
     let (tx, hx) = (t - x, h - x);
     let recs = w.p.adj(vp);
     for (k, r) in recs.iter().enumerate() {
-        let (wv, _) = w.p_adj(r, x);
+        let wv = w.p_adj(r, x);
         if !c.plane(wv.dot(tx), wv.dot(hx), k) {
             break;
         }
@@ -845,28 +868,36 @@ fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step 
     Step::DONE
 }
 
-/// VF state (Alg. 6): vertex of P, face of Q (tests in Q's frame).
-fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step {
-    let x = w.p_vertex_in_q(vp);
-    let n = w.q.local_normal(fq);
-    let q = w.q.poly;
-    // Step 1: maximally violated face-edge plane.
+/// VF step 1 (Alg. 6): the half-edge of Q's face `fq` whose face–edge plane `x` (P's vertex
+/// mapped into Q's frame) violates most, `u32::MAX` when none is violated.
+#[inline(always)]
+fn vf_worst_edge<const R: bool, const PA: bool>(w: &View<R, PA>, x: DVec3, fq: u32) -> u32 {
     // Over the face's half-edges (contiguous ids): `fe_plane(n, a, b, x)` is `c·(x − a)`, the
     // violation `d / |b − a|`.
     let mut worst = 0.0f64;
     let mut worst_h = u32::MAX;
     let (recs, h0) = w.q.face_fe(fq);
     for (h, r) in (h0..).zip(recs) {
-        let (a, c, len) = w.q_fe_rec(r, h);
+        let (a, c, sc) = w.q_fe_rec(r, h);
         let d = c.dot(x - a);
         if d < 0.0 {
-            let d = d / len;
+            let d = View::<R, PA>::q_fe_violation(d, sc);
             if d < worst {
                 worst = d;
                 worst_h = h;
             }
         }
     }
+    worst_h
+}
+
+/// VF state (Alg. 6): vertex of P, face of Q (tests in Q's frame).
+fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step {
+    let x = w.p_vertex_in_q(vp);
+    let n = w.q.local_normal(fq);
+    let q = w.q.poly;
+    // Step 1: maximally violated face-edge plane.
+    let worst_h = vf_worst_edge(w, x, fq);
     if worst_h != u32::MAX {
         return Step::Q(Feature::Edge(w.q.fe_edge(worst_h)));
     }
@@ -877,7 +908,7 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
     let xp = w.p_local(vp);
     for r in w.p.adj(vp) {
         // `o − x` is the exact negation of the slot's `w = x − o`.
-        let (wv, _) = w.p_adj(r, xp);
+        let wv = w.p_adj(r, xp);
         let slope = edge_slope(-wv, np);
         if (dv > 0.0 && slope < 0.0) || (dv < 0.0 && slope > 0.0) {
             return Step::P(Feature::Edge(r.edge));
@@ -897,7 +928,7 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
         }
     }
     if dmax <= 0.0 {
-        return Step::Penetration(w.p.vertex(vp));
+        return Step::Penetration(w.rel, w.p.vertex(vp));
     }
     Step::Q(Feature::Face(f0))
 }
@@ -916,7 +947,7 @@ fn ee_half<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, eq: u32) -> 
     let (t2, h2) = (w.q_to_p(t2q), w.q_to_p(h2q));
     let u = h2 - t2;
     let uq = h2q - t2q;
-    let pen = |e: DVec3| Some(Step::Penetration(w.p_out(e)));
+    let pen = |e: DVec3| Some(Step::Penetration(w.rel, w.p_out(e)));
     // Steps 1–7: vertex-edge planes of VR(E1).
     let mut c: Clip<EdgeNbr> = Clip::new();
     let _ = c.plane(-ve_plane(t1, h1, t2), -ve_plane(t1, h1, h2), Feature::Vertex(t1i))
@@ -1032,7 +1063,7 @@ fn ef<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, fq: u32) -> Step 
         } else {
             el + (eh - el) * (dl / (dl - dh))
         };
-        return Step::Penetration(w.q_out(p));
+        return Step::Penetration(w.rel, w.q_out(p));
     }
     let un = edge_slope(w.p_local(hi) - w.p_local(ti), w.q_dir_to_p(n));
     let d_lo = if dl > 0.0 { un } else { -un };
@@ -1419,12 +1450,21 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
     // B's pose in A's frame (`Pose::relative` skips the product and the rotation when A's
     // rotation is the identity).
     let rel_pose = pa.relative(pb);
-    let (rel_rotation, rel_translation) = (rel_pose.rotation.normalize(), rel_pose.translation);
+    // A unit quaternion to rounding (the common case: see `UNIT_QUAT_SLACK`) is used as it is;
+    // the handlers' signs are exact for whatever fixed map the query uses.
+    let q = rel_pose.rotation;
+    let rel_rotation = if (q.length_squared() - 1.0).abs() <= UNIT_QUAT_SLACK {
+        q
+    } else {
+        q.normalize()
+    };
+    let rel_translation = rel_pose.translation;
     let m = DMat3::from_quat(rel_rotation);
     let rel = Rel {
         m,
         mt: m.transpose(),
         t: rel_translation,
+        pen: Cell::new(DVec3::ZERO),
     };
     // The handlers' frames (see [`View`]): the common frame for both bodies when the rotation
     // is exactly the identity, else each body's local frame.
@@ -1510,7 +1550,7 @@ fn iterate<const R: bool>(
             cache.pair = Some(pair);
             return Run::Penetration {
                 pair,
-                point: s.point,
+                point: rel.pen.get(),
                 iterations,
             };
         }
