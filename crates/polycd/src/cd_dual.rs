@@ -179,7 +179,9 @@
 //!   end reached from `c` along `−s` (`lo`) and along `+s` (`hi`), each a full search with its
 //!   own ray direction, and read `t` from the face plane (`t = k / (N·s)`, independent of `c`).
 //!   The second search is skipped when the first end already decides the answer. The 2-D hulls
-//!   are built by monotone chain (exact `orient2d`), O(n log n) instead of the paper's
+//!   are built by monotone chain (exact `orient2d`) over the silhouette vertices only (an O(n)
+//!   scan of the face normals against `s`, with a margin, `SILHOUETTE_MARGIN`, that keeps
+//!   every vertex whose normal cone may meet the plane normal to `s`), instead of the paper's
 //!   silhouette walk, into buffers held by the cache; near-duplicate hull vertices (ends of
 //!   edges parallel to `s`) are merged so that the edge-angle merge of the 2-D Minkowski
 //!   difference stays consistent.
@@ -193,7 +195,7 @@ use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Intersection, OverlapWitness};
-use crate::tolerance::{COPLANAR_REL, OVERLAP_CERT_REL, RAY_HIT_REL};
+use crate::tolerance::{COPLANAR_REL, OVERLAP_CERT_REL, RAY_HIT_REL, SILHOUETTE_MARGIN};
 use std::time::Instant;
 
 /// CD-Dual's per-shape precomputation, built with the shape: the vertices' mean and
@@ -464,6 +466,9 @@ pub struct CdDualCache {
     ties: Vec<u32>,
     pts_a: Vec<P2>,
     pts_b: Vec<P2>,
+    /// Per face of the shape whose silhouette is being taken (directional query): the side of
+    /// `n·s` (see `project_silhouette`).
+    face_s: Vec<u8>,
     hull_a: Vec<P2>,
     hull_b: Vec<P2>,
     mink: Vec<M2>,
@@ -516,6 +521,7 @@ impl Default for CdDualCache {
             ties: Vec::new(),
             pts_a: Vec::new(),
             pts_b: Vec::new(),
+            face_s: Vec::new(),
             hull_a: Vec::new(),
             hull_b: Vec::new(),
             mink: Vec::new(),
@@ -2299,6 +2305,54 @@ fn chord_end(ctx: &Ctx, cache: &mut CdDualCache, s: DVec3, st: &mut Stats) -> Op
     }
 }
 
+/// Pushes onto `out` (cleared first) the projections on the plane spanned by `e1`, `e2` of
+/// those vertices of `poly` (mapped by `x ↦ m·x + t`) on its silhouette along `s_local` (the
+/// direction in `poly`'s frame): vertices with an incident face whose normal `n` has
+/// `n·s ≤ SILHOUETTE_MARGIN` and one with `n·s ≥ −SILHOUETTE_MARGIN`. A vertex projects to a
+/// vertex of the projected hull only if its normal cone (spanned by its faces' normals) holds
+/// a direction normal to `s`, which needs such faces; so the hull of the points pushed is the
+/// hull of the whole projection, from O(√n) points on round shapes instead of n. `face_s` is
+/// scratch (the side of `n·s` per face). Vertices keep their order, so ties in the hull
+/// resolve as before.
+#[allow(clippy::too_many_arguments)]
+fn project_silhouette(
+    poly: &ConvexPolyhedron,
+    s_local: DVec3,
+    m: &DMat3,
+    t: DVec3,
+    e1: DVec3,
+    e2: DVec3,
+    face_s: &mut Vec<u8>,
+    out: &mut Vec<P2>,
+) {
+    // Per face: bit 0 when `n·s ≤ margin`, bit 1 when `n·s ≥ −margin`; a vertex is kept when
+    // its faces' bits together are both set, gathered in one pass over the half-edges (each
+    // bounds its face and starts at its vertex). `face_s` holds the faces' bits, then the
+    // vertices'.
+    let nf = poly.faces().len();
+    face_s.clear();
+    face_s.extend(poly.faces().iter().map(|f| {
+        let d = f.normal.dot(s_local);
+        (d <= SILHOUETTE_MARGIN) as u8 | (((d >= -SILHOUETTE_MARGIN) as u8) << 1)
+    }));
+    face_s.resize(nf + poly.vertices().len(), 0);
+    let (faces, verts) = face_s.split_at_mut(nf);
+    for he in poly.half_edges() {
+        verts[he.origin as usize] |= faces[he.face as usize];
+    }
+    out.clear();
+    for (v, &bits) in (0u32..).zip(verts.iter()) {
+        if bits == 3 {
+            let w = *m * poly.vertex(v) + t;
+            out.push(P2 {
+                x: w.dot(e1),
+                y: w.dot(e2),
+                id: v,
+            });
+        }
+    }
+}
+
 /// Directional distance (§6): the smallest-magnitude `t` such that B translated by `t·s`
 /// touches A.
 pub fn directional(
@@ -2319,24 +2373,27 @@ pub fn directional(
     let sl = sl / len;
     let e1 = sl.any_orthonormal_vector();
     let e2 = sl.cross(e1);
-    // Project both shapes on the plane normal to s (A frame).
-    cache.pts_a.clear();
-    for (i, v) in a.vertices().iter().enumerate() {
-        cache.pts_a.push(P2 {
-            x: v.dot(e1),
-            y: v.dot(e2),
-            id: i as u32,
-        });
-    }
-    cache.pts_b.clear();
-    for (i, v) in b.vertices().iter().enumerate() {
-        let w = r * *v + t;
-        cache.pts_b.push(P2 {
-            x: w.dot(e1),
-            y: w.dot(e2),
-            id: i as u32,
-        });
-    }
+    // Project both shapes' silhouettes along s on the plane normal to s (A frame).
+    project_silhouette(
+        a,
+        sl,
+        &DMat3::IDENTITY,
+        DVec3::ZERO,
+        e1,
+        e2,
+        &mut cache.face_s,
+        &mut cache.pts_a,
+    );
+    project_silhouette(
+        b,
+        r.transpose() * sl,
+        &r,
+        t,
+        e1,
+        e2,
+        &mut cache.face_s,
+        &mut cache.pts_b,
+    );
     hull2d(&mut cache.pts_a, &mut cache.hull_a);
     hull2d(&mut cache.pts_b, &mut cache.hull_b);
     let tol2 = COPLANAR_REL * (a.scale() + b.scale() + a.magnitude() + b.magnitude() + t.length());

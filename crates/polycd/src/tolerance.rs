@@ -93,6 +93,14 @@ pub const RAY_HIT_REL: f64 = 1024.0 * f64::EPSILON;
 /// stop there too), and costs nothing measurable in acceptance.
 pub const CONE_MARGIN: f64 = 1e-9;
 
+/// CD-Dual's directional query projects only the silhouette along the direction `s` (unit):
+/// a vertex is kept when one of its faces has `n·s ≤ SILHOUETTE_MARGIN` and one has
+/// `n·s ≥ −SILHOUETTE_MARGIN` (`n` the stored unit normals). A stored normal is off its
+/// face's true normal by a few ulps times the face's diameter over its width (1e-10 on a
+/// needle 1e-6 thin), so every vertex whose true normal cone meets the plane normal to `s`
+/// is kept; the extra vertices within the margin are a vanishing fraction and change no hull.
+pub const SILHOUETTE_MARGIN: f64 = 1e-6;
+
 /// CD-Dual's overlap certificate (a point of `M` near the ray beyond `o`, and a ball about the
 /// interior point `c` inside `M`) is accepted only with this fraction of the pair's scale to
 /// spare, per rounded quantity: `c`, the ray point and the point of `M` are each computed
