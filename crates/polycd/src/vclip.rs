@@ -139,6 +139,10 @@
 //!   vertex: any violated plane strictly lowers the distance, and the steepest one takes fewer
 //!   steps along a finely tessellated surface (coherence scenario, 642-vertex sphere at
 //!   5°/step: 8.2 → 5.4 handler calls per query; 25°/step: 29.7 → 15.4).
+//! - VF step 6 likewise takes the *steepest* edge of V toward the plane of F (largest
+//!   `slope² / |edge|²`, the squared cosine to the normal) rather than the first one found:
+//!   any such edge lowers the distance; the steepest ends sooner (sphere-642 at 5°/step:
+//!   4.40 → 4.32 handler calls per query, 2 037 → 2 013 instructions).
 //! - When the VE step after such a move would only carry the vertex on to the edge's other
 //!   end, VV takes both steps at once (counted as two handler calls; see `vv_half`).
 //! - Per-query work outside the handlers (not the paper's concern): when A's rotation is the
@@ -503,7 +507,8 @@ impl<const ROT: bool, const PA: bool> View<'_, ROT, PA> {
             r.w
         }
     }
-    /// VV's violation score `d² / |w|²` of a violated vertex–edge plane (`d = w·(y − x)`).
+    /// `d² / |w|²` for the slot's `w`: VV's violation score of a violated vertex–edge plane
+    /// (`d = w·(y − x)`), VF step 6's steepness of an edge (`d` its slope).
     #[inline]
     fn p_adj_score(&self, r: &AdjRec, w: DVec3, d: f64) -> f64 {
         if Self::P_SHIFT {
@@ -904,18 +909,28 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
     if worst_h != u32::MAX {
         return Step::Q(Feature::Edge(w.q.fe_edge(worst_h)));
     }
-    // Step 6: an edge of V pointing toward the plane of F (the slope is `edge_slope`, as in
-    // EF and EE: in P's frame, F's normal rotated there once).
+    // Step 6: the steepest edge of V pointing toward the plane of F (the slope is
+    // `edge_slope`, as in EF and EE: in P's frame, F's normal rotated there once; the score
+    // `slope² / |edge|²` as VV's, see the header).
     let dv = w.q_face_dist(fq, x);
     let np = w.q_dir_to_p(n);
     let xp = w.p_local(vp);
+    let mut best = 0.0f64;
+    let mut best_e = u32::MAX;
     for r in w.p.adj(vp) {
         // `o − x` is the exact negation of the slot's `w = x − o`.
         let wv = w.p_adj(r, xp);
         let slope = edge_slope(-wv, np);
         if (dv > 0.0 && slope < 0.0) || (dv < 0.0 && slope > 0.0) {
-            return Step::P(Feature::Edge(r.edge));
+            let sc = w.p_adj_score(r, wv, slope);
+            if sc > best || best_e == u32::MAX {
+                best = sc;
+                best_e = r.edge;
+            }
         }
+    }
+    if best_e != u32::MAX {
+        return Step::P(Feature::Edge(best_e));
     }
     if dv > 0.0 {
         return Step::DONE;
