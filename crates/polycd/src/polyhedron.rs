@@ -84,6 +84,9 @@ pub struct ConvexPolyhedron {
     pub(crate) sphere_center: DVec3,
     pub(crate) sphere_radius: f64,
     pub(crate) magnitude: f64,
+    /// `sphere_radius + |sphere_center|₁ + magnitude`: the shape's share of
+    /// `query::contact_tolerance_bound`, summed once here.
+    pub(crate) tol_extent: f64,
     pub(crate) dk: DkHierarchy,
     /// Hill-climbing starts by direction (see [`crate::support`]).
     pub(crate) hints: SupportHints,
@@ -405,6 +408,7 @@ impl ConvexPolyhedron {
             sphere_center,
             sphere_radius,
             magnitude,
+            tol_extent: sphere_radius + sphere_center.abs().element_sum() + magnitude,
             dk: DkHierarchy::empty(),
             hints: SupportHints::default(),
             scan_blocks: ScanBlocks::default(),

@@ -406,20 +406,13 @@ pub fn contact_tolerance(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedr
 
 /// An upper bound of [`contact_tolerance`] without rotations or square roots: the rotations
 /// preserve the lengths [`pair_scale`] measures (`|c_a − c_b| ≤ |t_a − t_b| + |c_a,local| +
-/// |c_b,local|`), each length is bounded by the sum of the absolute coordinates, and the
-/// relative slack covers the rounding.
+/// |c_b,local|`), each length is bounded by the sum of the absolute coordinates, the larger
+/// magnitude by the sum of both, and the relative slack covers the rounding. The shapes'
+/// terms are summed once per shape (`tol_extent`).
+#[inline]
 pub(crate) fn contact_tolerance_bound(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
-    let upper = a.scale()
-        + b.scale()
-        + (pose_a.translation - pose_b.translation).abs().element_sum()
-        + a.bounding_sphere().0.abs().element_sum()
-        + b.bounding_sphere().0.abs().element_sum()
-        + a.magnitude().max(b.magnitude())
-        + pose_a
-            .translation
-            .abs()
-            .max_element()
-            .max(pose_b.translation.abs().max_element());
+    let (ta, tb) = (pose_a.translation, pose_b.translation);
+    let upper = a.tol_extent + b.tol_extent + (ta - tb).abs().element_sum() + ta.abs().max(tb.abs()).max_element();
     CONTACT_REL * upper * (1.0 + 1e-9)
 }
 
