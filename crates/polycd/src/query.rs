@@ -416,20 +416,38 @@ pub(crate) fn contact_tolerance_bound(a: &ConvexPolyhedron, pose_a: &Pose, b: &C
     CONTACT_REL * upper * (1.0 + 1e-9)
 }
 
-/// The pose, validated (finite, a non-zero quaternion, translation within
-/// [`crate::tolerance::MAX_COORDINATE`]) and with its rotation normalised.
+/// The common case of [`checked_pose`] in one test: a rotation of unit length within a few
+/// ulps (so finite and non-zero) and a translation within the coordinate bound (so finite),
+/// where every check passes and the pose is used as given.
 #[inline]
-fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
-    // The common case in one test: a rotation of unit length within a few ulps (so finite and
-    // non-zero) and a translation within the coordinate bound (so finite): the checks below
-    // would all pass and return the pose unchanged.
+fn pose_ok(p: &Pose) -> bool {
     let l2 = p.rotation.length_squared();
-    if (l2 - 1.0).abs() <= 0.25 * crate::tolerance::UNIT_QUAT_SLACK
+    (l2 - 1.0).abs() <= 0.25 * crate::tolerance::UNIT_QUAT_SLACK
         && p.translation
             .abs()
             .cmple(DVec3::splat(crate::tolerance::MAX_COORDINATE))
             .all()
-    {
+}
+
+/// `$pose` (a `&Pose`) validated: itself when [`pose_ok`] (no copy), else [`checked_pose`]'s
+/// normalised copy, bound to `$slot`; `?`-returns its error.
+macro_rules! checked {
+    ($pose:expr, $slot:ident) => {{
+        let p: &Pose = $pose;
+        if pose_ok(p) {
+            p
+        } else {
+            $slot = checked_pose(p)?;
+            &$slot
+        }
+    }};
+}
+
+/// The pose, validated (finite, a non-zero quaternion, translation within
+/// [`crate::tolerance::MAX_COORDINATE`]) and with its rotation normalised.
+#[inline]
+fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
+    if pose_ok(p) {
         return Ok(*p);
     }
     if !p.translation.is_finite() || !p.rotation.is_finite() {
@@ -460,15 +478,16 @@ pub fn intersect(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Intersection, PolycdError> {
-    let (pa, pb) = (checked_pose(pose_a)?, checked_pose(pose_b)?);
+    let (sa, sb);
+    let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     match algorithm {
-        Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, &pa, b, &pb, &mut cache.gjk),
+        Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => {
-            let r = vclip::intersect(a, &pa, b, &pb, &mut cache.vclip)?;
-            vclip_depth_check(a, &pa, b, &pb, r, cache)
+            let r = vclip::intersect(a, pa, b, pb, &mut cache.vclip)?;
+            vclip_depth_check(a, pa, b, pb, r, cache)
         }
         Algorithm::CdDual => {
-            let r = cd_dual::intersect(a, &pa, b, &pb, &mut cache.cd_dual)?;
+            let r = cd_dual::intersect(a, pa, b, pb, &mut cache.cd_dual)?;
             // CD-Dual's separating plane supports `M`, so it knows its own margin: far
             // outside the contact band (twice the tolerance, far beyond rounding) the two
             // support queries that would re-measure it are skipped, with the same answer.
@@ -482,10 +501,10 @@ pub fn intersect(
                 } => cache.cd_dual.last_depth(),
                 _ => f64::NAN,
             };
-            if known > 2.0 * contact_tolerance_bound(a, &pa, b, &pb) {
+            if known > 2.0 * contact_tolerance_bound(a, pa, b, pb) {
                 return Ok(r);
             }
-            let far = 2.0 * contact_tolerance(a, &pa, b, &pb);
+            let far = 2.0 * contact_tolerance(a, pa, b, pb);
             if matches!(r, Intersection::Disjoint { .. }) && cache.cd_dual.last_margin() > far {
                 return Ok(r);
             }
@@ -502,28 +521,28 @@ pub fn intersect(
             {
                 return Ok(r);
             }
-            refine_contact(a, &pa, b, &pb, r, cache)
+            refine_contact(a, pa, b, pb, r, cache)
         }
         Algorithm::HsJump => {
-            let r = hs_jump::intersect(a, &pa, b, &pb, &mut cache.hs_jump)?;
+            let r = hs_jump::intersect(a, pa, b, pb, &mut cache.hs_jump)?;
             // As for CD-Dual: HS-jump's plane margin or certificate depth, when beyond twice
             // the contact tolerance, already rules out contact; the measurement is skipped
             // (the rotation-free bound of the tolerance decides the common far case).
             if matches!(r, Intersection::Disjoint { .. } | Intersection::Overlapping { .. })
-                && (cache.hs_jump.clears(2.0 * contact_tolerance_bound(a, &pa, b, &pb))
-                    || cache.hs_jump.clears(2.0 * contact_tolerance(a, &pa, b, &pb)))
+                && (cache.hs_jump.clears(2.0 * contact_tolerance_bound(a, pa, b, pb))
+                    || cache.hs_jump.clears(2.0 * contact_tolerance(a, pa, b, pb)))
             {
                 return Ok(r);
             }
-            refine_contact(a, &pa, b, &pb, r, cache)
+            refine_contact(a, pa, b, pb, r, cache)
         }
         Algorithm::Qp => {
-            let r = qp::intersect_faithful(a, &pa, b, &pb)?;
-            certify_overlap(a, &pa, b, &pb, r, cache)
+            let r = qp::intersect_faithful(a, pa, b, pb)?;
+            certify_overlap(a, pa, b, pb, r, cache)
         }
         Algorithm::QpFast => {
-            let r = qp::intersect_fast(a, &pa, b, &pb, &mut cache.qp)?;
-            certify_overlap(a, &pa, b, &pb, r, cache)
+            let r = qp::intersect_fast(a, pa, b, pb, &mut cache.qp)?;
+            certify_overlap(a, pa, b, pb, r, cache)
         }
     }
 }
@@ -779,14 +798,15 @@ pub fn distance(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
-    let (pa, pb) = (checked_pose(pose_a)?, checked_pose(pose_b)?);
+    let (sa, sb);
+    let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     let d = match algorithm {
         // GJK measures the depth itself (EPA) and is the fastest distance answer without
         // coherence; V-Clip is the choice for coherent sequences.
-        Algorithm::Auto | Algorithm::Gjk => return gjk::distance(a, &pa, b, &pb, &mut cache.gjk),
-        Algorithm::VClip => return vclip_distance(a, &pa, b, &pb, cache),
-        Algorithm::Qp => qp::distance_faithful(a, &pa, b, &pb)?,
-        Algorithm::QpFast => qp::distance_fast(a, &pa, b, &pb, &mut cache.qp)?,
+        Algorithm::Auto | Algorithm::Gjk => return gjk::distance(a, pa, b, pb, &mut cache.gjk),
+        Algorithm::VClip => return vclip_distance(a, pa, b, pb, cache),
+        Algorithm::Qp => qp::distance_faithful(a, pa, b, pb)?,
+        Algorithm::QpFast => qp::distance_fast(a, pa, b, pb, &mut cache.qp)?,
         Algorithm::CdDual | Algorithm::HsJump => {
             return Err(PolycdError::Unsupported {
                 algorithm: algorithm.name(),
@@ -796,7 +816,7 @@ pub fn distance(
     };
     // V-Clip's touching answer names exact features; the convex program's does not (below).
     let qp = matches!(algorithm, Algorithm::Qp | Algorithm::QpFast);
-    complete_penetration(a, &pa, b, &pb, d, qp, cache)
+    complete_penetration(a, pa, b, pb, d, qp, cache)
 }
 
 /// V-Clip's distance answer, completed by [`complete_penetration`] unless V-Clip found the
@@ -903,7 +923,8 @@ pub fn directional(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Directional, PolycdError> {
-    let (pa, pb) = (checked_pose(pose_a)?, checked_pose(pose_b)?);
+    let (sa, sb);
+    let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     let len = direction.length();
     if !direction.is_finite() || !(len > 0.0) || !len.is_finite() {
         return Err(PolycdError::BadDirection);
@@ -911,7 +932,7 @@ pub fn directional(
     let s = direction / len;
     match algorithm {
         Algorithm::CdDual => {
-            let r = cd_dual::directional(a, &pa, b, &pb, s, &mut cache.cd_dual)?;
+            let r = cd_dual::directional(a, pa, b, pb, s, &mut cache.cd_dual)?;
             // A chord end on a face of M parallel to s is no end: the line grazes that face
             // (B slides along A), where the face pick and t = k / (N·s) are rounding noise.
             // Such answers, and non-convergence, are settled by GJK's ray casts.
@@ -921,13 +942,13 @@ pub fn directional(
                 Directional::Never { .. } => false,
             };
             if grazing(&r) {
-                let g = gjk::directional(a, &pa, b, &pb, s, &mut cache.gjk)?;
+                let g = gjk::directional(a, pa, b, pb, s, &mut cache.gjk)?;
                 return Ok(g.with_iterations(g.iterations().saturating_add(r.iterations())));
             }
             Ok(r)
         }
         // Two GJK ray casts: an order of magnitude faster than CD-Dual's two full searches.
-        Algorithm::Auto | Algorithm::Gjk => gjk::directional(a, &pa, b, &pb, s, &mut cache.gjk),
+        Algorithm::Auto | Algorithm::Gjk => gjk::directional(a, pa, b, pb, s, &mut cache.gjk),
         _ => Err(PolycdError::Unsupported {
             algorithm: algorithm.name(),
             query: "directional",
