@@ -585,7 +585,12 @@ fn check_vertex_fans(triangles: &[[u32; 3]]) -> Result<(), PolycdError> {
 }
 
 /// A front node of the BVTT (Alg. 3): a pair of hull-tree nodes, their distance and closest
-/// points (world frame) at the time of the query.
+/// points (world frame) at the time of the query. A pair pruned by its bounding spheres
+/// carries the spheres' gap and closest points instead, and a pair kept from the previous
+/// step of [`time_of_contact`] without a query its gap along its previous direction (its
+/// `point_a` is then the previous step's). In every case `distance` is a lower bound of the
+/// hulls' distance and `point_b − point_a`, of that length, a direction along which the hulls
+/// are at least that far apart.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FrontNode {
     /// Node of A's hull tree.
