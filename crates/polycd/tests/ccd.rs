@@ -820,6 +820,106 @@ fn mesh_ccd_against_oracle() {
     );
 }
 
+/// Front tracking across the advancement steps (the default) against the traversal restarted
+/// at the roots at every step, on the same random motions: both find a contact or both none;
+/// each returned time has a leaf distance within the threshold there (by a fresh query from
+/// the roots) and the oracle within the threshold plus the pieces' margin, and the oracle sees
+/// no contact at dense times before the later of the two (so both are at or before the first
+/// contact; over all of `[0, 1]` when both report none); the two times agree within 1e-3 (the
+/// bench's agreement with parry3d).
+#[test]
+fn mesh_front_tracking_matches_restart() {
+    let a = knot(24, 6);
+    let b = knot(30, 6);
+    let mut rng = ChaCha8Rng::seed_from_u64(23);
+    let mut tracked = MeshCache::default();
+    let mut restart = MeshCache::default();
+    restart.set_front_tracking(false);
+    let thr = polycd::tolerance::CCD_DISTANCE_REL * (a.scale() + b.scale());
+    let slack = 2.0 * polycd::tolerance::CCD_PIECE_REL * (a.scale() + b.scale()) + 1e-9;
+    let (mut contacts, mut misses, mut steps, mut steps_restart, mut worst) = (0, 0, 0u64, 0u64, 0.0f64);
+    for case in 0..60 {
+        let dir = shapes::unit_vector(&mut rng);
+        let off = DVec3::new(
+            rng.random_range(-7.0..7.0),
+            rng.random_range(-7.0..7.0),
+            rng.random_range(-7.0..7.0),
+        );
+        let r0 = shapes::random_rotation(&mut rng);
+        let angle = if case % 3 == 0 { 0.0 } else { rng.random_range(0.0..2.5) };
+        let start = Pose::new(r0, dir * -8.0 + off);
+        let end = Pose::new(
+            DQuat::from_axis_angle(shapes::unit_vector(&mut rng), angle) * r0,
+            dir * 8.0 + off,
+        );
+        let ma = RigidMotion::new(start, end, a.centroid()).unwrap();
+        // B turns too in every other case.
+        let pb = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
+        let mb = if case % 2 == 0 {
+            stationary(pb)
+        } else {
+            let turn = DQuat::from_axis_angle(shapes::unit_vector(&mut rng), 0.7);
+            RigidMotion::new(pb, Pose::new(turn * pb.rotation, DVec3::ZERO), b.centroid()).unwrap()
+        };
+        let x = mesh::time_of_contact(&a, &ma, &b, &mb, &opts(), &mut tracked).unwrap();
+        let y = mesh::time_of_contact(&a, &ma, &b, &mb, &opts(), &mut restart).unwrap();
+        let at = |t: f64| oracle_distance(&Solid::of_mesh(&a, &ma.pose_at(t)), &Solid::of_mesh(&b, &mb.pose_at(t)));
+        match (x, y) {
+            (None, None) => {
+                misses += 1;
+                for i in 0..=30 {
+                    let t = i as f64 / 30.0;
+                    assert!(at(t) > 0.0, "case {case}: oracle contact at {t}, both report none");
+                }
+            }
+            (Some(x), Some(y)) => {
+                contacts += 1;
+                steps += x.iterations as u64;
+                steps_restart += y.iterations as u64;
+                worst = worst.max((x.t - y.t).abs());
+                assert!(
+                    (x.t - y.t).abs() <= 1e-3,
+                    "case {case}: tracked {} restart {}",
+                    x.t,
+                    y.t
+                );
+                for toc in [&x, &y] {
+                    let fresh = mesh::distance(
+                        &a,
+                        &toc.pose_a,
+                        &b,
+                        &toc.pose_b,
+                        0.0,
+                        &opts(),
+                        &mut MeshCache::default(),
+                    )
+                    .unwrap();
+                    let d = match fresh {
+                        MeshDistance::Separated { distance, .. } => distance,
+                        MeshDistance::Overlapping { .. } => 0.0,
+                    };
+                    assert!(d <= thr, "case {case}: distance {d:e} at {} > threshold", toc.t);
+                    let o = at(toc.t);
+                    assert!(o <= thr + slack, "case {case}: oracle {o:e} at {}", toc.t);
+                }
+                let end = x.t.max(y.t);
+                let mut ts: Vec<f64> = (0..30).map(|i| end * i as f64 / 30.0).collect();
+                ts.extend((1..16).map(|k| end * (1.0 - 0.5f64.powi(k))));
+                for t in ts {
+                    if t < end {
+                        assert!(at(t) > 0.0, "case {case}: oracle contact at {t} before {end}");
+                    }
+                }
+            }
+            (x, y) => panic!("case {case}: tracked {x:?} restart {y:?}"),
+        }
+    }
+    eprintln!(
+        "front tracking: {contacts} contacts ({steps} steps tracked, {steps_restart} restarted), {misses} misses, largest time difference {worst:e}"
+    );
+    assert!(contacts >= 10 && misses >= 3, "{contacts} contacts {misses} misses");
+}
+
 #[test]
 #[ignore]
 fn large_random_suite() {

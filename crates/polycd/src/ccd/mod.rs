@@ -58,7 +58,7 @@
 pub mod mesh;
 mod motion;
 
-pub use motion::{directional_bound, safe_step, DirectionalBound, RigidMotion};
+pub use motion::{closing, directional_bound, safe_step, DirectionalBound, RigidMotion};
 
 use crate::error::PolycdError;
 use crate::math::{DVec3, Pose};

@@ -210,6 +210,14 @@ pub fn safe_step(d: f64, a: &DirectionalBound, b: &DirectionalBound) -> f64 {
     best
 }
 
+/// The most the two shapes of a pair can close the gap along their direction over a step of
+/// `dt`: `dt·(l + min(a_A + s_A·dt, k_A) + min(a_B + s_B·dt, k_B))`, the left side that
+/// [`safe_step`] keeps at most `d` (so it is at most `d` for any `dt` up to the safe step).
+pub fn closing(dt: f64, a: &DirectionalBound, b: &DirectionalBound) -> f64 {
+    let ang = |x: &DirectionalBound| (x.angular + x.slope * dt).min(x.cap);
+    dt * (a.linear + b.linear + ang(a) + ang(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
