@@ -1,8 +1,8 @@
 //! No allocation per query in steady state (issue 8).
 //!
-//! A counting global allocator wraps `std::alloc::System`; it counts only on a thread that has
-//! switched counting on (a `const`-initialised thread-local flag), so the test harness's own
-//! threads never pollute the figure. This file holds ONE `#[test]` so the measured sections run
+//! A counting global allocator (`tests/counting`) wraps `std::alloc::System`; it counts only
+//! on a thread that has switched counting on, so the test harness's own threads never pollute
+//! the figure. This file holds ONE `#[test]` so the measured sections run
 //! alone.
 //!
 //! For every algorithm and every question it answers (`intersect`, `distance`, `directional`
@@ -24,66 +24,12 @@
 
 use polycd::query::{self, Algorithm};
 use polycd::{shapes, ConvexPolyhedron, DQuat, DVec3, PairCache, PolycdError, Pose};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-static TRACE: AtomicBool = AtomicBool::new(false);
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if COUNTING.try_with(|c| c.get()).unwrap_or(false) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        // `POLYCD_ALLOC_TRACE=1` prints where each counted allocation happens (the capture
-        // itself allocates, with counting switched off).
-        if TRACE.load(Ordering::Relaxed) {
-            COUNTING.with(|c| c.set(false));
-            eprintln!("allocation at:\n{}", std::backtrace::Backtrace::force_capture());
-            COUNTING.with(|c| c.set(true));
-        }
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; the counting has no effect on memory.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+mod counting;
+use counting::{count, set_trace};
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Counts the allocations `f` makes on this thread.
-fn count<F: FnMut()>(mut f: F) -> usize {
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.load(Ordering::Relaxed) - before
-}
+static GLOBAL: counting::Counting = counting::Counting;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Question {
@@ -179,7 +125,7 @@ fn warm_queries_do_not_allocate() {
     let trace = std::env::var_os("POLYCD_ALLOC_TRACE");
     let trace_all = trace.as_deref().is_some_and(|t| t != "replay");
     let trace_replay = trace.is_some();
-    TRACE.store(trace_all, Ordering::Relaxed);
+    set_trace(trace_all);
     let ell_a = shapes::ellipsoid(200, 1.0, 0.8, 0.6, 1).unwrap();
     let ell_b = shapes::ellipsoid(200, 0.9, 0.7, 0.5, 2).unwrap();
     let box_a = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
@@ -228,13 +174,13 @@ fn warm_queries_do_not_allocate() {
                     for i in WARMUP..WARMUP + REPLAY_SETTLE {
                         ask(a, b, d, i, alg, q, &mut cache);
                     }
-                    TRACE.store(trace_replay, Ordering::Relaxed);
+                    set_trace(trace_replay);
                     let replay = count(|| {
                         for i in WARMUP + REPLAY_SETTLE..WARMUP + MEASURED_PER_CONFIG {
                             ask(a, b, d, i, alg, q, &mut cache);
                         }
                     });
-                    TRACE.store(trace_all, Ordering::Relaxed);
+                    set_trace(trace_all);
                     let known = KNOWN_ALLOCATING.iter().any(|k| k.0 == alg && k.1 == q);
                     replayed += replay;
                     if replay != 0 && !known {

@@ -741,6 +741,27 @@ fn mesh_inside_mesh_is_overlap_at_start() {
     assert_eq!(d, MeshDistance::Overlapping { pieces: None });
 }
 
+/// A motion of mesh `a` across the origin: from `−reach·d + off` to `+reach·d + off` (`d` a
+/// random direction, `off` uniform in `[−spread, spread]³`), turning from a random rotation by
+/// an angle uniform in `[0, max_angle)` about a random axis, or not at all for `None` (the
+/// axis is drawn either way, so the random sequence does not depend on it).
+fn crossing_motion(rng: &mut ChaCha8Rng, a: &TriMesh, reach: f64, spread: f64, max_angle: Option<f64>) -> RigidMotion {
+    let dir = shapes::unit_vector(rng);
+    let off = DVec3::new(
+        rng.random_range(-spread..spread),
+        rng.random_range(-spread..spread),
+        rng.random_range(-spread..spread),
+    );
+    let r0 = shapes::random_rotation(rng);
+    let angle = max_angle.map_or(0.0, |m| rng.random_range(0.0..m));
+    let start = Pose::new(r0, dir * -reach + off);
+    let end = Pose::new(
+        DQuat::from_axis_angle(shapes::unit_vector(rng), angle) * r0,
+        dir * reach + off,
+    );
+    RigidMotion::new(start, end, a.centroid()).unwrap()
+}
+
 fn random_meshes(cases: usize, seed: u64, samples: usize, a: &TriMesh, b: &TriMesh) -> Stats {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut st = Stats {
@@ -753,20 +774,7 @@ fn random_meshes(cases: usize, seed: u64, samples: usize, a: &TriMesh, b: &TriMe
     let slack = 2.0 * polycd::tolerance::CCD_PIECE_REL * (a.scale() + b.scale()) + 1e-9;
     for case in 0..cases {
         cache.forget();
-        let dir = shapes::unit_vector(&mut rng);
-        let off = DVec3::new(
-            rng.random_range(-4.0..4.0),
-            rng.random_range(-4.0..4.0),
-            rng.random_range(-4.0..4.0),
-        );
-        let r0 = shapes::random_rotation(&mut rng);
-        let angle = if case % 4 == 0 { 0.0 } else { rng.random_range(0.0..2.0) };
-        let start = Pose::new(r0, dir * -9.0 + off);
-        let end = Pose::new(
-            DQuat::from_axis_angle(shapes::unit_vector(&mut rng), angle) * r0,
-            dir * 9.0 + off,
-        );
-        let ma = RigidMotion::new(start, end, a.centroid()).unwrap();
+        let ma = crossing_motion(&mut rng, a, 9.0, 4.0, (case % 4 != 0).then_some(2.0));
         let mb = stationary(Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO));
         let r = mesh::time_of_contact(a, &ma, b, &mb, &opts(), &mut cache).unwrap();
         let at = |t: f64| oracle_distance(&Solid::of_mesh(a, &ma.pose_at(t)), &Solid::of_mesh(b, &mb.pose_at(t)));
@@ -839,20 +847,7 @@ fn mesh_front_tracking_matches_restart() {
     let slack = 2.0 * polycd::tolerance::CCD_PIECE_REL * (a.scale() + b.scale()) + 1e-9;
     let (mut contacts, mut misses, mut steps, mut steps_restart, mut worst) = (0, 0, 0u64, 0u64, 0.0f64);
     for case in 0..60 {
-        let dir = shapes::unit_vector(&mut rng);
-        let off = DVec3::new(
-            rng.random_range(-7.0..7.0),
-            rng.random_range(-7.0..7.0),
-            rng.random_range(-7.0..7.0),
-        );
-        let r0 = shapes::random_rotation(&mut rng);
-        let angle = if case % 3 == 0 { 0.0 } else { rng.random_range(0.0..2.5) };
-        let start = Pose::new(r0, dir * -8.0 + off);
-        let end = Pose::new(
-            DQuat::from_axis_angle(shapes::unit_vector(&mut rng), angle) * r0,
-            dir * 8.0 + off,
-        );
-        let ma = RigidMotion::new(start, end, a.centroid()).unwrap();
+        let ma = crossing_motion(&mut rng, &a, 8.0, 7.0, (case % 3 != 0).then_some(2.5));
         // B turns too in every other case.
         let pb = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
         let mb = if case % 2 == 0 {

@@ -1,7 +1,7 @@
 //! Continuous queries allocate nothing in steady state: the second run of the same convex
 //! continuous query with the same caller-owned `CcdCache` makes no allocation. Same counting
-//! allocator as `tests/alloc.rs` (counts only on the thread that switched it on); one
-//! `#[test]` in this file.
+//! allocator as `tests/alloc.rs` (`tests/counting`: counts only on the thread that switched
+//! it on); one `#[test]` in this file.
 //!
 //! Known exception (documented, bounded, not asserted zero): the mesh query's traversal asks
 //! `query::distance` about hull-tree nodes that overlap (inner nodes near contact), and every
@@ -12,57 +12,12 @@
 use polycd::ccd::mesh::{self, MeshCache, TriMesh};
 use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
 use polycd::{shapes, DQuat, DVec3, Pose};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-struct Counting;
-
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn note() {
-    if COUNTING.try_with(|c| c.get()).unwrap_or(false) {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to `System`; the counting has no effect on memory.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note();
-        // SAFETY: same contract as the caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as the caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+mod counting;
+use counting::count;
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn count<F: FnMut()>(mut f: F) -> usize {
-    ALLOCATIONS.store(0, Ordering::Relaxed);
-    COUNTING.with(|c| c.set(true));
-    f();
-    COUNTING.with(|c| c.set(false));
-    ALLOCATIONS.load(Ordering::Relaxed)
-}
+static GLOBAL: counting::Counting = counting::Counting;
 
 #[test]
 fn repeated_continuous_queries_do_not_allocate() {
