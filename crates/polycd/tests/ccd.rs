@@ -915,6 +915,55 @@ fn mesh_front_tracking_matches_restart() {
     assert!(contacts >= 10 && misses >= 3, "{contacts} contacts {misses} misses");
 }
 
+/// A long-lived `MeshCache` holds only the node-pair caches of its last few queries: over
+/// many unrelated motions its size stays within a small multiple of what one query visits
+/// (it grew with every node pair ever visited before), and its answers are those of fresh
+/// caches.
+#[test]
+fn mesh_cache_node_pairs_stay_bounded() {
+    let a = knot(24, 6);
+    let b = knot(30, 6);
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let mut long_lived = MeshCache::default();
+    let mut visited: Vec<usize> = Vec::new();
+    let mut most = 0;
+    let mut contacts = 0usize;
+    let mb = stationary(Pose::IDENTITY);
+    for case in 0..40 {
+        let ma = crossing_motion(&mut rng, &a, 8.0, 5.0, Some(2.5));
+        let mut fresh = MeshCache::default();
+        let x = mesh::time_of_contact(&a, &ma, &b, &mb, &opts(), &mut fresh).unwrap();
+        visited.push(fresh.node_pair_caches());
+        let y = mesh::time_of_contact(&a, &ma, &b, &mb, &opts(), &mut long_lived).unwrap();
+        match (&x, &y) {
+            (None, None) => {}
+            (Some(x), Some(y)) => {
+                contacts += 1;
+                assert!(
+                    (x.t - y.t).abs() <= 1e-9 * (1.0 + x.t),
+                    "case {case}: {} vs {}",
+                    x.t,
+                    y.t
+                );
+            }
+            _ => panic!("case {case}: fresh {x:?}, long-lived {y:?}"),
+        }
+        let recent: usize = visited.iter().rev().take(1 + mesh::NODE_CACHE_QUERIES as usize).sum();
+        let held = long_lived.node_pair_caches();
+        assert!(
+            held <= 2 * recent,
+            "case {case}: {held} node-pair caches held, the last queries visited {recent}"
+        );
+        most = most.max(held);
+    }
+    let total: usize = visited.iter().sum();
+    eprintln!("node-pair caches: at most {most} held, {total} visited in all, {contacts} contacts");
+    assert!(contacts >= 10, "{contacts} contacts");
+    assert!(most * 4 < total, "held {most} of {total} visited in all");
+    long_lived.forget();
+    assert_eq!(long_lived.node_pair_caches(), 0);
+}
+
 #[test]
 #[ignore]
 fn large_random_suite() {
