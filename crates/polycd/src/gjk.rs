@@ -1504,10 +1504,30 @@ pub fn distance(
     pb: &Pose,
     cache: &mut GjkCache,
 ) -> Result<Distance, PolycdError> {
+    distance_with(a, pa, b, pb, cache, true)
+}
+
+/// [`distance`], with the depth of a clear overlap (the origin enclosed by the simplex) left
+/// unmeasured when `depth` is false: `Penetrating` with `penetration: None`, no EPA. A
+/// near-contact overlap still runs EPA, which tells touching (reported as `Separated`) from
+/// overlapping beyond the tolerance, as [`distance`] does.
+pub(crate) fn distance_with(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    cache: &mut GjkCache,
+    depth: bool,
+) -> Result<Distance, PolycdError> {
     let ctx = Ctx::new(a, pa, b, pb);
     match gjk_core(&ctx, cache, false) {
         Core::Separated { sim, v, iters, .. } => Ok(separated(&ctx, pa, &sim, v, iters)),
         Core::Disjoint { iters, .. } | Core::NotConverged { iters } => Ok(Distance::NotConverged { iterations: iters }),
+        Core::Enclosed { sim, iters } if !depth => Ok(Distance::Penetrating {
+            witness: OverlapWitness::Simplex(sim.witness()),
+            penetration: None,
+            iterations: iters,
+        }),
         Core::Enclosed { sim, iters } => match epa(&ctx, cache, &sim) {
             Some(e) => Ok(Distance::Penetrating {
                 witness: OverlapWitness::Simplex(sim.witness()),

@@ -819,6 +819,28 @@ pub fn distance(
     complete_penetration(a, pa, b, pb, d, qp, cache)
 }
 
+/// [`distance`] for callers that only need to know that two shapes overlap, not how deeply
+/// (the FAST traversal descends into overlapping hull-tree nodes): with GJK (`Auto`, `Gjk`) a
+/// clear overlap comes back as `Penetrating` with `penetration: None`, without EPA; the other
+/// algorithms answer as [`distance`] does.
+pub(crate) fn distance_or_overlap(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Result<Distance, PolycdError> {
+    match algorithm {
+        Algorithm::Auto | Algorithm::Gjk => {
+            let (sa, sb);
+            let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
+            gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false)
+        }
+        _ => distance(a, pose_a, b, pose_b, algorithm, cache),
+    }
+}
+
 /// V-Clip's distance answer, completed by [`complete_penetration`] unless V-Clip found the
 /// pair beyond the tolerance bound already (its common case). V-Clip's iteration is inlined
 /// here, so the answer is built in place rather than copied into the result.

@@ -4,10 +4,11 @@
 //! it on); one `#[test]` in this file.
 //!
 //! Known exception (documented, bounded, not asserted zero): the mesh query's traversal asks
-//! `query::distance` about hull-tree nodes that overlap (inner nodes near contact), and every
-//! distance algorithm then measures the depth with EPA, which allocates (`gjk.rs` `epa_run`,
-//! listed in `tests/alloc.rs` `KNOWN_ALLOCATING`). Its front and node-pair caches do not
-//! allocate once sized; the count is asserted to stay small.
+//! about hull-tree nodes that overlap (inner nodes near contact). A clear overlap is answered
+//! without a depth (`query::distance_or_overlap`: no EPA), but a node pair overlapping by about
+//! the contact tolerance still runs EPA to tell touching from overlapping, and EPA's buffers
+//! grow on first use (`gjk.rs` `epa_run`, listed in `tests/alloc.rs` `KNOWN_ALLOCATING`). Its
+//! front and node-pair caches do not allocate once sized; the count is asserted to stay small.
 
 use polycd::ccd::mesh::{self, MeshCache, TriMesh};
 use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
