@@ -95,7 +95,7 @@ enum Command {
         /// Bound on the advancement steps.
         #[arg(long, default_value_t = polycd::ccd::DEFAULT_MAX_ITERATIONS)]
         max_iterations: u32,
-        /// Distance algorithm: auto, gjk, vclip, qp, qp_fast.
+        /// Distance algorithm: auto (V-Clip), gjk, vclip, qp, qp_fast.
         #[arg(long, default_value = "auto")]
         algo: String,
         /// Print the answer as one JSON object.

@@ -820,9 +820,11 @@ pub fn distance(
 }
 
 /// [`distance`] for callers that only need to know that two shapes overlap, not how deeply
-/// (the FAST traversal descends into overlapping hull-tree nodes): with GJK (`Auto`, `Gjk`) a
-/// clear overlap comes back as `Penetrating` with `penetration: None`, without EPA; the other
-/// algorithms answer as [`distance`] does.
+/// (the FAST traversal descends into overlapping hull-tree nodes): a clear overlap comes back
+/// as `Penetrating` with `penetration: None`, without EPA. With GJK (`Auto`, `Gjk`) that is an
+/// origin enclosed by the simplex; a V-Clip penetration is handed to GJK the same way (V-Clip's
+/// exact signs also see overlaps of a few ulps, which GJK's EPA then tells from touching, as
+/// in [`distance`]). The other algorithms answer as [`distance`] does.
 pub(crate) fn distance_or_overlap(
     a: &ConvexPolyhedron,
     pose_a: &Pose,
@@ -831,13 +833,16 @@ pub(crate) fn distance_or_overlap(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
+    let (sa, sb);
+    let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     match algorithm {
-        Algorithm::Auto | Algorithm::Gjk => {
-            let (sa, sb);
-            let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
-            gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false)
-        }
-        _ => distance(a, pose_a, b, pose_b, algorithm, cache),
+        Algorithm::Auto | Algorithm::Gjk => gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false),
+        Algorithm::VClip => match vclip::distance_checked(a, pa, b, pb, &mut cache.vclip) {
+            (d, true) => Ok(d),
+            (Distance::Penetrating { .. }, false) => gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false),
+            (d, false) => complete_penetration(a, pa, b, pb, d, false, cache),
+        },
+        _ => distance(a, pa, b, pb, algorithm, cache),
     }
 }
 

@@ -788,7 +788,7 @@ pub enum MeshDistance {
 
 /// Distance between two meshes at fixed poses by the BVTT traversal (Alg. 3), with the
 /// containment test. The traversal stops at the first leaf pair within `stop_below`
-/// (pass 0 for the exact minimum); `options.algorithm` answers the node distances.
+/// (pass 0 for the exact minimum); `options.discrete()` answers the node distances.
 pub fn distance(
     a: &TriMesh,
     pose_a: &Pose,
@@ -1040,35 +1040,40 @@ impl<'a> Traversal<'a> {
         let na = &self.a.nodes[i as usize];
         let nb = &self.b.nodes[j as usize];
         let pc = self.cache.node_pair(i, j);
-        let node =
-            match query::distance_or_overlap(&na.hull, self.pose_a, &nb.hull, self.pose_b, self.options.algorithm, pc)?
-            {
-                Distance::Separated {
-                    distance,
-                    point_a,
-                    point_b,
-                    ..
-                } => FrontNode {
-                    node_a: i,
-                    node_b: j,
-                    distance,
-                    point_a,
-                    point_b,
-                },
-                Distance::Penetrating { .. } => FrontNode {
-                    node_a: i,
-                    node_b: j,
-                    distance: 0.0,
-                    point_a: DVec3::NAN,
-                    point_b: DVec3::NAN,
-                },
-                Distance::NotConverged { iterations } => {
-                    return Err(PolycdError::CcdNotConverged {
-                        iterations,
-                        t_free: 0.0,
-                    })
-                }
-            };
+        let node = match query::distance_or_overlap(
+            &na.hull,
+            self.pose_a,
+            &nb.hull,
+            self.pose_b,
+            self.options.discrete(),
+            pc,
+        )? {
+            Distance::Separated {
+                distance,
+                point_a,
+                point_b,
+                ..
+            } => FrontNode {
+                node_a: i,
+                node_b: j,
+                distance,
+                point_a,
+                point_b,
+            },
+            Distance::Penetrating { .. } => FrontNode {
+                node_a: i,
+                node_b: j,
+                distance: 0.0,
+                point_a: DVec3::NAN,
+                point_b: DVec3::NAN,
+            },
+            Distance::NotConverged { iterations } => {
+                return Err(PolycdError::CcdNotConverged {
+                    iterations,
+                    t_free: 0.0,
+                })
+            }
+        };
         if node.distance < self.best.distance {
             // Descend the larger node (the paper descends B's tree to its leaves first), the
             // nearer child (by bounding spheres) first.
@@ -1198,7 +1203,7 @@ pub fn time_of_contact(
                 point_a,
                 point_b,
                 ..
-            }) = query::distance_or_overlap(ha, &pose_a, hb, &pose_b, options.algorithm, pc)
+            }) = query::distance_or_overlap(ha, &pose_a, hb, &pose_b, options.discrete(), pc)
             {
                 if distance > f.distance {
                     let n = (point_b - point_a) / distance;

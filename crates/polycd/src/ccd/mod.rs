@@ -51,7 +51,7 @@
 //!   ([`CCD_DISTANCE_REL`]); the paper uses an absolute 0.001 (callers may pass one).
 //! - Distances come from any of polycd's distance algorithms ([`CcdOptions::algorithm`]), with
 //!   the pair's coherence cache kept across the advancement steps; the paper uses SWIFT++'s
-//!   Voronoi marching ([`Algorithm::VClip`] is the closest here).
+//!   Voronoi marching, and the default (`Auto`) is [`Algorithm::VClip`], the closest here.
 //!
 //! [`CCD_DISTANCE_REL`]: crate::tolerance::CCD_DISTANCE_REL
 
@@ -79,7 +79,10 @@ pub struct CcdOptions {
     pub distance_threshold: Option<f64>,
     /// Bound on the number of advancement steps.
     pub max_iterations: u32,
-    /// The discrete distance algorithm (`Auto`: GJK with EPA).
+    /// The discrete distance algorithm. `Auto` is V-Clip: every advancement step asks the
+    /// same pair (or the same hull-tree node pairs) again after a small motion, which is what
+    /// V-Clip's feature tracking is for, and what the paper's Voronoi marching does (see
+    /// [`CcdOptions::discrete`] for the measurements).
     pub algorithm: Algorithm,
 }
 
@@ -94,6 +97,18 @@ impl Default for CcdOptions {
 }
 
 impl CcdOptions {
+    /// The algorithm the advancement's distance queries use: [`CcdOptions::algorithm`], with
+    /// `Auto` resolved to V-Clip. Measured (callgrind) against GJK, which `Auto` meant before:
+    /// convex pairs (two 200-vertex ellipsoid hulls, 2 000 random motions, ≈ 6 steps each)
+    /// 56 k → 32 k instructions per continuous query; meshes (two 2 880-triangle knots, 40
+    /// random motions) 5.4 M → 3.6 M, and 15–30 % less wall clock in alternating runs.
+    pub fn discrete(&self) -> Algorithm {
+        match self.algorithm {
+            Algorithm::Auto => Algorithm::VClip,
+            a => a,
+        }
+    }
+
     /// The threshold for shapes of the given summed scale, checked.
     pub(crate) fn threshold(&self, scale_sum: f64) -> Result<f64, PolycdError> {
         match self.distance_threshold {
@@ -153,7 +168,7 @@ pub fn time_of_contact(
     loop {
         let pose_a = motion_a.pose_at(t);
         let pose_b = motion_b.pose_at(t);
-        let d = query::distance(a, &pose_a, b, &pose_b, options.algorithm, &mut cache.pair)?;
+        let d = query::distance(a, &pose_a, b, &pose_b, options.discrete(), &mut cache.pair)?;
         let (dist, pa, pb, features) = match d {
             Distance::Separated {
                 distance,
