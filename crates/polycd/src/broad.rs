@@ -717,7 +717,7 @@ struct Body {
     margin: f64,
     /// Warm vertices of the six support climbs (+x, −x, +y, −y, +z, −z).
     warm: [u32; 6],
-    /// The frame of the last pose or margin change.
+    /// The first frame (broad-phase update) that sees the body's last pose or margin change.
     changed: u64,
 }
 
@@ -963,7 +963,7 @@ impl World {
             let (Some(ba), Some(bb)) = (&slots[a as usize].body, &slots[b as usize].body) else {
                 return Ok(());
             };
-            if pair.answer.is_some() && ba.changed < pair.frame && bb.changed < pair.frame {
+            if pair.answer.is_some() && ba.changed <= pair.frame && bb.changed <= pair.frame {
                 return Ok(());
             }
             let (sa, pa, sb, pb) = (&*ba.shape, &ba.pose, &*bb.shape, &bb.pose);
