@@ -461,11 +461,9 @@ impl<P: PairData> SweepAndPrune<P> {
         if self.map.contains_key(&key) {
             return;
         }
-        // Keep the map at most half full, so deletions' tombstones are cleared by in-place
-        // rehashes, never by a growth (steady state does not allocate).
-        if 2 * (self.map.len() + 1) > self.map.capacity() {
-            self.map.reserve(self.map.len() + 16);
-        }
+        // The map grows only when its items (not its deletion markers) fill half its buckets;
+        // otherwise running out of free buckets rehashes in place. So once the candidate count
+        // has reached its high-water mark, insertions and removals do not allocate.
         let (a, b) = ((key >> 32) as u32, key as u32);
         let s = match self.free.pop() {
             Some(s) => {
@@ -482,6 +480,12 @@ impl<P: PairData> SweepAndPrune<P> {
                     live: true,
                     data: P::default(),
                 });
+                // The free list and the sorted order never hold more than every slot: sized
+                // with the slots, they never grow at a later frame.
+                let n = self.slots.len();
+                self.free.reserve(n.saturating_sub(self.free.len()));
+                self.order.reserve(n.saturating_sub(self.order.len()));
+                self.fresh.reserve(n.saturating_sub(self.fresh.len()));
                 (self.slots.len() - 1) as u32
             }
         };
