@@ -48,7 +48,7 @@ fn world_frames_do_not_allocate() {
         let off = DVec3::new(a.cos(), a.sin(), (2.0 * a).sin()) * 0.35;
         Pose::new(DQuat::from_rotation_y(a) * DQuat::from_rotation_x(phase), c + off)
     };
-    let mut frame = |world: &mut World, f: usize| {
+    let frame = |world: &mut World, f: usize| {
         for &(h, c, phase) in &bodies {
             world.set_pose(h, pose_at(c, phase, f)).unwrap();
         }
