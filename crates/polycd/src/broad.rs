@@ -82,7 +82,9 @@ impl Aabb {
     /// Do the closed boxes overlap (touching counts)?
     #[inline]
     pub fn overlaps(&self, other: &Aabb) -> bool {
-        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+        // One test of the six comparisons' mask: no branch per axis (the sweep's exchanges make
+        // these outcomes unpredictable).
+        (self.min.cmple(other.max) & other.min.cmple(self.max)).bitmask() == 0b111
     }
 
     /// Finite, `min ≤ max` on every axis, within [`MAX_COORDINATE`].
@@ -146,7 +148,9 @@ impl Endpoint {
     /// The sort key order `(value, kind)`, `Min < Max` at equal values: strictly after?
     #[inline]
     fn after(self, other: Endpoint) -> bool {
-        self.value > other.value || (self.value == other.value && (self.tag & 1) > (other.tag & 1))
+        // Non-short-circuit `|` and `&`: one unpredictable branch (the insertion sort's loop
+        // exit) instead of three.
+        (self.value > other.value) | ((self.value == other.value) & ((self.tag & 1) > (other.tag & 1)))
     }
 }
 
@@ -386,7 +390,8 @@ impl<P: PairData> SweepAndPrune<P> {
         let boxes = &self.boxes;
         for e in &mut self.axes[k] {
             let b = &boxes[e.id() as usize];
-            e.value = if e.is_max() { b.max[k] } else { b.min[k] } + 0.0;
+            // Selected by index, not by a branch on the kind (which alternates unpredictably).
+            e.value = [b.min[k], b.max[k]][(e.tag & 1) as usize] + 0.0;
         }
     }
 
