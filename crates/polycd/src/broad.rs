@@ -656,7 +656,11 @@ impl<P: PairData> SweepAndPrune<P> {
         }
         let listed: Vec<u64> = self.order.iter().map(|e| e.0).collect();
         if listed != have || self.order.iter().any(|&(k, s)| !slot_holds(&self.slots, s, k)) {
-            return Err(format!("sorted pair list ({}) differs from the candidates ({})", listed.len(), have.len()));
+            return Err(format!(
+                "sorted pair list ({}) differs from the candidates ({})",
+                listed.len(),
+                have.len()
+            ));
         }
         Ok(())
     }

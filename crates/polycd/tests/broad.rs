@@ -89,10 +89,7 @@ impl Scene {
         let vel = shapes::unit_vector(&mut self.rng) * self.rng.random_range(0.0..0.08) * self.s;
         let axis = shapes::unit_vector(&mut self.rng);
         let spin = DQuat::from_axis_angle(axis, self.rng.random_range(0.0..0.05));
-        let h = self
-            .world
-            .insert(shape, Pose::new(rot, pos + self.origin))
-            .unwrap();
+        let h = self.world.insert(shape, Pose::new(rot, pos + self.origin)).unwrap();
         self.movers.push(Mover { h, pos, rot, vel, spin });
     }
 
@@ -105,9 +102,7 @@ impl Scene {
                 }
             }
             m.rot = (m.spin * m.rot).normalize();
-            self.world
-                .set_pose(m.h, Pose::new(m.rot, m.pos + self.origin))
-                .unwrap();
+            self.world.set_pose(m.h, Pose::new(m.rot, m.pos + self.origin)).unwrap();
         }
     }
 }
@@ -154,7 +149,10 @@ fn check_broad(world: &World, margins: &dyn Fn(BodyHandle) -> f64) {
         for j in i + 1..hs.len() {
             if exact[i].overlaps(&exact[j]) {
                 let key = (hs[i].index().min(hs[j].index()), hs[i].index().max(hs[j].index()));
-                assert!(cand.contains(&key), "exact boxes of {key:?} overlap but not a candidate");
+                assert!(
+                    cand.contains(&key),
+                    "exact boxes of {key:?} overlap but not a candidate"
+                );
             }
         }
     }
@@ -187,7 +185,11 @@ fn check_narrow(world: &World, d: f64) {
             PairAnswer::Intersection(i) => {
                 let touching = truth.abs() <= tol;
                 if !touching {
-                    let want = if truth < 0.0 { Status::Overlapping } else { Status::Disjoint };
+                    let want = if truth < 0.0 {
+                        Status::Overlapping
+                    } else {
+                        Status::Disjoint
+                    };
                     assert_eq!(i.status(), want, "oracle {truth}");
                 }
             }
@@ -276,7 +278,15 @@ fn random_scenes_match_brute_force() {
 fn tiny_huge_and_far_scenes() {
     run_scene(50, 60, 1e-6, DVec3::ZERO, 4, WorldOptions::default(), true);
     run_scene(50, 60, 1e6, DVec3::ZERO, 5, WorldOptions::default(), true);
-    run_scene(50, 60, 1.0, DVec3::new(1e6, -2e6, 3e6), 6, WorldOptions::default(), false);
+    run_scene(
+        50,
+        60,
+        1.0,
+        DVec3::new(1e6, -2e6, 3e6),
+        6,
+        WorldOptions::default(),
+        false,
+    );
     run_scene(50, 60, 1e-6, DVec3::splat(1.0), 7, WorldOptions::default(), false);
 }
 
@@ -431,7 +441,11 @@ fn stacked_cubes_touch() {
             _ => {
                 let other = pa.or(pb).unwrap();
                 let d = (other - DVec3::ONE).abs().max_element();
-                let want = if d == 0.0 { Status::Overlapping } else { Status::Touching };
+                let want = if d == 0.0 {
+                    Status::Overlapping
+                } else {
+                    Status::Touching
+                };
                 assert_eq!(p.status, want, "duplicate vs {other}");
             }
         }
@@ -439,7 +453,9 @@ fn stacked_cubes_touch() {
     // Neighbour pairs (Chebyshev distance 1) in a 4³ grid: per axis 10 ordered index pairs
     // within 1 of each other (4 equal, 6 adjacent), so (10³ − 4³) / 2 unordered distinct ones.
     assert_eq!(touching, (1000 - 64) / 2);
-    assert!(world.contacts().all(|p| p.a == dup || p.b == dup || p.status == Status::Touching));
+    assert!(world
+        .contacts()
+        .all(|p| p.a == dup || p.b == dup || p.status == Status::Touching));
 }
 
 #[test]
@@ -501,7 +517,10 @@ fn teleports_stay_exact() {
         }
     }
     assert!(rebuilt >= 1, "no frame took the rebuild path");
-    assert!(rebuilt <= 12, "single teleports should stay incremental ({rebuilt} rebuilds)");
+    assert!(
+        rebuilt <= 12,
+        "single teleports should stay incremental ({rebuilt} rebuilds)"
+    );
 }
 
 #[test]
@@ -515,7 +534,10 @@ fn bad_poses_are_typed_errors() {
     let g = world.insert(cube.clone(), Pose::from_translation(DVec3::X)).unwrap();
     let bad = [
         (nan, "nan"),
-        (Pose::new(DQuat::from_xyzw(0.0, f64::INFINITY, 0.0, 1.0), DVec3::ZERO), "inf"),
+        (
+            Pose::new(DQuat::from_xyzw(0.0, f64::INFINITY, 0.0, 1.0), DVec3::ZERO),
+            "inf",
+        ),
         (Pose::new(DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), DVec3::ZERO), "zero"),
         (Pose::new(DQuat::from_xyzw(0.0, 0.0, 0.0, 2.0), DVec3::ZERO), "scaled"),
         (Pose::new(DQuat::from_xyzw(0.0, 0.0, 0.01, 1.0), DVec3::ZERO), "drifted"),

@@ -19,7 +19,6 @@ use std::sync::Arc;
 mod counting;
 use counting::count;
 
-
 #[global_allocator]
 static GLOBAL: counting::Counting = counting::Counting;
 
@@ -60,7 +59,10 @@ fn world_frames_do_not_allocate() {
         churn += st.sweep.added + st.sweep.removed;
         assert!(world.contacts().next().is_none(), "bodies must not touch");
     }
-    assert!(churn > 100, "the scene must exercise pair insertion and removal ({churn})");
+    assert!(
+        churn > 100,
+        "the scene must exercise pair insertion and removal ({churn})"
+    );
     let n = count(|| {
         for f in 2 * PERIOD..3 * PERIOD {
             frame(&mut world, f);

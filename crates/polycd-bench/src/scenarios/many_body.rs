@@ -110,11 +110,7 @@ fn scene(pool: &[(Body, Arc<polycd::ConvexPolyhedron>)], n: usize, density: f64,
         .collect();
     let mut out = Vec::with_capacity(frames);
     for _ in 0..frames {
-        out.push(
-            (0..n)
-                .map(|i| Placement::new(Pose::new(rot[i], pos[i])))
-                .collect(),
-        );
+        out.push((0..n).map(|i| Placement::new(Pose::new(rot[i], pos[i]))).collect());
         for i in 0..n {
             pos[i] += vel[i];
             for k in 0..3 {
@@ -133,7 +129,8 @@ fn scene(pool: &[(Body, Arc<polycd::ConvexPolyhedron>)], n: usize, density: f64,
 fn world(pool: &[(Body, Arc<polycd::ConvexPolyhedron>)], sc: &Scene, options: WorldOptions) -> Result<World, String> {
     let mut w = World::new(options);
     for (i, &s) in sc.shape.iter().enumerate() {
-        w.insert(pool[s].1.clone(), sc.frames[0][i].pose).map_err(|e| e.to_string())?;
+        w.insert(pool[s].1.clone(), sc.frames[0][i].pose)
+            .map_err(|e| e.to_string())?;
     }
     w.update().map_err(|e| e.to_string())?;
     Ok(w)
@@ -177,7 +174,12 @@ fn polycd_run(
         if let Some(log) = log.as_deref_mut() {
             // Outside the clock: the invariant against brute force (same boxes).
             if let Err(e) = w.broad_phase().check_invariants() {
-                ctx.disagree(format!("{case}, frame {f}"), METHODS[0], "brute force (polycd boxes)", e);
+                ctx.disagree(
+                    format!("{case}, frame {f}"),
+                    METHODS[0],
+                    "brute force (polycd boxes)",
+                    e,
+                );
             }
             log.pairs.push(w.broad_phase().candidate_count());
             if narrow {
@@ -232,12 +234,8 @@ fn parry_run(
             ParryNarrow::Intersect => {
                 for &(a, b) in &pairs {
                     let (ia, ib) = (a as usize, b as usize);
-                    let r = parry3d_f64::query::intersection_test(
-                        &frame[ia].parry,
-                        shape(ia),
-                        &frame[ib].parry,
-                        shape(ib),
-                    );
+                    let r =
+                        parry3d_f64::query::intersection_test(&frame[ia].parry, shape(ia), &frame[ib].parry, shape(ib));
                     if r.is_ok_and(|r| r.intersecting) {
                         hits.push((a, b, Status::Overlapping));
                     }
@@ -405,7 +403,8 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             let ms: Vec<f64> = times.iter_mut().map(|v| median(v) * 1e3).collect();
             let cand = mean_usize(&logs[0].pairs);
             let parry_pairs = mean_usize(&logs[3].pairs);
-            let contacts = logs[1].contacts.iter().map(|c| c.len()).sum::<usize>() as f64 / logs[1].contacts.len().max(1) as f64;
+            let contacts =
+                logs[1].contacts.iter().map(|c| c.len()).sum::<usize>() as f64 / logs[1].contacts.len().max(1) as f64;
             let mut r = vec![n.to_string(), format!("{density}")];
             r.extend(ms.iter().map(|x| format!("{x:.3}")));
             r.push(format!("{cand:.0}"));
