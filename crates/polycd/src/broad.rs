@@ -1012,8 +1012,9 @@ impl World {
 
     /// The narrow phase on every candidate pair whose answer is missing or older than one of
     /// its bodies' last move (pairs of bodies at rest keep their answer), in sorted order.
-    /// Errors: the algorithm does not answer the question ([`PolycdError::Unsupported`]); the
-    /// answers of the remaining pairs are then missing.
+    /// Errors: the algorithm does not answer the question ([`PolycdError::Unsupported`], on the
+    /// first pair queried: poses were validated when set); the pairs not reached keep their
+    /// previous answer (or none) and are queried again by the next successful call.
     pub fn update_narrow_phase(&mut self) -> Result<WorldStats, PolycdError> {
         let (slots, options, frame) = (&self.slots, self.options, self.frame);
         let mut queries = 0;
