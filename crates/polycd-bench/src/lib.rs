@@ -271,7 +271,7 @@ pub fn scenarios() -> &'static [Scenario] {
     &SCENARIOS
 }
 
-static SCENARIOS: [Scenario; 7] = [
+static SCENARIOS: [Scenario; 8] = [
     Scenario {
         name: "ellipsoid-sweep",
         description: "CD-Dual §5 / HS-jump §9: ellipsoid hulls (n = 200…2000), time per overlap query \
@@ -311,6 +311,13 @@ static SCENARIOS: [Scenario; 7] = [
         description: "FAST §6: torus knot vs torus knot (2 880, 11 520 triangles), random q0 → q1 motions with and \
                       without rotation; polycd's hierarchical conservative advancement vs parry3d cast_shapes_nonlinear",
         runner: scenarios::ccd::run,
+    },
+    Scenario {
+        name: "many-body",
+        description: "I-COLLIDE: n = 100, 1 000, 5 000 convex bodies moving coherently at two densities; polycd's \
+                      sweep-and-prune World (+ V-Clip distance / GJK test) vs parry3d's BVH (+ intersection_test / \
+                      distance) and brute-force O(n²) boxes, ms per frame",
+        runner: scenarios::many_body::run,
     },
 ];
 

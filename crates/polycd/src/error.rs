@@ -45,6 +45,13 @@ pub enum PolycdError {
     /// A quaternion of (near) zero length.
     #[error("rotation quaternion has zero length")]
     ZeroQuaternion,
+    /// A rotation quaternion too far from unit length to be a rotation with rounding drift
+    /// (see [`crate::tolerance::POSE_UNIT_SLACK`]).
+    #[error("rotation quaternion has length {length}, not 1")]
+    NonUnitQuaternion {
+        /// Its length.
+        length: f64,
+    },
     /// A direction of zero length or with non-finite components.
     #[error("direction must be a finite non-zero vector")]
     BadDirection,

@@ -12,6 +12,9 @@
 //! | [`hs_jump`] | Li et al., *HS-jump* | intersect |
 //! | [`qp`] | Jin, Wang, Wang, Fu, *minimum distance as a convex program* | intersect, distance |
 //!
+//! Many bodies: [`broad`] (I-COLLIDE's sweep-and-prune, with a [`broad::World`] running the
+//! narrow phase on the candidate pairs, one `PairCache` each).
+//!
 //! ```
 //! use polycd::{shapes, query, Algorithm, PairCache, Pose, DVec3};
 //!
@@ -26,6 +29,7 @@
 
 #![warn(missing_docs)]
 
+pub mod broad;
 pub mod ccd;
 pub mod cd_dual;
 pub mod dk;

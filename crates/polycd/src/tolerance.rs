@@ -129,6 +129,25 @@ pub const CCD_DISTANCE_REL: f64 = 1e-4;
 /// *underestimated* by at most twice this (which only makes the advancement more cautious).
 pub const CCD_PIECE_REL: f64 = 1e-9;
 
+/// Pad of a body's bounding box in the broad phase ([`crate::broad`]), as a fraction of the
+/// body's scale plus its coordinate magnitude plus its largest translation component. The box
+/// comes from support vertices found on rounded dot products and from rounded coordinates
+/// (`row_k · v + t_k`), a few ulps of that length off the exact extent; 450 ulps cover it
+/// with room. It is also at least twice [`CONTACT_REL`] of the summed lengths, so two bodies
+/// the narrow phase calls *touching* (distance within the pair's contact tolerance) always
+/// have overlapping boxes. Tightness costs nothing here: 1e-13 of a body's size adds no
+/// candidates in practice.
+pub const AABB_PAD_REL: f64 = 1e-13;
+
+/// A quaternion given to the broad phase's world ([`crate::broad::World::set_pose`]) must have
+/// a squared length within this of 1; it is then normalised. Rounding drift of unit
+/// quaternions is far smaller (one product moves the length by a few ulps; a million
+/// unnormalised products stay near 1e-10), so a larger deviation is a scaled or corrupt
+/// rotation, a bug of the caller that silent normalisation would hide.
+pub const POSE_UNIT_SLACK: f64 = 1e-6;
+
+const _: () = assert!(4.0 * CONTACT_REL <= AABB_PAD_REL);
+const _: () = assert!(UNIT_QUAT_SLACK < POSE_UNIT_SLACK);
 const _: () = assert!(CONTACT_REL < CCD_DISTANCE_REL);
 const _: () = assert!(2.0 * CCD_PIECE_REL < CCD_DISTANCE_REL);
 const _: () = assert!(COPLANAR_REL < VALIDATION_REL);
