@@ -955,16 +955,8 @@ impl World {
     /// body keeps its previous pose.
     pub fn set_pose(&mut self, h: BodyHandle, pose: Pose) -> Result<(), PolycdError> {
         let pose = checked_unit_pose(&pose)?;
-        let frame = self.frame;
-        let body = self.body_mut(h)?;
-        let mut warm = body.warm;
-        let aabb = shape_aabb(&body.shape, &pose, body.margin, &mut warm);
-        aabb.check()?;
-        body.pose = pose;
-        body.warm = warm;
-        body.changed = frame + 1;
-        self.boxes += 1;
-        self.sap.set_aabb(h.index, aabb)
+        let margin = self.body_mut(h)?.margin;
+        self.place(h, pose, margin)
     }
 
     /// Sets a body's margin `m ≥ 0`: its box grows by `m` on every side, so a pair of bodies
@@ -977,11 +969,19 @@ impl World {
                 message: "must be finite and non-negative",
             });
         }
+        let pose = self.body_mut(h)?.pose;
+        self.place(h, pose, margin)
+    }
+
+    /// Gives body `h` a checked pose and margin and its new box; on an error (a box beyond
+    /// the coordinate limit) the body keeps its previous pose and margin.
+    fn place(&mut self, h: BodyHandle, pose: Pose, margin: f64) -> Result<(), PolycdError> {
         let frame = self.frame;
         let body = self.body_mut(h)?;
         let mut warm = body.warm;
-        let aabb = shape_aabb(&body.shape, &body.pose, margin, &mut warm);
+        let aabb = shape_aabb(&body.shape, &pose, margin, &mut warm);
         aabb.check()?;
+        body.pose = pose;
         body.margin = margin;
         body.warm = warm;
         body.changed = frame + 1;
