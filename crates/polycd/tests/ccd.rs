@@ -915,6 +915,52 @@ fn mesh_front_tracking_matches_restart() {
     assert!(contacts >= 10 && misses >= 3, "{contacts} contacts {misses} misses");
 }
 
+/// The tracked front's size bound (the restart at the roots when it has grown): with no
+/// slack the safeguard fires, and the answers stay those of restarting at every step, checked
+/// against the brute-force oracle.
+#[test]
+fn mesh_front_restart_safeguard() {
+    let a = knot(24, 6);
+    let b = knot(30, 6);
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let mut tight = MeshCache::default();
+    tight.set_front_slack(0);
+    let mut restart = MeshCache::default();
+    restart.set_front_tracking(false);
+    let thr = polycd::tolerance::CCD_DISTANCE_REL * (a.scale() + b.scale());
+    let slack = 2.0 * polycd::tolerance::CCD_PIECE_REL * (a.scale() + b.scale()) + 1e-9;
+    let mut contacts = 0;
+    for case in 0..30 {
+        let ma = crossing_motion(&mut rng, &a, 8.0, 7.0, Some(2.5));
+        let mb = stationary(Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO));
+        let x = mesh::time_of_contact(&a, &ma, &b, &mb, &opts(), &mut tight).unwrap();
+        let y = mesh::time_of_contact(&a, &ma, &b, &mb, &opts(), &mut restart).unwrap();
+        let at = |t: f64| oracle_distance(&Solid::of_mesh(&a, &ma.pose_at(t)), &Solid::of_mesh(&b, &mb.pose_at(t)));
+        match (x, y) {
+            (None, None) => {}
+            (Some(x), Some(y)) => {
+                contacts += 1;
+                assert!((x.t - y.t).abs() <= 1e-3, "case {case}: tight {} restart {}", x.t, y.t);
+                assert!(at(x.t) <= thr + slack, "case {case}: oracle {:e} at {}", at(x.t), x.t);
+                for i in 0..20 {
+                    let t = x.t * i as f64 / 20.0;
+                    if t < x.t {
+                        assert!(at(t) > 0.0, "case {case}: oracle contact at {t} before {}", x.t);
+                    }
+                }
+            }
+            (x, y) => panic!("case {case}: tight {x:?} restart {y:?}"),
+        }
+    }
+    eprintln!(
+        "front safeguard: {} restarts, {contacts} contacts",
+        tight.front_restarts()
+    );
+    assert!(tight.front_restarts() > 0, "the safeguard never fired");
+    assert!(contacts >= 5, "{contacts} contacts");
+    assert_eq!(restart.front_restarts(), 0);
+}
+
 /// A long-lived `MeshCache` holds only the node-pair caches of its last few queries: over
 /// many unrelated motions its size stays within a small multiple of what one query visits
 /// (it grew with every node pair ever visited before), and its answers are those of fresh

@@ -121,7 +121,8 @@ pub const MAX_PATCH: usize = 256;
 
 const NONE: u32 = u32::MAX;
 
-/// Slack of the size bound of the tracked front (see [`time_of_contact`]), so that the small
+/// Default slack of the size bound of the tracked front (see [`time_of_contact`] and
+/// [`MeshCache::set_front_slack`]), so that the small
 /// fronts from the roots of bodies far apart do not force restarts. A kept front pair costs
 /// its two motion bounds per step (about 10³ instructions), a query from the roots tens to
 /// hundreds of hull queries (about 5·10³ each): a restart pays only for a front this much
@@ -638,6 +639,11 @@ pub struct MeshCache {
     lazy: Vec<bool>,
     /// Size of the front of the last query from the roots.
     root_front: usize,
+    /// The tracked front restarts at the roots once it exceeds four times `root_front` plus
+    /// this ([`MIN_FRONT`] unless set by [`MeshCache::set_front_slack`]).
+    front_slack: usize,
+    /// Advancement steps that restarted at the roots because the tracked front had grown.
+    restarts: u64,
 }
 
 impl Default for MeshCache {
@@ -654,6 +660,8 @@ impl Default for MeshCache {
             steps: Vec::new(),
             lazy: Vec::new(),
             root_front: 0,
+            front_slack: MIN_FRONT,
+            restarts: 0,
         }
     }
 }
@@ -681,6 +689,21 @@ impl MeshCache {
     /// comparisons and tests).
     pub fn set_front_tracking(&mut self, on: bool) {
         self.tracking = on;
+    }
+
+    /// The slack of the tracked front's size bound: an advancement step restarts at the roots
+    /// when the front has more than four times the pairs of the last front from the roots
+    /// plus `slack` (default 1 024). Either way the front covers every pair of pieces; this
+    /// trades the cost of a large front against that of a query from the roots (and lets the
+    /// tests exercise the restart).
+    pub fn set_front_slack(&mut self, slack: usize) {
+        self.front_slack = slack;
+    }
+
+    /// Advancement steps so far that restarted at the roots because the tracked front had
+    /// grown past its bound (see [`MeshCache::set_front_slack`]).
+    pub fn front_restarts(&self) -> u64 {
+        self.restarts
     }
 
     /// Number of node pairs whose discrete-query caches are held (at most those used by the
@@ -1136,14 +1159,12 @@ pub fn time_of_contact(
         // The first step from the roots, the next ones from the previous step's front (a
         // cut of the BVTT whenever the loop goes on: an early stop ends it at a contact).
         // The tracked front is never collapsed upward; should it grow past four times the
-        // last front from the roots and `MIN_FRONT` more (pairs that came near and went apart
-        // again, in a long grazing motion), the step restarts at the roots instead.
-        let grown = cache.front.len() > 4 * cache.root_front + MIN_FRONT;
-        let query = if iterations > 0 && cache.tracking && !grown {
-            bvtt_track
-        } else {
-            bvtt_query
-        };
+        // last front from the roots and `front_slack` more (pairs that came near and went
+        // apart again, in a long grazing motion), the step restarts at the roots instead.
+        let grown = cache.front.len() > 4 * cache.root_front + cache.front_slack;
+        let track = iterations > 0 && cache.tracking;
+        cache.restarts += u64::from(track && grown);
+        let query = if track && !grown { bvtt_track } else { bvtt_query };
         let best = query(a, &pose_a, b, &pose_b, threshold, options, cache).map_err(|e| match e {
             PolycdError::CcdNotConverged { iterations: _, .. } => {
                 PolycdError::CcdNotConverged { iterations, t_free: t }
