@@ -193,7 +193,7 @@ pub struct GjkCache {
     len: u8,
     /// B's rotation relative to A at the last query, for the staleness test.
     last_rel: Option<DQuat>,
-    epa: EpaBufs,
+    epa: Option<Box<EpaBufs>>,
 }
 
 /// EPA's scratch buffers, kept in the cache so that steady-state queries do not allocate.
@@ -1077,7 +1077,7 @@ fn blow_up(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<[SVert; 4]
 fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
     let tet = blow_up(ctx, cache, seed)?;
     let gap = DISTANCE_GAP_REL * ctx.scale;
-    let mut bufs = core::mem::take(&mut cache.epa);
+    let mut bufs = cache.epa.take().unwrap_or_default();
     bufs.clear();
     // One allocation of a typical final size instead of repeated doubling (cold caches).
     bufs.verts.reserve(EPA_RESERVE);
@@ -1102,7 +1102,7 @@ fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
         bufs.clear();
         out = epa_run(ctx, cache, &tet, gap, true, &mut bufs);
     }
-    cache.epa = bufs;
+    cache.epa = Some(bufs);
     if out.is_none() {
         out = epa_by_hulls(ctx, cache, &tet, gap);
     }

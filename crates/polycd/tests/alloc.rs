@@ -126,6 +126,19 @@ fn warm_queries_do_not_allocate() {
     let trace_all = trace.as_deref().is_some_and(|t| t != "replay");
     let trace_replay = trace.is_some();
     set_trace(trace_all);
+    // A new cache allocates nothing, and stays a few cache lines: the algorithms' scratch
+    // buffers (CD-Dual, HS-jump, GJK's EPA) are created by the first query that needs them.
+    let fresh = count(|| {
+        let mut c = std::hint::black_box(PairCache::default());
+        c.forget();
+        std::hint::black_box(&c);
+    });
+    assert_eq!(fresh, 0, "PairCache::default() and forget() allocate nothing");
+    assert!(
+        std::mem::size_of::<PairCache>() <= 4 * 64,
+        "PairCache is {} bytes",
+        std::mem::size_of::<PairCache>()
+    );
     let ell_a = shapes::ellipsoid(200, 1.0, 0.8, 0.6, 1).unwrap();
     let ell_b = shapes::ellipsoid(200, 0.9, 0.7, 0.5, 2).unwrap();
     let box_a = shapes::cuboid(1.0, 1.0, 1.0).unwrap();

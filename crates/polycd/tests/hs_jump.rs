@@ -196,7 +196,9 @@ impl Tally {
             _ => {}
         }
         self.total_iterations += r.iterations() as u64;
-        self.max_polygon = self.max_polygon.max(cache.hs_jump.last_polygon_size);
+        self.max_polygon = self
+            .max_polygon
+            .max(cache.hs_jump.get().map_or(0, |c| c.last_polygon_size));
     }
 }
 
@@ -591,7 +593,7 @@ fn paper_shapes_timing() {
         let (mut iters, mut max_it, mut disjoint) = (0u64, 0u32, 0usize);
         let mut cache = PairCache::default();
         for (pa, pb) in &cfgs {
-            cache.hs_jump.forget(); // cold start, but the scratch space is reused
+            cache.hs_jump.get_or_default().forget(); // cold start, but the scratch space is reused
             let r = hs(&s, pa, &s, pb, &mut cache);
             iters += r.iterations() as u64;
             max_it = max_it.max(r.iterations());
