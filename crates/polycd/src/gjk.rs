@@ -761,6 +761,11 @@ fn gjk_loop<const P: bool>(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Co
         };
         let vw = v.dot(sup.w);
         if boolean && vw > ctx.tol * vlen {
+            // The simplex whose nearest point gave the separating direction is the next
+            // query's start: after a small motion it gives a separating direction again, one
+            // support step (without it the next query restarted from the last distance answer's
+            // simplex, or cold).
+            cache.store(&sim);
             result = Core::Disjoint { v, sup, iters: it };
             break;
         }
