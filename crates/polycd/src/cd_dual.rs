@@ -195,7 +195,7 @@ use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Intersection, OverlapWitness};
-use crate::tolerance::{COPLANAR_REL, OVERLAP_CERT_REL, RAY_HIT_REL, SILHOUETTE_MARGIN};
+use crate::tolerance::{COPLANAR_REL, OVERLAP_CERT_REL, RAY_HIT_REL, SILHOUETTE_MARGIN, WITNESS_SPLIT_REL};
 use std::time::Instant;
 
 /// CD-Dual's per-shape precomputation, built with the shape: the vertices' mean and
@@ -2037,7 +2037,7 @@ fn boolean(
     let outcome = run(ctx, cache, true, false, &mut st, model);
     let iterations = st.steps[0].saturating_add(st.steps[1]).saturating_add(st.steps[2]);
     let interior_depth = depths[0].min(depths[1]);
-    let tol = || 1e-9 * (ctx.p.scale() + ctx.q.scale() + ctx.t.length());
+    let tol = || WITNESS_SPLIT_REL * (ctx.p.scale() + ctx.q.scale() + ctx.t.length());
     let (best, cert) = match outcome {
         Outcome::Done { best, cert, .. } => (best, cert),
         Outcome::NotConverged { .. } => return Intersection::NotConverged { iterations },

@@ -84,13 +84,9 @@ use crate::query::{
     pair_scale_relative, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
     Penetration,
 };
-use crate::tolerance::{CONTACT_REL, DISTANCE_GAP_REL, WEIGHT_TIE};
+use crate::tolerance::{CONTACT_REL, DISTANCE_GAP_REL, SLIVER_HEIGHT_RATIO, WEIGHT_TIE};
 
-/// When rounding stops `|v|` from decreasing, the answer is accepted if the upper and lower
-/// distance bounds agree within this fraction of the pair scale (ten times the normal stopping
-/// gap: still 10× below the 1e-12 agreement target). Beyond it the query reports
-/// non-convergence rather than a guessed distance.
-pub const ACCEPT_GAP_REL: f64 = 1e-13;
+pub use crate::tolerance::ACCEPT_GAP_REL;
 
 /// Consecutive GJK steps allowed whose `|v|²` equals the previous one in floating point.
 const MAX_FLAT_STEPS: u32 = 8;
@@ -1066,7 +1062,7 @@ fn blow_up(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<[SVert; 4]
             (dn, up, hd, hu)
         };
         let origin_side_ok = |h: f64| h0 != 0.0 && h.signum() == h0.signum() && h.abs() >= h0.abs();
-        let pick = if origin_side_ok(hs) && hs.abs() >= 1e-3 * ht.abs() {
+        let pick = if origin_side_ok(hs) && hs.abs() >= SLIVER_HEIGHT_RATIO * ht.abs() {
             short
         } else {
             tall

@@ -735,7 +735,7 @@ impl HsJumpCache {
                 let (a, b) = (self.d(self.edges[0]), self.d(self.edges[1]));
                 let (ua, ub) = (self.u(self.edges[0]), self.u(self.edges[1]));
                 let mid = ua + ub;
-                if mid.length() > 1e-4 {
+                if mid.length() > crate::tolerance::ANTIPODAL_SUM_MIN {
                     mid
                 } else {
                     // Nearly antiparallel: the bisector as a cross product is better conditioned.

@@ -50,7 +50,7 @@ impl Pose {
         }
         let q = DQuat::from_xyzw(wxyz[1], wxyz[2], wxyz[3], wxyz[0]);
         let n = q.length();
-        if !(n > 1e-12) || !n.is_finite() {
+        if !(n > crate::tolerance::ZERO_QUAT_NORM) || !n.is_finite() {
             return Err(crate::PolycdError::ZeroQuaternion);
         }
         let t = DVec3::from_array(translation);

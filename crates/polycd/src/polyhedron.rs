@@ -16,7 +16,7 @@ use crate::hull;
 use crate::math::{DVec3, Plane};
 use crate::query::Feature;
 use crate::support::{ScanBlocks, SupportHints, VertexCones};
-use crate::tolerance::{FEATURE_SNAP_REL, VALIDATION_REL};
+use crate::tolerance::{DEPTH_ROUND_DOWN, FACE_MERGE_COS, FEATURE_SNAP_REL, VALIDATION_REL};
 use std::collections::HashMap;
 
 /// A directed half of an edge, bounding one face.
@@ -340,7 +340,7 @@ impl ConvexPolyhedron {
                     )));
                 }
             }
-            if fr.normal.dot(face_recs[l as usize].normal) >= 1.0 - 1e-15 && strict {
+            if fr.normal.dot(face_recs[l as usize].normal) >= 1.0 - FACE_MERGE_COS && strict {
                 return Err(bad(format!(
                     "faces {l} and {r} are coplanar across edge {}–{}: merge them into one face",
                     e.vertices[0], e.vertices[1]
@@ -388,7 +388,7 @@ impl ConvexPolyhedron {
             .iter()
             .map(|f| f.offset - f.normal.dot(centroid))
             .fold(f64::INFINITY, f64::min)
-            * (1.0 - 1e-9);
+            * (1.0 - DEPTH_ROUND_DOWN);
         let interior_depth = [centroid_depth, 0.5 * centroid_depth];
         let mut poly = ConvexPolyhedron {
             vertices,

@@ -81,10 +81,7 @@ use crate::tolerance::{AGREEMENT_REL, CONTACT_REL, DISTANCE_GAP_REL, MAX_COORDIN
 /// mapping needs a few dozen; the cap only guards against numerical cycling.
 pub const MAX_ITERATIONS: u32 = 1000;
 
-/// A Wolfe run that stops because no further decrease is possible in floating point is
-/// accepted only if its duality gap (upper minus lower bound on the distance) is below this
-/// fraction of the pair scale (well below the 1e-12 agreement target).
-pub const ACCEPT_GAP_REL: f64 = 1e-13;
+pub use crate::tolerance::ACCEPT_GAP_REL;
 
 /// Consecutive major cycles of Wolfe's algorithm that may be settled by a rounding tie
 /// (no strict decrease of ‖x‖) before the run counts as stalled: ties only swap in a larger
@@ -92,10 +89,7 @@ pub const ACCEPT_GAP_REL: f64 = 1e-13;
 /// termination argument (every other cycle strictly decreases ‖x‖).
 const MAX_TIE_STEPS: u32 = 4;
 
-/// Cross-check between the interior-point answer and the polished one: their squared
-/// distances, in the solver's scaled units (pair scale = 1), may differ by at most this. The
-/// IPM is run with gap tolerances of 1e-10; 1e-7 leaves room for its reduced-accuracy status.
-pub const IPM_AGREEMENT: f64 = 1e-7;
+pub use crate::tolerance::IPM_AGREEMENT;
 
 // ---------------------------------------------------------------------------------------
 // Public types

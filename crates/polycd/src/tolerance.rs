@@ -146,7 +146,68 @@ pub const AABB_PAD_REL: f64 = 1e-13;
 /// rotation, a bug of the caller that silent normalisation would hide.
 pub const POSE_UNIT_SLACK: f64 = 1e-6;
 
+/// When rounding stops a nearest-point iteration (GJK's `|v|`, the fast QP solver's Wolfe
+/// cycle) from decreasing further, the answer is accepted only if its upper and lower distance
+/// bounds agree within this fraction of the pair scale: ten times the normal stopping gap
+/// ([`DISTANCE_GAP_REL`]) and still ten times below the 1e-12 agreement target. Beyond it the
+/// query reports non-convergence rather than a guessed distance.
+pub const ACCEPT_GAP_REL: f64 = 1e-13;
+
+/// Cross-check between the faithful QP solver's interior-point answer and its polished
+/// answer: their squared distances, in the solver's scaled units (pair scale = 1), may differ
+/// by at most this. The interior-point method runs with gap tolerances of 1e-10; 1e-7 leaves
+/// room for its reduced-accuracy status.
+pub const IPM_AGREEMENT: f64 = 1e-7;
+
+/// Output only (separating planes, never the iteration): two closest edges whose directions
+/// satisfy `|u₁ × u₂|² > CROSSING_EDGES_SIN2 · |u₁|²|u₂|²` (angle above ~1e-3 rad) take their
+/// cross product as the plane normal; below that the cross product's direction loses digits
+/// and another normal is used (V-Clip's separating and touching planes).
+pub const CROSSING_EDGES_SIN2: f64 = 1e-6;
+
+/// CD-Dual's overlap witness: a point of the Minkowski difference on its optimal face is split
+/// into a point of A and a point of B, each on its shape within this fraction of the pair
+/// scale (`split_point`); the certified depth of the common point is lowered by as much. The
+/// split solves a small linear system on the face's features, whose rounding is far below it.
+pub const WITNESS_SPLIT_REL: f64 = 1e-9;
+
+/// The correction step of a nearest point on a segment or triangle
+/// (`geometry::refine_nearest`) is kept only if it does not lengthen the point by more than
+/// this fraction of its squared length: the step only restores the direction lost to rounding,
+/// so a longer result means the step itself was ill-conditioned.
+pub const REFINE_GROWTH_REL: f64 = 1e-9;
+
+/// A quaternion shorter than this (it is dimensionless) is refused as zero
+/// (`PolycdError::ZeroQuaternion`): normalising it would turn its rounding into the rotation.
+pub const ZERO_QUAT_NORM: f64 = 1e-12;
+
+/// Validation of given faces (`ConvexPolyhedron::from_faces`, strict mode): two faces across an
+/// edge whose unit normals' dot product is at least `1 − FACE_MERGE_COS` lie in one plane to
+/// within the rounding of their normals (a few ulps), and must be given as one face, as the
+/// hull would have merged them.
+pub const FACE_MERGE_COS: f64 = 1e-15;
+
+/// Interior depth bounds of a shape (its centroid's depth below every face plane) are scaled
+/// down by this fraction, a safety factor against the rounding of the centroid and of the face
+/// offsets. The bounds only tell overlaps far beyond the contact tolerance from those near it
+/// (CD-Dual's certified depth), where an error of a few ulps of the scale is immaterial.
+pub const DEPTH_ROUND_DOWN: f64 = 1e-9;
+
+/// GJK's EPA seed (`blow_up`): a triangle simplex is lifted to a tetrahedron by the support on
+/// the origin's side only if that side's height is at least this fraction of the other's;
+/// lower, the tetrahedron is a sliver whose faces' normals have few correct digits, and the
+/// taller side is taken. A conditioning choice, not a correctness tolerance: both choices are
+/// valid seeds.
+pub const SLIVER_HEIGHT_RATIO: f64 = 1e-3;
+
+/// HS-jump's interior direction of a two-edge spherical polygon: the sum of the two unit
+/// vertex directions is used when longer than this (the vertices are at most ~179.99° apart);
+/// shorter, they are nearly antipodal and a cross-product bisector, better conditioned, is
+/// used. A conditioning choice; the direction is verified afterwards.
+pub const ANTIPODAL_SUM_MIN: f64 = 1e-4;
+
 const _: () = assert!(4.0 * CONTACT_REL <= AABB_PAD_REL);
+const _: () = assert!(DISTANCE_GAP_REL < ACCEPT_GAP_REL && ACCEPT_GAP_REL < AGREEMENT_REL);
 const _: () = assert!(UNIT_QUAT_SLACK < POSE_UNIT_SLACK);
 const _: () = assert!(CONTACT_REL < CCD_DISTANCE_REL);
 const _: () = assert!(2.0 * CCD_PIECE_REL < CCD_DISTANCE_REL);

@@ -167,11 +167,7 @@ use crate::query::{
 use crate::tolerance::{DISTANCE_GAP_REL, PLANE_CHECK_REL, UNIT_QUAT_SLACK};
 use core::cell::Cell;
 
-/// Output only (separating planes, never the iteration): two closest edges whose directions
-/// satisfy `|u₁ × u₂|² > CROSSING_EDGES_SIN2 · |u₁|²|u₂|²` (angle above ~1e-3 rad) take their
-/// cross product as the plane normal; below that the cross product's direction loses digits
-/// and the normal is `point_b − point_a` with the edge direction projected out.
-pub const CROSSING_EDGES_SIN2: f64 = 1e-6;
+pub use crate::tolerance::CROSSING_EDGES_SIN2;
 
 /// V-Clip's per-pair state: the last feature pair, the start of the next query.
 #[derive(Clone, Debug, Default)]
