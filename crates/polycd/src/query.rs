@@ -453,7 +453,7 @@ pub fn contact_tolerance(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedr
 pub(crate) fn contact_tolerance_bound(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
     let (ta, tb) = (pose_a.translation, pose_b.translation);
     let upper = a.tol_extent + b.tol_extent + (ta - tb).abs().element_sum() + ta.abs().max(tb.abs()).max_element();
-    CONTACT_REL * upper * (1.0 + 1e-9)
+    CONTACT_REL * upper * (1.0 + crate::tolerance::BOUND_SLACK_REL)
 }
 
 /// The common case of [`checked_pose`] in one test: a rotation of unit length within a few
@@ -494,7 +494,7 @@ fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
         return Err(PolycdError::NonFinitePose);
     }
     let l2 = p.rotation.length_squared();
-    if !(l2 > 1e-24) {
+    if !(l2 > crate::tolerance::ZERO_QUAT_NORM * crate::tolerance::ZERO_QUAT_NORM) {
         return Err(PolycdError::ZeroQuaternion);
     }
     let m = p.translation.abs().max_element();

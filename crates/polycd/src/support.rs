@@ -12,7 +12,7 @@
 
 use crate::math::DVec3;
 use crate::polyhedron::ConvexPolyhedron;
-use crate::tolerance::CONE_MARGIN;
+use crate::tolerance::{CONE_MARGIN, CONE_SOLVE_EPS};
 
 /// A support mapping over a polyhedron's vertices (local frame).
 pub trait SupportMap {
@@ -406,7 +406,7 @@ fn inscribed_cone(e: &[DVec3]) -> Option<[f64; 4]> {
     }
     // Minimum-norm point of {x : x·e_i ≥ 1}: the equality-constrained minimiser of every
     // active set of one to three constraints; the feasible one of least norm is the optimum.
-    let feasible = |x: DVec3| e.iter().all(|ei| x.dot(*ei) >= 1.0 - 1e-12);
+    let feasible = |x: DVec3| e.iter().all(|ei| x.dot(*ei) >= 1.0 - CONE_SOLVE_EPS);
     let mut best: Option<DVec3> = None;
     let mut consider = |x: DVec3| {
         if x.is_finite() && feasible(x) && best.is_none_or(|b| x.length_squared() < b.length_squared()) {
@@ -419,14 +419,14 @@ fn inscribed_cone(e: &[DVec3]) -> Option<[f64; 4]> {
             // x = λ e_i + μ e_j with x·e_i = x·e_j = 1.
             let (g11, g12, g22) = (e[i].dot(e[i]), e[i].dot(e[j]), e[j].dot(e[j]));
             let det = g11 * g22 - g12 * g12;
-            if det > 1e-12 {
+            if det > CONE_SOLVE_EPS {
                 let (l, mu) = ((g22 - g12) / det, (g11 - g12) / det);
                 consider(e[i] * l + e[j] * mu);
             }
             for k in j + 1..m {
                 // x·e_i = x·e_j = x·e_k = 1: x = (e_j×e_k + e_k×e_i + e_i×e_j) / det.
                 let det = e[i].dot(e[j].cross(e[k]));
-                if det.abs() > 1e-12 {
+                if det.abs() > CONE_SOLVE_EPS {
                     consider((e[j].cross(e[k]) + e[k].cross(e[i]) + e[i].cross(e[j])) / det);
                 }
             }

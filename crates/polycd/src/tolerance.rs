@@ -206,7 +206,24 @@ pub const SLIVER_HEIGHT_RATIO: f64 = 1e-3;
 /// used. A conditioning choice; the direction is verified afterwards.
 pub const ANTIPODAL_SUM_MIN: f64 = 1e-4;
 
+/// `query::contact_tolerance_bound` over-estimates [`CONTACT_REL`] times the pair scale
+/// from absolute coordinates, without rotations or square roots; this relative slack covers
+/// the rounding of those sums (a few ulps), so it stays an upper bound.
+pub const BOUND_SLACK_REL: f64 = 1e-9;
+
+/// `verify` accepts a plane normal whose length is within this of 1: normals are normalised
+/// by the algorithms (a few ulps off); a larger deviation is a malformed answer.
+pub const UNIT_NORMAL_SLACK: f64 = 1e-9;
+
+/// The inscribed cone of a vertex's edge directions (`support::inscribed_cone`, a start hint
+/// for hill-climbing): its small linear systems are skipped when their determinant is below
+/// this, and a candidate satisfies a constraint `x·eᵢ ≥ 1` within it. The edge directions are
+/// unit vectors, so this is a conditioning bound on unit-scale quantities; the cone is then
+/// shrunk by [`CONE_MARGIN`], which covers the error it allows.
+pub const CONE_SOLVE_EPS: f64 = 1e-12;
+
 const _: () = assert!(4.0 * CONTACT_REL <= AABB_PAD_REL);
+const _: () = assert!(CONE_SOLVE_EPS < CONE_MARGIN);
 const _: () = assert!(DISTANCE_GAP_REL < ACCEPT_GAP_REL && ACCEPT_GAP_REL < AGREEMENT_REL);
 const _: () = assert!(UNIT_QUAT_SLACK < POSE_UNIT_SLACK);
 const _: () = assert!(CONTACT_REL < CCD_DISTANCE_REL);

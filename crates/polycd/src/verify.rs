@@ -193,7 +193,7 @@ fn check_plane(plane: &Plane) -> Result<(), VerifyError> {
     if !plane.normal.is_finite() || !plane.offset.is_finite() {
         return Err(VerifyError::Malformed(format!("plane {plane:?} is not finite")));
     }
-    if (plane.normal.length() - 1.0).abs() > 1e-9 {
+    if (plane.normal.length() - 1.0).abs() > crate::tolerance::UNIT_NORMAL_SLACK {
         return Err(VerifyError::Malformed(format!(
             "plane normal {:?} is not a unit vector (length {})",
             plane.normal,

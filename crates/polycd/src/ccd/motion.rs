@@ -51,7 +51,7 @@ impl RigidMotion {
                 return Err(PolycdError::AbsurdMagnitude { value: m });
             }
             let l = p.rotation.length();
-            if !(l > 1e-12) {
+            if !(l > crate::tolerance::ZERO_QUAT_NORM) {
                 return Err(PolycdError::ZeroQuaternion);
             }
         }
