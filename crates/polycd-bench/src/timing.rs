@@ -52,7 +52,7 @@ pub(crate) fn probe(method: &Method, case: &Case) -> Result<(), &'static str> {
 #[derive(Default)]
 pub(crate) struct Bench {
     caches: Vec<PairCache>,
-    /// Answers of the last repetition, one per case.
+    /// Answers of the last [`Bench::record`], one per case.
     pub answers: Vec<Answer>,
     samples: Vec<f64>,
 }
@@ -61,8 +61,9 @@ impl Bench {
     /// Times `method` over the batch `cases`, `reps` times, and returns the median over the
     /// repetitions of the mean time per query, in nanoseconds. With [`Coherence::Warm`] the
     /// batch is one coherent sequence sharing one cache (reset before each repetition); with
-    /// [`Coherence::Cold`] every query gets a fresh cache. The answers of the last repetition
-    /// are left in [`Bench::answers`].
+    /// [`Coherence::Cold`] every query gets a fresh cache. The timed loop keeps no answers
+    /// (storing ~100 bytes per query into a growing buffer would stream through the caches
+    /// the queries' own data live in); [`Bench::record`] collects them.
     pub fn time(&mut self, method: &Method, cases: &[Case], reps: usize) -> f64 {
         let reps = reps.max(1);
         let n = cases.len();
@@ -72,17 +73,7 @@ impl Bench {
         }
         let per_query_caches = method.coherence == Coherence::Cold;
         for _ in 0..reps {
-            // Preparation, outside the timed region.
-            let need = if per_query_caches { n } else { 1 };
-            self.caches.truncate(need);
-            for c in self.caches.iter_mut() {
-                c.forget();
-            }
-            while self.caches.len() < need {
-                self.caches.push(PairCache::default());
-            }
-            self.answers.clear();
-            self.answers.reserve(n);
+            self.prepare(per_query_caches, n);
             let start = Instant::now();
             for (i, c) in cases.iter().enumerate() {
                 let cache = if per_query_caches {
@@ -97,13 +88,42 @@ impl Bench {
                     black_box(&c.pb),
                     cache,
                 );
-                self.answers.push(r);
+                let _ = black_box(r);
             }
             let ns = start.elapsed().as_nanos() as f64 / n as f64;
-            black_box(&self.answers);
             self.samples.push(ns);
         }
         median(&mut self.samples)
+    }
+
+    /// Runs `method` once over the batch as [`Bench::time`] does (same caches, same order, so
+    /// the same answers) and leaves the answers in [`Bench::answers`].
+    pub fn record(&mut self, method: &Method, cases: &[Case]) {
+        let per_query_caches = method.coherence == Coherence::Cold;
+        self.prepare(per_query_caches, cases.len());
+        self.answers.clear();
+        self.answers.reserve(cases.len());
+        for (i, c) in cases.iter().enumerate() {
+            let cache = if per_query_caches {
+                &mut self.caches[i]
+            } else {
+                &mut self.caches[0]
+            };
+            self.answers.push(method.run(c.a, &c.pa, c.b, &c.pb, cache));
+        }
+    }
+
+    /// Fresh caches for a batch of `n` queries: one per query, or one shared. Outside the timed
+    /// region.
+    fn prepare(&mut self, per_query_caches: bool, n: usize) {
+        let need = if per_query_caches { n } else { 1 };
+        self.caches.truncate(need);
+        for c in self.caches.iter_mut() {
+            c.forget();
+        }
+        while self.caches.len() < need {
+            self.caches.push(PairCache::default());
+        }
     }
 }
 

@@ -135,6 +135,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
                         }
                         rep_ns[m].push(bench.time(method, &cases, 1));
                         if round == 0 {
+                            bench.record(method, &cases);
                             its[m].extend(
                                 bench
                                     .answers
