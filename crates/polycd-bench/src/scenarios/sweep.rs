@@ -115,7 +115,7 @@ const TABLE_OFFSETS: [f64; 10] = [-40.0, -10.0, -1.0, -0.1, -0.01, 0.01, 0.1, 1.
 const FULL_K: usize = 100;
 const QUICK_K: usize = 4;
 const FULL_REPS: usize = 5;
-const QUICK_REPS: usize = 1;
+const QUICK_REPS: usize = 3;
 
 /// The fixed translation direction x̂.
 const DIRECTION: DVec3 = DVec3::X;
