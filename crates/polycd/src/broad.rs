@@ -64,7 +64,7 @@ use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Pose};
 use crate::polyhedron::ConvexPolyhedron;
 use crate::query::{self, Algorithm, Distance, Intersection, PairCache, Status};
-use crate::tolerance::{AABB_PAD_REL, MAX_COORDINATE, POSE_UNIT_SLACK, UNIT_QUAT_SLACK};
+use crate::tolerance::{AABB_PAD_REL, MAX_COORDINATE, POSE_UNIT_SLACK};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -1132,24 +1132,14 @@ impl World {
 /// quaternion unit within [`POSE_UNIT_SLACK`] (normalised unless already unit within the
 /// query layer's slack, as [`crate::query`] would use it).
 fn checked_unit_pose(p: &Pose) -> Result<Pose, PolycdError> {
-    if !p.translation.is_finite() || !p.rotation.is_finite() {
-        return Err(PolycdError::NonFinitePose);
-    }
-    let m = p.translation.abs().max_element();
-    if m > MAX_COORDINATE {
-        return Err(PolycdError::AbsurdMagnitude { value: m });
-    }
+    // The query layer's checks (finite, non-zero quaternion, magnitude) and normalisation,
+    // plus the world's own: a quaternion far from unit is refused, not normalised.
+    let checked = crate::query::checked_pose(p)?;
     let l2 = p.rotation.length_squared();
-    if !(l2 > 0.0) {
-        return Err(PolycdError::ZeroQuaternion);
-    }
     if (l2 - 1.0).abs() > POSE_UNIT_SLACK {
         return Err(PolycdError::NonUnitQuaternion { length: l2.sqrt() });
     }
-    if (l2 - 1.0).abs() <= 0.25 * UNIT_QUAT_SLACK {
-        return Ok(*p);
-    }
-    Ok(Pose::new(p.rotation.normalize(), p.translation))
+    Ok(checked)
 }
 
 /// The body's box: per world axis ±e_k, the support vertex of the shape along the local

@@ -486,7 +486,7 @@ macro_rules! checked {
 /// The pose, validated (finite, a non-zero quaternion, translation within
 /// [`crate::tolerance::MAX_COORDINATE`]) and with its rotation normalised.
 #[inline]
-fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
+pub(crate) fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
     if pose_ok(p) {
         return Ok(*p);
     }

@@ -3,7 +3,6 @@
 use crate::error::PolycdError;
 use crate::math::{DQuat, DVec3, Pose};
 use crate::polyhedron::ConvexPolyhedron;
-use crate::tolerance::MAX_COORDINATE;
 
 /// A rigid motion from pose `start` (t = 0) to pose `end` (t = 1) with constant translational
 /// velocity of a reference point and constant angular velocity (FAST §4.1).
@@ -40,21 +39,11 @@ pub struct RigidMotion {
 impl RigidMotion {
     /// The motion from `start` to `end` about the body-frame reference point `center`.
     /// Fails with [`PolycdError::NonFinitePose`] on non-finite input, and with
-    /// [`PolycdError::AbsurdMagnitude`] beyond [`MAX_COORDINATE`].
+    /// [`PolycdError::AbsurdMagnitude`] beyond [`MAX_COORDINATE`](crate::tolerance::MAX_COORDINATE).
     pub fn new(start: Pose, end: Pose, center: DVec3) -> Result<Self, PolycdError> {
-        for p in [&start, &end] {
-            if !p.translation.is_finite() || !p.rotation.is_finite() {
-                return Err(PolycdError::NonFinitePose);
-            }
-            let m = p.translation.abs().max_element();
-            if m > MAX_COORDINATE {
-                return Err(PolycdError::AbsurdMagnitude { value: m });
-            }
-            let l = p.rotation.length();
-            if !(l > crate::tolerance::ZERO_QUAT_NORM) {
-                return Err(PolycdError::ZeroQuaternion);
-            }
-        }
+        // The query layer's pose checks (finite, non-zero quaternion, magnitude).
+        crate::query::checked_pose(&start)?;
+        crate::query::checked_pose(&end)?;
         if !center.is_finite() {
             return Err(PolycdError::NonFinitePose);
         }
