@@ -515,6 +515,59 @@ fn coherence_warm_equals_cold() {
     }
 }
 
+/// EPA's warm start (the face of the pair's last EPA answer inserted first): along coherent
+/// paths on which the pair overlaps at every step — shallow, deep and concentric, turning by
+/// 0.5°–5° per step — the warm cache's depth agrees with the oracle and with a cold cache at
+/// every step, for every pair of families.
+#[test]
+fn epa_warm_start_on_overlapping_paths() {
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    let list: Vec<ConvexPolyhedron> = (0..FAMILIES).map(|k| family(k, 1.0, 11)).collect();
+    let mut checked = 0usize;
+    for (ka, a) in list.iter().enumerate() {
+        for (kb, b) in list.iter().enumerate() {
+            // Depth of the path's centre: the sum of the radii times `reach` (0: concentric).
+            let reach = [0.0, 0.3, 0.6, 0.85][(ka + kb) % 4];
+            let turn = [0.5f64, 2.0, 5.0][(ka * 3 + kb) % 3].to_radians();
+            let axis = shapes::unit_vector(&mut rng);
+            let dir = shapes::unit_vector(&mut rng);
+            let r = a.bounding_sphere().1 + b.bounding_sphere().1;
+            let mut warm = GjkCache::default();
+            for step in 0..60 {
+                let s = step as f64;
+                let pa = Pose::IDENTITY;
+                let wobble = DVec3::new((0.1 * s).cos(), (0.13 * s).sin(), 0.0) * 0.02 * r;
+                let pb = Pose::new(DQuat::from_axis_angle(axis, turn * s), dir * (reach * 0.5 * r) + wobble);
+                let scale = pair_scale(a, &pa, b, &pb);
+                let tol = contact_tolerance(a, &pa, b, &pb);
+                let sd = oracle::signed_distance(a, &pa, b, &pb).unwrap().signed_distance;
+                let w = gjk::distance(a, &pa, b, &pb, &mut warm).unwrap();
+                let c = gjk::distance(a, &pa, b, &pb, &mut GjkCache::default()).unwrap();
+                let (sw, sc) = (w.signed_distance().unwrap(), c.signed_distance().unwrap());
+                assert!(
+                    (sw - sd).abs() <= AGREE * scale,
+                    "families {ka}/{kb}, step {step}: warm {sw:e}, oracle {sd:e}"
+                );
+                assert!(
+                    (sw - sc).abs() <= AGREE * scale,
+                    "families {ka}/{kb}, step {step}: warm {sw:e} cold {sc:e}"
+                );
+                assert_eq!(w.status(tol), c.status(tol));
+                if let Distance::Penetrating {
+                    penetration: Some(p), ..
+                } = w
+                {
+                    assert!(((p.point_a - p.point_b).length() - p.depth).abs() <= AGREE * scale);
+                    let tol_in = 1e-9 * scale;
+                    assert!(inside(a, &pa, p.point_a, tol_in) && inside(b, &pb, p.point_b, tol_in));
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 2000, "{checked} penetrating answers checked");
+}
+
 /// `gjk::penetration` agrees with the oracle's depth on overlapping pairs and is `None` on
 /// separated ones.
 #[test]
