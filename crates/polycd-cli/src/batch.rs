@@ -391,7 +391,11 @@ fn vec3(v: &Value) -> Result<DVec3, String> {
     }
     let mut out = [0.0; 3];
     for (i, x) in arr.iter().enumerate() {
-        out[i] = x.as_f64().ok_or("expected numbers")?;
+        out[i] = match x {
+            // Numbers are read as written: one beyond the f64 range (1e400) is not finite.
+            Value::Number(n) => n.as_f64().unwrap_or(f64::INFINITY),
+            _ => return Err("expected numbers".into()),
+        };
         if !out[i].is_finite() {
             return Err("coordinates must be finite".into());
         }
@@ -423,6 +427,15 @@ fn pose_of(v: Option<&Value>) -> Result<Pose, String> {
             let mut q = [0.0; 4];
             for (i, x) in arr.iter().enumerate() {
                 q[i] = x.as_f64().ok_or("rotation: expected numbers")?;
+                if !q[i].is_finite() {
+                    return Err("rotation: components must be finite".into());
+                }
+            }
+            // Any non-zero length is normalised: divided by its largest component first, so
+            // lengths like 1e-20 or 1e160 neither underflow nor overflow on the way.
+            let m = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+            if m > 0.0 {
+                q = q.map(|c| c / m);
             }
             q
         }
@@ -457,7 +470,8 @@ fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Res
                 }
                 ConvexPolyhedron::from_faces(&pts, &fs)
             }
-            _ => ConvexPolyhedron::from_points(&pts),
+            None | Some(Value::Null) => ConvexPolyhedron::from_points(&pts),
+            Some(_) => return Err("\"faces\" must be an array of index lists [[i, j, k, …], …]".into()),
         }
         .map_err(|e| e.to_string())?;
         return Ok(Rc::new(poly));

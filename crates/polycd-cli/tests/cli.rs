@@ -78,6 +78,63 @@ fn batch_answers_every_line_in_order() {
     }
 }
 
+/// Input the format allows but the first parser refused or misread (found by an independent
+/// exact-arithmetic audit of `polycd batch`, 2026-11-26): a number beyond the f64 range (the
+/// line was "invalid JSON" and lost its id), an id beyond 64 bits (echoed rounded), a
+/// "faces" value that is not a list (ignored), quaternions and directions of lengths 1e-20 …
+/// 1e160 (refused as zero or infinite, though any non-zero length is normalised).
+#[test]
+fn batch_input_edge_cases() {
+    let input = concat!(
+        r#"{"id":"faces-type","a":{"vertices":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]],"faces":"x"},"b":{"shape":"cube"}}"#,
+        "\n",
+        r#"{"id":"inf-coordinate","a":{"vertices":[[0,0,0],[1e400,0,0],[0,1,0],[0,0,1]]},"b":{"shape":"cube"}}"#,
+        "\n",
+        r#"{"id":123456789012345678901234567890,"a":{"shape":"cube"},"b":{"shape":"cube"}}"#,
+        "\n",
+        r#"{"id":"tiny-quat","a":{"shape":"cube"},"b":{"shape":"box:1,2,3"},"pose_b":{"translation":[3,0,0],"rotation":[1e-20,0,0,0]},"query":"distance"}"#,
+        "\n",
+        r#"{"id":"huge-quat","a":{"shape":"cube"},"b":{"shape":"box:1,2,3"},"pose_b":{"translation":[3,0,0],"rotation":[1e160,0,0,0]},"query":"distance"}"#,
+        "\n",
+        r#"{"id":"tiny-dir","a":{"shape":"cube"},"b":{"shape":"cube"},"pose_b":{"translation":[3,0,0]},"query":"directional","direction":[1e-200,0,0]}"#,
+        "\n",
+        r#"{"id":"huge-dir","a":{"shape":"cube"},"b":{"shape":"cube"},"pose_b":{"translation":[3,0,0]},"query":"directional","direction":[1e155,0,0]}"#,
+        "\n",
+    );
+    let mut child = polycd()
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn polycd");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 7);
+    let ans: Vec<serde_json::Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(ans[0]["id"], "faces-type");
+    assert_eq!(ans[0]["status"], "error");
+    assert!(ans[0]["error"].as_str().unwrap().contains("faces"), "{}", ans[0]);
+    assert_eq!(ans[1]["id"], "inf-coordinate");
+    assert_eq!(ans[1]["status"], "error");
+    assert!(ans[1]["error"].as_str().unwrap().contains("finite"), "{}", ans[1]);
+    assert!(
+        lines[2].starts_with(r#"{"id":123456789012345678901234567890,"#),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(ans[2]["status"], "overlapping");
+    for a in &ans[3..5] {
+        assert_eq!(a["status"], "disjoint", "{a}");
+        assert!((a["distance"].as_f64().unwrap() - 2.0).abs() < 1e-12, "{a}");
+    }
+    for a in &ans[5..7] {
+        assert_eq!(a["status"], "disjoint", "{a}");
+        assert!((a["directional"].as_f64().unwrap() + 2.0).abs() < 1e-12, "{a}");
+    }
+}
+
 #[test]
 fn info_and_errors() {
     let out = polycd().args(["info", "icosphere:3"]).output().unwrap();

@@ -76,6 +76,11 @@
 //! tetrahedron over robust hulls of the collected support points (exact predicates, coplanar
 //! faces merged; at most 256 points), which is slow but cannot break (found by the query fuzz
 //! target: concentric icosahedra at depth 0.143 reported touching).
+//! The ray cast's conservative advancement takes van den Bergen's step `−v·w / v·r` only when
+//! `v·r` is certainly negative (beyond eight times its rounding bound); a ray lying in a face
+//! of `M` to rounding (B sliding along A) makes both products noise, and their ratio threw the
+//! ray into the middle of the contact chord, so there the ray advances only by the least step
+//! the products' error bounds allow, and only when `v·w` certainly exceeds its rounding.
 //! EPA has coherence of its own (not in van den Bergen's EPA): the cache keeps the vertex
 //! pairs of the face the last answer came from, and the next run inserts those that lie
 //! beyond its tetrahedron before expanding (each is a vertex of `M`, so the polytope stays
@@ -1569,19 +1574,10 @@ pub fn intersect(
             })
         }
         Core::Enclosed { sim, iters } => {
-            // Clearly inside the tetrahedron: overlap without EPA.
+            // Clearly inside the tetrahedron (a certified lower bound on the depth beyond
+            // the contact tolerance): overlap without EPA.
             let p = [sim.v[0].w, sim.v[1].w, sim.v[2].w, sim.v[3].w];
-            let mut min_h = f64::INFINITY;
-            for [i, j, k] in [[0usize, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]] {
-                let n = (p[j] - p[i]).cross(p[k] - p[i]);
-                let l = n.length();
-                if l > 0.0 {
-                    min_h = min_h.min((n.dot(p[i]) / l).abs());
-                } else {
-                    min_h = 0.0;
-                }
-            }
-            if min_h > ctx.tol {
+            if crate::geometry::tetrahedron_depth(p) > ctx.tol {
                 return Ok(Intersection::Overlapping {
                     witness: OverlapWitness::Simplex(sim.witness()),
                     iterations: iters,
@@ -1754,12 +1750,29 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
         let w = x - p.w;
         let vw = v.dot(w);
         let mut advanced = false;
-        if vw > 0.0 {
-            let vr = v.dot(r);
-            if vr >= 0.0 {
+        // Conservative advancement to the support plane `v·y = v·p`. When the ray certainly
+        // approaches the plane (`v·r` well beyond its rounding) the step `−v·w / v·r` is the
+        // classical one. When `v·r` is within rounding of 0 — a ray lying in a face of `M` to
+        // rounding, B sliding along A, with `v` that face's normal — that step is a ratio of
+        // two noises (it threw the ray into the middle of the contact chord); then the ray
+        // advances only if `v·w` certainly exceeds its rounding, by the least step the two
+        // products' error bounds allow, and otherwise not at all.
+        let vlen = vv.sqrt();
+        let vr = v.dot(r);
+        let err_vr = 4.0 * f64::EPSILON * vlen * r.abs().element_sum();
+        let err_vw = 4.0 * f64::EPSILON * vlen * w.abs().element_sum();
+        let certain = vr <= -8.0 * err_vr;
+        if vw > 0.0 && (certain || vw > err_vw) {
+            // Certainly beyond the plane and certainly not approaching it: the ray never
+            // meets M.
+            if vr >= err_vr {
                 return Ray::Miss { iters: it };
             }
-            let nl = lambda - vw / vr;
+            let nl = if certain {
+                lambda - vw / vr
+            } else {
+                lambda + (vw - err_vw) / (err_vr - vr)
+            };
             // The support plane separates M from the whole segment: a ray grazing a face of M
             // (v·r ≈ 0 up to rounding) crosses its plane far beyond the segment's end.
             if !(nl <= max_lambda) {
@@ -1772,7 +1785,6 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
                 advanced = true;
             }
         }
-        let vlen = vv.sqrt();
         let repeated = sim.contains(p.ia, p.ib);
         if !advanced && (vv - vw <= gap * vlen || repeated) {
             // x is within the gap of M along the current direction: converged.

@@ -19,7 +19,7 @@
 use crate::error::PolycdError;
 use crate::math::{DMat3, DVec3, Plane, Pose};
 use crate::polyhedron::ConvexPolyhedron;
-use crate::tolerance::{CONTACT_REL, GRAZING_COS};
+use crate::tolerance::{CONTACT_REL, GRAZING_COS, QP_CHECK_REL};
 use crate::{cd_dual, gjk, hs_jump, qp, vclip};
 
 /// Which algorithm answers a query.
@@ -170,12 +170,11 @@ impl MinkowskiSimplex {
                 if !(vol.abs() > 0.0) {
                     return None;
                 }
-                [
-                    (v[0] / vol).max(0.0),
-                    (v[1] / vol).max(0.0),
-                    (v[2] / vol).max(0.0),
-                    (v[3] / vol).max(0.0),
-                ]
+                let w = [v[0] / vol, v[1] / vol, v[2] / vol, v[3] / vol];
+                // Flat tetrahedra (needles, slabs) make the direct weights inaccurate enough
+                // that the two sums below fall up to 1e-6 of the size apart: refined.
+                let w = crate::geometry::refine_affine_weights(w, &pa, &pb);
+                [w[0].max(0.0), w[1].max(0.0), w[2].max(0.0), w[3].max(0.0)]
             }
             _ => return None,
         };
@@ -579,13 +578,17 @@ pub fn intersect(
             }
             refine_contact(a, pa, b, pb, r, cache)
         }
+        // The convex program's optimum is the distance, 0 for every overlapping pair: it
+        // cannot tell touching from overlapping by itself, and on slender shapes its optimum
+        // carries more rounding than the contact band is wide. Its answers near contact are
+        // measured as the boolean algorithms' are.
         Algorithm::Qp => {
             let r = qp::intersect_faithful(a, pa, b, pb)?;
-            certify_overlap(a, pa, b, pb, r, cache)
+            refine_contact(a, pa, b, pb, r, cache)
         }
         Algorithm::QpFast => {
             let r = qp::intersect_fast(a, pa, b, pb, &mut cache.qp)?;
-            certify_overlap(a, pa, b, pb, r, cache)
+            refine_contact(a, pa, b, pb, r, cache)
         }
     }
 }
@@ -678,31 +681,6 @@ fn edge_face_depth_bound(
     let cos = n.dot(dir).abs() / dir.length();
     let depth = reach.min(inner * cos / (1.0 + cos));
     depth.is_finite().then_some(depth)
-}
-
-/// The convex program's optimum is the distance, 0 for every overlapping pair: it cannot tell
-/// touching from overlapping by itself. When it reports contact, the penetration depth (GJK +
-/// EPA) decides: deeper than the contact tolerance means overlapping.
-fn certify_overlap(
-    a: &ConvexPolyhedron,
-    pose_a: &Pose,
-    b: &ConvexPolyhedron,
-    pose_b: &Pose,
-    r: Intersection,
-    cache: &mut PairCache,
-) -> Result<Intersection, PolycdError> {
-    let Intersection::Touching { iterations, .. } = r else {
-        return Ok(r);
-    };
-    let tol = contact_tolerance(a, pose_a, b, pose_b);
-    match gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk)? {
-        Distance::Penetrating {
-            witness,
-            penetration: Some(p),
-            ..
-        } if p.depth > tol => Ok(Intersection::Overlapping { witness, iterations }),
-        _ => Ok(r),
-    }
 }
 
 /// Purely boolean algorithms (CD-Dual, HS-jump) certify "disjoint" or "overlapping" but do
@@ -930,9 +908,17 @@ fn complete_penetration(
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
     // Clearly separated answers (the common case of coherent sequences) skip the exact
-    // tolerance: an upper bound of it needs no rotation.
+    // tolerance: an upper bound of it needs no rotation. The convex program's distance is
+    // checked in a wider band ([`QP_CHECK_REL`]).
+    let band = |tol: f64| {
+        if contact_points_from_gjk {
+            tol.max(QP_CHECK_REL * pair_scale(a, pose_a, b, pose_b))
+        } else {
+            tol
+        }
+    };
     if let Distance::Separated { distance, .. } = d {
-        if distance > contact_tolerance_bound(a, pose_a, b, pose_b) {
+        if distance > band(contact_tolerance_bound(a, pose_a, b, pose_b)) {
             return Ok(d);
         }
     }
@@ -961,7 +947,7 @@ fn complete_penetration(
         }
         Distance::Separated {
             distance, iterations, ..
-        } if distance <= tol => match gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk)? {
+        } if distance <= band(tol) => match gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk)? {
             Distance::Penetrating {
                 witness,
                 penetration: Some(p),
@@ -995,11 +981,28 @@ pub fn directional(
 ) -> Result<Directional, PolycdError> {
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
-    let len = direction.length();
-    if !direction.is_finite() || !(len > 0.0) || !len.is_finite() {
+    // Any finite non-zero length: scaled by its largest component before normalising, so
+    // that neither 1e-200 nor 1e200 underflows or overflows in the length.
+    let m = direction.abs().max_element();
+    if !direction.is_finite() || !(m > 0.0) {
         return Err(PolycdError::BadDirection);
     }
-    let s = direction / len;
+    let scaled = direction / m;
+    let s = scaled / scaled.length();
+    let r = directional_by(a, pa, b, pb, s, algorithm, cache)?;
+    settle_touching(a, pa, b, pb, s, r, cache)
+}
+
+/// The directional answer of `algorithm` (unit direction `s`), before [`settle_touching`].
+fn directional_by(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    s: DVec3,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Result<Directional, PolycdError> {
     match algorithm {
         Algorithm::CdDual => {
             let r = cd_dual::directional(a, pa, b, pb, s, cache.cd_dual.get_or_default())?;
@@ -1023,6 +1026,43 @@ pub fn directional(
             algorithm: algorithm.name(),
             query: "directional",
         }),
+    }
+}
+
+/// The contract says `t = 0` when the shapes touch where they are. The line's chord through
+/// `M = A − B` does not show that by itself: B sliding along a face of A (the line lies in
+/// a face of `M`) has a chord `[lo, hi]` around 0 with both ends far away, and a line that
+/// meets `M` only at the touching point (vertex on vertex, the direction pointing out of
+/// both) is a miss to rounding. So a pair that is not certainly apart at `t = 0` — no chord,
+/// a chord around 0, or a contact plane whose gap at `t = 0` (`−t·n·s`, a separating-plane
+/// bound on the distance) is within the contact tolerance — is asked once more, by GJK's
+/// boolean test (early exits: cheap when clearly apart or clearly overlapping); if it
+/// touches, the answer is `t = 0` with its contact plane.
+fn settle_touching(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    s: DVec3,
+    r: Directional,
+    cache: &mut PairCache,
+) -> Result<Directional, PolycdError> {
+    let tol = contact_tolerance(a, pa, b, pb);
+    let check = match &r {
+        Directional::Never { .. } => true,
+        Directional::Contact { t, plane, .. } => t.abs() > tol && -t * plane.normal.dot(s) <= tol,
+        Directional::NotConverged { .. } => false,
+    };
+    if !check {
+        return Ok(r);
+    }
+    match gjk::intersect(a, pa, b, pb, &mut cache.gjk)? {
+        Intersection::Touching { plane, iterations, .. } => Ok(Directional::Contact {
+            t: 0.0,
+            plane,
+            iterations: r.iterations().saturating_add(iterations),
+        }),
+        _ => Ok(r),
     }
 }
 

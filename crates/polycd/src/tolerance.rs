@@ -222,7 +222,16 @@ pub const UNIT_NORMAL_SLACK: f64 = 1e-9;
 /// shrunk by [`CONE_MARGIN`], which covers the error it allows.
 pub const CONE_SOLVE_EPS: f64 = 1e-12;
 
+/// A distance answer of the convex program (QP, fast QP) within this fraction of the pair's
+/// scale of contact is measured again by GJK, whose answer decides *touching*: the program's
+/// optimum on slender shapes (needles and slabs of aspect 10⁵–10⁶) carries errors of a few
+/// times the contact band (5e-13 on a pair of scale 20 whose exact distance is 6e-17, where
+/// the band is 2e-13). Far beyond that error, far below any distance a caller would call
+/// contact.
+pub const QP_CHECK_REL: f64 = 1e-10;
+
 const _: () = assert!(4.0 * CONTACT_REL <= AABB_PAD_REL);
+const _: () = assert!(CONTACT_REL < QP_CHECK_REL);
 const _: () = assert!(CONE_SOLVE_EPS < CONE_MARGIN);
 const _: () = assert!(DISTANCE_GAP_REL < ACCEPT_GAP_REL && ACCEPT_GAP_REL < AGREEMENT_REL);
 const _: () = assert!(UNIT_QUAT_SLACK < POSE_UNIT_SLACK);
