@@ -338,6 +338,8 @@ pub fn run(input: impl BufRead, out: &mut impl Write) -> std::io::Result<()> {
 
 /// Answers one input line (used by `run`, and by the fuzz target for the batch parser).
 pub fn answer_line(line: &str, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Answer {
+    // A byte-order mark (files saved by some editors start with one) is not JSON.
+    let line = line.trim_start_matches('\u{feff}');
     let v: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => return Answer::error(Value::Null, format!("invalid JSON: {e}")),

@@ -82,7 +82,8 @@ fn batch_answers_every_line_in_order() {
 /// exact-arithmetic audit of `polycd batch`, 2026-11-26): a number beyond the f64 range (the
 /// line was "invalid JSON" and lost its id), an id beyond 64 bits (echoed rounded), a
 /// "faces" value that is not a list (ignored), quaternions and directions of lengths 1e-20 …
-/// 1e160 (refused as zero or infinite, though any non-zero length is normalised).
+/// 1e160 (refused as zero or infinite, though any non-zero length is normalised), a leading
+/// byte-order mark ("invalid JSON").
 #[test]
 fn batch_input_edge_cases() {
     let input = concat!(
@@ -100,6 +101,9 @@ fn batch_input_edge_cases() {
         "\n",
         r#"{"id":"huge-dir","a":{"shape":"cube"},"b":{"shape":"cube"},"pose_b":{"translation":[3,0,0]},"query":"directional","direction":[1e155,0,0]}"#,
         "\n",
+        "\u{feff}",
+        r#"{"id":"bom","a":{"shape":"cube"},"b":{"shape":"cube"}}"#,
+        "\n",
     );
     let mut child = polycd()
         .arg("batch")
@@ -111,7 +115,7 @@ fn batch_input_edge_cases() {
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 7);
+    assert_eq!(lines.len(), 8);
     let ans: Vec<serde_json::Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(ans[0]["id"], "faces-type");
     assert_eq!(ans[0]["status"], "error");
@@ -133,6 +137,8 @@ fn batch_input_edge_cases() {
         assert_eq!(a["status"], "disjoint", "{a}");
         assert!((a["directional"].as_f64().unwrap() + 2.0).abs() < 1e-12, "{a}");
     }
+    assert_eq!(ans[7]["id"], "bom");
+    assert_eq!(ans[7]["status"], "overlapping");
 }
 
 #[test]
