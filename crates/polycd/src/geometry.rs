@@ -168,7 +168,7 @@ pub(crate) fn tetrahedron_depth(p: [DVec3; 4]) -> f64 {
         // (away from the fourth vertex).
         let h = if n.dot(w - x) > 0.0 { -n.dot(x) } else { n.dot(x) };
         // √3 per coordinate norm, 8 units of rounding per product and sum: generous.
-        let slender = e1.length() * e2.length() / len;
+        let slender = (e1.length_squared() * e2.length_squared()).sqrt() / len;
         let err = 32.0 * f64::EPSILON * 3f64.sqrt() * reach * (slender + 1.0);
         let d = h / len - err;
         if !(d > 0.0) {
