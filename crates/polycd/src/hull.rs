@@ -102,11 +102,11 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullFaces, PolycdError> {
         }
         let all_vertices = hull.vertex_count();
         if kept.len() == all_vertices {
-            return Ok(HullFaces {
+            return Ok(in_input_order(HullFaces {
                 source: kept.iter().map(|&i| order[i as usize]).collect(),
                 vertices: kept.iter().map(|&i| pts[i as usize]).collect(),
                 faces,
-            });
+            }));
         }
         order = kept.iter().map(|&i| order[i as usize]).collect();
         pts = kept.iter().map(|&i| pts[i as usize]).collect();
@@ -118,11 +118,33 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullFaces, PolycdError> {
     let mut hull = Quickhull::new(&pts)?;
     hull.run()?;
     let (faces, kept) = hull.merge(0.0)?;
-    Ok(HullFaces {
+    Ok(in_input_order(HullFaces {
         source: kept.iter().map(|&i| order[i as usize]).collect(),
         vertices: kept.iter().map(|&i| pts[i as usize]).collect(),
         faces,
-    })
+    }))
+}
+
+/// Renumbers the hull's vertices in the order of the input points they come from (the
+/// construction sorts the points to find duplicates): a cloud whose points are all extreme
+/// gets vertex ids equal to its point indices, which is what a caller naming a vertex of the
+/// shape it gave expects (batch answers' `features` among them).
+fn in_input_order(h: HullFaces) -> HullFaces {
+    let mut perm: Vec<u32> = (0..h.vertices.len() as u32).collect();
+    perm.sort_by_key(|&i| h.source[i as usize]);
+    let mut new_id = vec![0u32; perm.len()];
+    for (new, &old) in perm.iter().enumerate() {
+        new_id[old as usize] = new as u32;
+    }
+    HullFaces {
+        vertices: perm.iter().map(|&i| h.vertices[i as usize]).collect(),
+        source: perm.iter().map(|&i| h.source[i as usize]).collect(),
+        faces: h
+            .faces
+            .into_iter()
+            .map(|f| f.into_iter().map(|v| new_id[v as usize]).collect())
+            .collect(),
+    }
 }
 
 /// Bound on the rounds of the tolerant merge (see [`convex_hull`]).

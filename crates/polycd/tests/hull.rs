@@ -288,3 +288,32 @@ proptest! {
         }
     }
 }
+
+/// Vertex ids follow the input: a cloud whose points are all extreme gets vertex `i` = point
+/// `i` (the construction sorts the points internally), and with interior points or duplicates
+/// the kept vertices keep their input order (`source_indices` increasing).
+#[test]
+fn vertex_ids_follow_the_input_order() {
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    for n in [4usize, 8, 50, 300] {
+        let pts: Vec<DVec3> = (0..n)
+            .map(|_| {
+                let v = DVec3::new(
+                    rng.random_range(-1.0..1.0),
+                    rng.random_range(-1.0..1.0),
+                    rng.random_range(-1.0..1.0),
+                );
+                v.normalize() * rng.random_range(0.5..2.0)
+            })
+            .collect();
+        let p = ConvexPolyhedron::from_points(&pts).unwrap();
+        let src = p.source_indices();
+        assert!(src.windows(2).all(|w| w[0] < w[1]), "n = {n}: {src:?}");
+        for (v, &i) in src.iter().enumerate() {
+            assert_eq!(p.vertex(v as u32), pts[i as usize]);
+        }
+    }
+    let tetra = [DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z, DVec3::splat(0.1), DVec3::X];
+    let p = ConvexPolyhedron::from_points(&tetra).unwrap();
+    assert_eq!(p.vertices(), &tetra[..4]);
+}
