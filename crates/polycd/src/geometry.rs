@@ -181,7 +181,7 @@ pub(crate) fn tetrahedron_depth(p: [DVec3; 4]) -> f64 {
 
 /// `a + b` as an unevaluated sum `(s, e)` with `s = fl(a + b)` (Knuth's two-sum).
 #[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
+pub(crate) fn two_sum(a: f64, b: f64) -> (f64, f64) {
     let s = a + b;
     let bb = s - a;
     (s, (a - (s - bb)) + (b - bb))
@@ -189,7 +189,7 @@ fn two_sum(a: f64, b: f64) -> (f64, f64) {
 
 /// `a · b` as `(p, e)` with `p = fl(a·b)` and `p + e = a·b` exactly (fused multiply-add).
 #[inline]
-fn two_prod(a: f64, b: f64) -> (f64, f64) {
+pub(crate) fn two_prod(a: f64, b: f64) -> (f64, f64) {
     let p = a * b;
     (p, a.mul_add(b, -p))
 }

@@ -1390,19 +1390,28 @@ fn epa_run(
         horizon,
         dist,
     } = bufs;
+    let mut poly = Poly {
+        verts,
+        keys,
+        mark,
+        faces,
+        stack,
+        horizon,
+        dist,
+    };
     // The tetrahedron's faces with their neighbours across edges 0 (v0 → v1), 1 (v1 → v2)
     // and 2 (v2 → v0): each edge's reverse belongs to the listed face (checked in tests).
     for ([i, j, k], adj) in TET_FACES {
-        let mut f = make_face(verts, i, j, k)?;
+        let mut f = make_face(poly.verts, i, j, k)?;
         f.adj = adj;
-        faces.push(f);
+        poly.faces.push(f);
     }
     let mut seed = Simplex::default();
     for s in t {
         seed.push(s);
     }
     let interior = (t[0].w + t[1].w + t[2].w + t[3].w) * 0.25;
-    for f in faces.iter_mut() {
+    for f in poly.faces.iter_mut() {
         if f.n.dot(interior) > f.d {
             return None;
         }
@@ -1410,21 +1419,21 @@ fn epa_run(
     // Face distances apart, +∞ once a face dies: the closest live face is the first least
     // entry of one dense array (the polytope grows to ~100 faces on 1 000-vertex pairs, where
     // a scan over the face records with their liveness flags was a third of EPA's time).
-    dist.clear();
-    dist.extend(faces.iter().map(|f| f.d));
+    poly.dist.clear();
+    poly.dist.extend(poly.faces.iter().map(|f| f.d));
     let mut stamp = 0u32;
     if warm {
         for k in 0..(cache.epa_len as usize).min(3) {
             let (ia, ib) = cache.epa_face[k];
             let wk = key(ia, ib);
-            if !ctx.valid(ia, ib) || keys.contains(&wk) {
+            if !ctx.valid(ia, ib) || poly.keys.contains(&wk) {
                 continue;
             }
             let w = ctx.vert(ia, ib);
             // The live face that sees `w` most (beyond its plane by more than `gap`, as a
             // support must be to expand the cold run), where the horizon walk starts.
             let mut start = (gap, usize::MAX);
-            for (i, f) in faces.iter().enumerate() {
+            for (i, f) in poly.faces.iter().enumerate() {
                 let beyond = f.n.dot(w.w) - f.d;
                 if f.alive && beyond > start.0 {
                     start = (beyond, i);
@@ -1434,15 +1443,6 @@ fn epa_run(
                 continue;
             }
             stamp += 1;
-            let mut poly = Poly {
-                verts,
-                keys,
-                mark,
-                faces,
-                stack,
-                horizon,
-                dist,
-            };
             expand(&mut poly, start.1, w, wk, stamp, interior)?;
         }
     }
@@ -1450,8 +1450,8 @@ fn epa_run(
     loop {
         iters += 1;
         // Closest live face (the first attaining the least distance; none when all died).
-        let best = first_least(dist)?;
-        let f = faces[best];
+        let best = first_least(poly.dist)?;
+        let f = poly.faces[best];
         // The polytope contains the origin (it grows from a tetrahedron around it), so every
         // face plane has the origin on its inner side: a face beyond that (by more than
         // rounding) means the incremental hull was corrupted by a near-degenerate step.
@@ -1459,14 +1459,18 @@ fn epa_run(
             return None;
         }
         let w = if near_start {
-            let near = [verts[f.v[0] as usize], verts[f.v[1] as usize], verts[f.v[2] as usize]];
+            let near = [
+                poly.verts[f.v[0] as usize],
+                poly.verts[f.v[1] as usize],
+                poly.verts[f.v[2] as usize],
+            ];
             ctx.support_near(f.n, &near, cache)
         } else {
             ctx.support(f.n, cache)
         };
         let upper = f.n.dot(w.w);
         let wk = key(w.ia, w.ib);
-        let repeated = keys.contains(&wk);
+        let repeated = poly.keys.contains(&wk);
         if repeated && upper - f.d > ACCEPT_GAP_REL * ctx.scale {
             // A vertex of the polytope beyond its own nearest face: the polytope is not convex
             // (a near-degenerate step corrupted it; seen on concentric reflected tetrahedra in
@@ -1480,11 +1484,11 @@ fn epa_run(
             }
             // Points from the face whose foot point lies inside it: with coplanar triangles
             // of `M`'s nearest face, the least-distance triangle may not hold the foot.
-            let mut pick = (face_bary(verts, &f), f);
+            let mut pick = (face_bary(poly.verts, &f), f);
             if pick.0.iter().any(|l| *l < 0.0) {
-                for g in faces.iter() {
+                for g in poly.faces.iter() {
                     if g.alive && g.d <= f.d + gap {
-                        let l = face_bary(verts, g);
+                        let l = face_bary(poly.verts, g);
                         let m = l[0].min(l[1]).min(l[2]);
                         if m > pick.0[0].min(pick.0[1]).min(pick.0[2]) {
                             pick = (l, *g);
@@ -1493,7 +1497,11 @@ fn epa_run(
                 }
             }
             let (raw, g) = pick;
-            let (a, b, c) = (verts[g.v[0] as usize], verts[g.v[1] as usize], verts[g.v[2] as usize]);
+            let (a, b, c) = (
+                poly.verts[g.v[0] as usize],
+                poly.verts[g.v[1] as usize],
+                poly.verts[g.v[2] as usize],
+            );
             let (l0, l1, l2) = (raw[0].max(0.0), raw[1].max(0.0), raw[2].max(0.0));
             let s = l0 + l1 + l2;
             let (l0, l1, l2) = if s > 0.0 {
@@ -1512,15 +1520,6 @@ fn epa_run(
             });
         }
         stamp += 1;
-        let mut poly = Poly {
-            verts,
-            keys,
-            mark,
-            faces,
-            stack,
-            horizon,
-            dist,
-        };
         expand(&mut poly, best, w, wk, stamp, interior)?;
     }
 }

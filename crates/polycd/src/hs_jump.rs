@@ -270,18 +270,7 @@ impl HsJumpCache {
 // ---------------------------------------------------------------------------------------
 // Exact signs.
 
-#[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    (s, (a - (s - bb)) + (b - bb))
-}
-
-#[inline]
-fn two_prod(a: f64, b: f64) -> (f64, f64) {
-    let p = a * b;
-    (p, a.mul_add(b, -p))
-}
+use crate::geometry::{two_prod, two_sum};
 
 /// Exact sign of `a · b` for float vectors (exact unless products underflow).
 #[inline]
