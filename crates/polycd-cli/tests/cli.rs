@@ -7,7 +7,8 @@ fn polycd() -> Command {
     Command::new(env!("CARGO_BIN_EXE_polycd"))
 }
 
-fn batch(input: &str) -> Vec<serde_json::Value> {
+/// `polycd batch` on `input`: its output text.
+fn batch_text(input: &str) -> String {
     let mut child = polycd()
         .arg("batch")
         .stdin(Stdio::piped())
@@ -17,8 +18,11 @@ fn batch(input: &str) -> Vec<serde_json::Value> {
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn batch(input: &str) -> Vec<serde_json::Value> {
+    batch_text(input)
         .lines()
         .map(|l| serde_json::from_str(l).expect("each answer line is JSON"))
         .collect()
@@ -105,15 +109,7 @@ fn batch_input_edge_cases() {
         r#"{"id":"bom","a":{"shape":"cube"},"b":{"shape":"cube"}}"#,
         "\n",
     );
-    let mut child = polycd()
-        .arg("batch")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn polycd");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = batch_text(input);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 8);
     let ans: Vec<serde_json::Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();

@@ -1228,24 +1228,13 @@ fn epa_by_hulls(ctx: &Ctx, cache: &mut GjkCache, tet: &[SVert; 4], gap: f64) -> 
 /// `(e + 1) mod 3` for a triangle's edge or corner index `e`.
 const NEXT3: [usize; 3] = [1, 2, 0];
 
-/// The polytope's buffers during one expansion step (see [`expand`]).
-struct Poly<'b> {
-    verts: &'b mut Vec<SVert>,
-    keys: &'b mut Vec<u64>,
-    mark: &'b mut Vec<u32>,
-    faces: &'b mut Vec<EpaFace>,
-    stack: &'b mut Vec<(u32, u8)>,
-    horizon: &'b mut Vec<(u32, u8)>,
-    dist: &'b mut Vec<f64>,
-}
-
 /// Adds the Minkowski vertex `w` (key `wk`) to the polytope: removes the faces visible from
 /// it, starting at face `best` (which must see it), and fans new faces from the horizon to
 /// it. `stamp` is unique per call (the simple-loop test marks vertices with it). `None`: the
 /// step would corrupt the polytope (a horizon that is not one simple loop, a new face the
 /// interior point lies beyond, a degenerate face).
-fn expand(p: &mut Poly, best: usize, w: SVert, wk: u64, stamp: u32, interior: DVec3) -> Option<()> {
-    let Poly {
+fn expand(p: &mut EpaBufs, best: usize, w: SVert, wk: u64, stamp: u32, interior: DVec3) -> Option<()> {
+    let EpaBufs {
         verts,
         keys,
         mark,
@@ -1381,37 +1370,19 @@ fn epa_run(
     for s in t {
         bufs.push_vert(s);
     }
-    let EpaBufs {
-        verts,
-        keys,
-        mark,
-        faces,
-        stack,
-        horizon,
-        dist,
-    } = bufs;
-    let mut poly = Poly {
-        verts,
-        keys,
-        mark,
-        faces,
-        stack,
-        horizon,
-        dist,
-    };
     // The tetrahedron's faces with their neighbours across edges 0 (v0 → v1), 1 (v1 → v2)
     // and 2 (v2 → v0): each edge's reverse belongs to the listed face (checked in tests).
     for ([i, j, k], adj) in TET_FACES {
-        let mut f = make_face(poly.verts, i, j, k)?;
+        let mut f = make_face(&bufs.verts, i, j, k)?;
         f.adj = adj;
-        poly.faces.push(f);
+        bufs.faces.push(f);
     }
     let mut seed = Simplex::default();
     for s in t {
         seed.push(s);
     }
     let interior = (t[0].w + t[1].w + t[2].w + t[3].w) * 0.25;
-    for f in poly.faces.iter_mut() {
+    for f in bufs.faces.iter_mut() {
         if f.n.dot(interior) > f.d {
             return None;
         }
@@ -1419,21 +1390,21 @@ fn epa_run(
     // Face distances apart, +∞ once a face dies: the closest live face is the first least
     // entry of one dense array (the polytope grows to ~100 faces on 1 000-vertex pairs, where
     // a scan over the face records with their liveness flags was a third of EPA's time).
-    poly.dist.clear();
-    poly.dist.extend(poly.faces.iter().map(|f| f.d));
+    bufs.dist.clear();
+    bufs.dist.extend(bufs.faces.iter().map(|f| f.d));
     let mut stamp = 0u32;
     if warm {
         for k in 0..(cache.epa_len as usize).min(3) {
             let (ia, ib) = cache.epa_face[k];
             let wk = key(ia, ib);
-            if !ctx.valid(ia, ib) || poly.keys.contains(&wk) {
+            if !ctx.valid(ia, ib) || bufs.keys.contains(&wk) {
                 continue;
             }
             let w = ctx.vert(ia, ib);
             // The live face that sees `w` most (beyond its plane by more than `gap`, as a
             // support must be to expand the cold run), where the horizon walk starts.
             let mut start = (gap, usize::MAX);
-            for (i, f) in poly.faces.iter().enumerate() {
+            for (i, f) in bufs.faces.iter().enumerate() {
                 let beyond = f.n.dot(w.w) - f.d;
                 if f.alive && beyond > start.0 {
                     start = (beyond, i);
@@ -1443,15 +1414,15 @@ fn epa_run(
                 continue;
             }
             stamp += 1;
-            expand(&mut poly, start.1, w, wk, stamp, interior)?;
+            expand(bufs, start.1, w, wk, stamp, interior)?;
         }
     }
     let mut iters = 0u32;
     loop {
         iters += 1;
         // Closest live face (the first attaining the least distance; none when all died).
-        let best = first_least(poly.dist)?;
-        let f = poly.faces[best];
+        let best = first_least(&bufs.dist)?;
+        let f = bufs.faces[best];
         // The polytope contains the origin (it grows from a tetrahedron around it), so every
         // face plane has the origin on its inner side: a face beyond that (by more than
         // rounding) means the incremental hull was corrupted by a near-degenerate step.
@@ -1460,9 +1431,9 @@ fn epa_run(
         }
         let w = if near_start {
             let near = [
-                poly.verts[f.v[0] as usize],
-                poly.verts[f.v[1] as usize],
-                poly.verts[f.v[2] as usize],
+                bufs.verts[f.v[0] as usize],
+                bufs.verts[f.v[1] as usize],
+                bufs.verts[f.v[2] as usize],
             ];
             ctx.support_near(f.n, &near, cache)
         } else {
@@ -1470,7 +1441,7 @@ fn epa_run(
         };
         let upper = f.n.dot(w.w);
         let wk = key(w.ia, w.ib);
-        let repeated = poly.keys.contains(&wk);
+        let repeated = bufs.keys.contains(&wk);
         if repeated && upper - f.d > ACCEPT_GAP_REL * ctx.scale {
             // A vertex of the polytope beyond its own nearest face: the polytope is not convex
             // (a near-degenerate step corrupted it; seen on concentric reflected tetrahedra in
@@ -1484,11 +1455,11 @@ fn epa_run(
             }
             // Points from the face whose foot point lies inside it: with coplanar triangles
             // of `M`'s nearest face, the least-distance triangle may not hold the foot.
-            let mut pick = (face_bary(poly.verts, &f), f);
+            let mut pick = (face_bary(&bufs.verts, &f), f);
             if pick.0.iter().any(|l| *l < 0.0) {
-                for g in poly.faces.iter() {
+                for g in bufs.faces.iter() {
                     if g.alive && g.d <= f.d + gap {
-                        let l = face_bary(poly.verts, g);
+                        let l = face_bary(&bufs.verts, g);
                         let m = l[0].min(l[1]).min(l[2]);
                         if m > pick.0[0].min(pick.0[1]).min(pick.0[2]) {
                             pick = (l, *g);
@@ -1498,9 +1469,9 @@ fn epa_run(
             }
             let (raw, g) = pick;
             let (a, b, c) = (
-                poly.verts[g.v[0] as usize],
-                poly.verts[g.v[1] as usize],
-                poly.verts[g.v[2] as usize],
+                bufs.verts[g.v[0] as usize],
+                bufs.verts[g.v[1] as usize],
+                bufs.verts[g.v[2] as usize],
             );
             let (l0, l1, l2) = (raw[0].max(0.0), raw[1].max(0.0), raw[2].max(0.0));
             let s = l0 + l1 + l2;
@@ -1520,7 +1491,7 @@ fn epa_run(
             });
         }
         stamp += 1;
-        expand(&mut poly, best, w, wk, stamp, interior)?;
+        expand(bufs, best, w, wk, stamp, interior)?;
     }
 }
 

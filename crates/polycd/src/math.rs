@@ -49,7 +49,12 @@ impl Pose {
             return Err(crate::PolycdError::NonFinitePose);
         }
         let q = DQuat::from_xyzw(wxyz[1], wxyz[2], wxyz[3], wxyz[0]);
-        let n = q.length();
+        let mut n = q.length();
+        if n == f64::INFINITY {
+            // Components near 1e160 overflow the square: the length through the largest one.
+            let m = wxyz.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+            n = m * (q / m).length();
+        }
         if !(n > crate::tolerance::ZERO_QUAT_NORM) || !n.is_finite() {
             return Err(crate::PolycdError::ZeroQuaternion);
         }
@@ -195,5 +200,8 @@ mod tests {
         assert!(Pose::try_from_wxyz([0.0; 3], [0.0; 4]).is_err());
         assert!(Pose::try_from_wxyz([0.0; 3], [f64::NAN, 0.0, 0.0, 1.0]).is_err());
         assert!(Pose::try_from_wxyz([f64::INFINITY, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]).is_err());
+        // Long is fine: normalised without overflow.
+        let p = Pose::try_from_wxyz([0.0; 3], [1e160, 0.0, 0.0, 1e160]).unwrap();
+        assert!((p.rotation.length() - 1.0).abs() < 1e-15);
     }
 }
