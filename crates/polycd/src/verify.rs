@@ -115,19 +115,7 @@ pub fn verify_tolerance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, p
 // ---------------------------------------------------------------------------------------------
 // Exact sign of a plane evaluation.
 
-#[inline]
-fn two_sum(a: f64, b: f64) -> (f64, f64) {
-    let s = a + b;
-    let bb = s - a;
-    let err = (a - (s - bb)) + (b - bb);
-    (s, err)
-}
-
-#[inline]
-fn two_product(a: f64, b: f64) -> (f64, f64) {
-    let p = a * b;
-    (p, a.mul_add(b, -p))
-}
+use crate::geometry::{two_prod as two_product, two_sum};
 
 /// Exact sign of a sum of floats (Shewchuk's grow-expansion; exact barring overflow).
 fn exact_sum_sign(terms: &[f64]) -> f64 {
