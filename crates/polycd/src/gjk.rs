@@ -1731,7 +1731,7 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
         let vr = v.dot(r);
         let err_vr = 4.0 * f64::EPSILON * vlen * r.abs().element_sum();
         let err_vw = 4.0 * f64::EPSILON * vlen * w.abs().element_sum();
-        let certain = vr <= -8.0 * err_vr;
+        let certain = vr <= -crate::tolerance::RAY_STEP_CERTAIN * err_vr;
         if vw > 0.0 && (certain || vw > err_vw) {
             // Certainly beyond the plane and certainly not approaching it: the ray never
             // meets M.

@@ -230,6 +230,12 @@ pub const CONE_SOLVE_EPS: f64 = 1e-12;
 /// contact.
 pub const QP_CHECK_REL: f64 = 1e-10;
 
+/// GJK's ray cast takes van den Bergen's step `−v·w / v·r` only when `v·r` is negative by
+/// more than this many times its rounding bound (`4 ε |v| |r|₁`): the step's relative error is
+/// then at most an eighth, the step lands on the support plane as in exact arithmetic, and the
+/// sliding rays whose `v·r` is noise take the conservative step instead (`gjk::ray_cast`).
+pub const RAY_STEP_CERTAIN: f64 = 8.0;
+
 const _: () = assert!(4.0 * CONTACT_REL <= AABB_PAD_REL);
 const _: () = assert!(CONTACT_REL < QP_CHECK_REL);
 const _: () = assert!(CONE_SOLVE_EPS < CONE_MARGIN);
