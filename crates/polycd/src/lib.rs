@@ -32,24 +32,19 @@
 pub mod broad;
 pub mod ccd;
 pub mod cd_dual;
-pub mod dk;
-pub mod error;
-pub mod geometry;
+pub mod contract;
+pub mod core;
 pub mod gjk;
 pub mod hs_jump;
-pub mod hull;
-pub mod io;
-pub mod math;
 pub mod oracle;
-pub mod polyhedron;
-pub mod predicates;
 pub mod qp;
 pub mod query;
-pub mod shapes;
-pub mod support;
-pub mod tolerance;
+pub mod shape;
 pub mod vclip;
 pub mod verify;
+
+pub use crate::core::{error, geometry, math, predicates, tolerance};
+pub use shape::{dk, hull, io, polyhedron, shapes, support};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../../../README.md")]

@@ -1,17 +1,17 @@
 //! The brute-force oracle every algorithm is tested against.
 //!
 //! It forms all pairwise vertex differences `a_i − b_j` (world frame), takes their convex hull
-//! `M = A − B` (with the exact-predicate hull of [`crate::hull`]), and searches exhaustively:
+//! `M = A − B` (with the exact-predicate hull of [`crate::shape::hull`]), and searches exhaustively:
 //! if the origin is outside `M`, the distance is the least distance from the origin to any
 //! face polygon of `M`; if inside, the penetration depth is the least distance from the origin
 //! to a face plane. Cost O(nm log nm + F): for small polytopes only. The directional answer
 //! intersects the line `{t·s}` with every face half-space of `M`.
 
-use crate::error::PolycdError;
-use crate::geometry::closest_on_triangle;
-use crate::hull::convex_hull;
-use crate::math::{DVec3, Pose};
-use crate::polyhedron::ConvexPolyhedron;
+use crate::core::error::PolycdError;
+use crate::core::geometry::closest_on_triangle;
+use crate::core::math::{DVec3, Pose};
+use crate::shape::hull::convex_hull;
+use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// The oracle's answer for one pair.
 #[derive(Clone, Copy, Debug, PartialEq)]

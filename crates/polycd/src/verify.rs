@@ -54,15 +54,15 @@
 //! }
 //! ```
 
-use crate::geometry::{closest_on_segment, closest_on_triangle};
-use crate::math::{DVec3, Plane, Pose};
-use crate::polyhedron::ConvexPolyhedron;
-use crate::predicates::{orient3d, Orientation};
-use crate::query::{
+use crate::contract::{
     contact_tolerance, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
     Penetration,
 };
-use crate::tolerance::{AGREEMENT_REL, CONTACT_REL};
+use crate::core::geometry::{closest_on_segment, closest_on_triangle};
+use crate::core::math::{DVec3, Plane, Pose};
+use crate::core::predicates::{orient3d, Orientation};
+use crate::core::tolerance::{AGREEMENT_REL, CONTACT_REL};
+use crate::shape::polyhedron::ConvexPolyhedron;
 use thiserror::Error;
 
 /// Multiple of the contact tolerance within which certificates are accepted:
@@ -115,7 +115,7 @@ pub fn verify_tolerance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, p
 // ---------------------------------------------------------------------------------------------
 // Exact sign of a plane evaluation.
 
-use crate::geometry::{two_prod as two_product, two_sum};
+use crate::core::geometry::{two_prod as two_product, two_sum};
 
 /// Exact sign of a sum of floats (Shewchuk's grow-expansion; exact barring overflow).
 fn exact_sum_sign(terms: &[f64]) -> f64 {
@@ -181,7 +181,7 @@ fn check_plane(plane: &Plane) -> Result<(), VerifyError> {
     if !plane.normal.is_finite() || !plane.offset.is_finite() {
         return Err(VerifyError::Malformed(format!("plane {plane:?} is not finite")));
     }
-    if (plane.normal.length() - 1.0).abs() > crate::tolerance::UNIT_NORMAL_SLACK {
+    if (plane.normal.length() - 1.0).abs() > crate::core::tolerance::UNIT_NORMAL_SLACK {
         return Err(VerifyError::Malformed(format!(
             "plane normal {:?} is not a unit vector (length {})",
             plane.normal,

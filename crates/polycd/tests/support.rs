@@ -102,7 +102,7 @@ fn paired_supports_equal_single_ones() {
 #[test]
 fn hierarchy_is_logarithmic() {
     let p = shapes::ellipsoid(10_000, 200.0, 180.0, 180.0, 3).unwrap();
-    let sizes = p.hierarchy().level_sizes(&p);
+    let sizes = p.hierarchy().level_sizes();
     assert!(sizes.len() >= 4 && sizes.len() <= 40, "levels {sizes:?}");
     assert!(*sizes.last().unwrap() <= 64, "top level {sizes:?}");
 }
@@ -114,7 +114,7 @@ fn hierarchy_is_logarithmic() {
 fn hierarchy_shrinks_geometrically() {
     for (n, seed) in [(1000usize, 5u64), (10_000, 3)] {
         let p = shapes::ellipsoid(n, 200.0, 100.0, 100.0, seed).unwrap();
-        let sizes = p.hierarchy().level_sizes(&p);
+        let sizes = p.hierarchy().level_sizes();
         let (bottom, top) = (sizes[0] as f64, *sizes.last().unwrap() as f64);
         let levels = (sizes.len() - 1) as f64;
         assert!(levels >= 1.0, "n={n}: no hierarchy {sizes:?}");

@@ -107,14 +107,14 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{closing, directional_bound, safe_step, CcdOptions, DirectionalBound, RigidMotion};
-use crate::error::{MeshDefect, PolycdError};
-use crate::geometry::closest_on_triangle;
-use crate::hull::check_points;
-use crate::math::{DVec3, Pose};
-use crate::polyhedron::ConvexPolyhedron;
-use crate::predicates::strictly_above;
+use crate::core::error::{MeshDefect, PolycdError};
+use crate::core::geometry::closest_on_triangle;
+use crate::core::math::{DVec3, Pose};
+use crate::core::predicates::strictly_above;
+use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL, FLATNESS_REL};
 use crate::query::{self, Distance, PairCache};
-use crate::tolerance::{CCD_PIECE_REL, CONTACT_REL, FLATNESS_REL};
+use crate::shape::hull::check_points;
+use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// Largest number of triangles in one patch (bounds the decomposition's work per piece).
 pub const MAX_PATCH: usize = 256;
@@ -245,9 +245,9 @@ impl TriMesh {
         Ok(mesh)
     }
 
-    /// Reads a mesh file (`.obj`, `.off`, `.stl`) with [`crate::io::read_mesh`].
+    /// Reads a mesh file (`.obj`, `.off`, `.stl`) with [`crate::shape::io::read_mesh`].
     pub fn read(path: impl AsRef<std::path::Path>) -> Result<TriMesh, PolycdError> {
-        let (v, f) = crate::io::read_mesh(path)?;
+        let (v, f) = crate::shape::io::read_mesh(path)?;
         TriMesh::new(&v, &f)
     }
 
@@ -1140,7 +1140,7 @@ impl<'a> Traversal<'a> {
 ///
 /// Use [`RigidMotion::new`] with [`TriMesh::centroid`] as the reference point for the paper's
 /// motion. Guarantees as in [`crate::ccd`]: no contact on `[0, t)`, the distance at `t` at most
-/// the threshold (default [`crate::tolerance::CCD_DISTANCE_REL`] × the summed scales).
+/// the threshold (default [`crate::core::tolerance::CCD_DISTANCE_REL`] × the summed scales).
 pub fn time_of_contact(
     a: &TriMesh,
     motion_a: &RigidMotion,

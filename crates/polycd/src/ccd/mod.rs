@@ -53,18 +53,18 @@
 //!   the pair's coherence cache kept across the advancement steps; the paper uses SWIFT++'s
 //!   Voronoi marching, and the default (`Auto`) is [`Algorithm::VClip`], the closest here.
 //!
-//! [`CCD_DISTANCE_REL`]: crate::tolerance::CCD_DISTANCE_REL
+//! [`CCD_DISTANCE_REL`]: crate::core::tolerance::CCD_DISTANCE_REL
 
 pub mod mesh;
 mod motion;
 
 pub use motion::{closing, directional_bound, safe_step, DirectionalBound, RigidMotion};
 
-use crate::error::PolycdError;
-use crate::math::{DVec3, Pose};
-use crate::polyhedron::ConvexPolyhedron;
+use crate::core::error::PolycdError;
+use crate::core::math::{DVec3, Pose};
+use crate::core::tolerance::CCD_DISTANCE_REL;
 use crate::query::{self, Algorithm, Distance, FeaturePair, PairCache};
-use crate::tolerance::CCD_DISTANCE_REL;
+use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// Default bound on the number of advancement steps.
 pub const DEFAULT_MAX_ITERATIONS: u32 = 10_000;
@@ -75,7 +75,7 @@ pub struct CcdOptions {
     /// Stop when the distance is at most this (absolute length). `None`: [`CCD_DISTANCE_REL`]
     /// times the sum of the two shapes' scales (bounding radii).
     ///
-    /// [`CCD_DISTANCE_REL`]: crate::tolerance::CCD_DISTANCE_REL
+    /// [`CCD_DISTANCE_REL`]: crate::core::tolerance::CCD_DISTANCE_REL
     pub distance_threshold: Option<f64>,
     /// Bound on the number of advancement steps.
     pub max_iterations: u32,

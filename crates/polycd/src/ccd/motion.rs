@@ -1,8 +1,8 @@
 //! The interpolating motion of FAST §4.1 and the directional motion bound of §4.2 (Eq. 5).
 
-use crate::error::PolycdError;
-use crate::math::{DQuat, DVec3, Pose};
-use crate::polyhedron::ConvexPolyhedron;
+use crate::core::error::PolycdError;
+use crate::core::math::{DQuat, DVec3, Pose};
+use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// A rigid motion from pose `start` (t = 0) to pose `end` (t = 1) with constant translational
 /// velocity of a reference point and constant angular velocity (FAST §4.1).
@@ -39,11 +39,11 @@ pub struct RigidMotion {
 impl RigidMotion {
     /// The motion from `start` to `end` about the body-frame reference point `center`.
     /// Fails with [`PolycdError::NonFinitePose`] on non-finite input, and with
-    /// [`PolycdError::AbsurdMagnitude`] beyond [`MAX_COORDINATE`](crate::tolerance::MAX_COORDINATE).
+    /// [`PolycdError::AbsurdMagnitude`] beyond [`MAX_COORDINATE`](crate::core::tolerance::MAX_COORDINATE).
     pub fn new(start: Pose, end: Pose, center: DVec3) -> Result<Self, PolycdError> {
         // The query layer's pose checks (finite, non-zero quaternion, magnitude).
-        crate::query::checked_pose(&start)?;
-        crate::query::checked_pose(&end)?;
+        crate::contract::checked_pose(&start)?;
+        crate::contract::checked_pose(&end)?;
         if !center.is_finite() {
             return Err(PolycdError::NonFinitePose);
         }

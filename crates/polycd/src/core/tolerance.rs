@@ -1,7 +1,7 @@
 //! Every numerical tolerance polycd uses, in one place.
 //!
 //! Each tolerance is *relative*: it is multiplied by a length scale of the shapes involved
-//! (a polyhedron's [`scale`](crate::ConvexPolyhedron::scale), or a pair's scale: the sum of
+//! (a polyhedron's [`scale`](crate::shape::polyhedron::ConvexPolyhedron::scale), or a pair's scale: the sum of
 //! both shapes' scales plus the distance between their reference points, because the error of
 //! a coordinate after a pose is applied grows with the translation too). Combinatorial
 //! decisions in the hull use exact predicates and need no tolerance at all.

@@ -16,11 +16,30 @@
 //! a plain value the caller owns — one per pair — and is reused, without allocating, by the
 //! next query on that pair.
 
-use crate::error::PolycdError;
-use crate::math::{DMat3, DVec3, Plane, Pose};
-use crate::polyhedron::ConvexPolyhedron;
-use crate::tolerance::{CONTACT_REL, GRAZING_COS, QP_CHECK_REL};
+use crate::contract::{checked_pose, contact_tolerance_bound, pose_ok};
+pub use crate::contract::{
+    contact_tolerance, pair_scale, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex,
+    OverlapWitness, Penetration, Status,
+};
+use crate::core::error::PolycdError;
+use crate::core::math::{DVec3, Pose};
+use crate::core::tolerance::{GRAZING_COS, QP_CHECK_REL};
+use crate::shape::polyhedron::ConvexPolyhedron;
 use crate::{cd_dual, gjk, hs_jump, qp, vclip};
+
+/// `$pose` (a `&Pose`) validated: itself when [`pose_ok`] (no copy), else [`checked_pose`]'s
+/// normalised copy, bound to `$slot`; `?`-returns its error.
+macro_rules! checked {
+    ($pose:expr, $slot:ident) => {{
+        let p: &Pose = $pose;
+        if pose_ok(p) {
+            p
+        } else {
+            $slot = checked_pose(p)?;
+            &$slot
+        }
+    }};
+}
 
 /// Which algorithm answers a query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -73,256 +92,6 @@ impl Algorithm {
         let s = s.trim().to_ascii_lowercase().replace('-', "_");
         Algorithm::ALL.into_iter().find(|a| a.name() == s)
     }
-}
-
-/// A vertex, edge or face of a polyhedron (ids into its topology arrays).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Feature {
-    /// A vertex id.
-    Vertex(u32),
-    /// An edge id.
-    Edge(u32),
-    /// A face id.
-    Face(u32),
-}
-
-/// One feature on each shape.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FeaturePair {
-    /// Feature of shape A.
-    pub a: Feature,
-    /// Feature of shape B.
-    pub b: Feature,
-}
-
-/// Up to four vertices of the Minkowski difference A − B, each a pair (vertex of A, vertex of
-/// B), whose convex hull contains the origin: a certificate that A and B intersect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MinkowskiSimplex {
-    /// (vertex of A, vertex of B) pairs; only the first `len` are meaningful.
-    pub pairs: [(u32, u32); 4],
-    /// Number of pairs used (1..=4).
-    pub len: u8,
-}
-
-impl MinkowskiSimplex {
-    /// The pairs in use.
-    pub fn pairs(&self) -> &[(u32, u32)] {
-        &self.pairs[..self.len as usize]
-    }
-
-    /// A point common to both shapes (world frame) read off the simplex: with barycentric
-    /// weights `λ` of the origin in the hull of the differences `a_i − b_i`, `Σλ·a_i = Σλ·b_i`
-    /// lies in both (returned as the mean of the two sums). `None` for invalid ids or a
-    /// degenerate simplex that does not hold the origin.
-    pub fn common_point(
-        &self,
-        a: &ConvexPolyhedron,
-        pose_a: &Pose,
-        b: &ConvexPolyhedron,
-        pose_b: &Pose,
-    ) -> Option<DVec3> {
-        let n = (self.len as usize).min(4);
-        let mut pa = [DVec3::ZERO; 4];
-        let mut pb = [DVec3::ZERO; 4];
-        for (k, &(ia, ib)) in self.pairs[..n].iter().enumerate() {
-            if ia as usize >= a.vertices().len() || ib as usize >= b.vertices().len() {
-                return None;
-            }
-            pa[k] = pose_a.transform_point(a.vertex(ia));
-            pb[k] = pose_b.transform_point(b.vertex(ib));
-        }
-        let m: Vec<DVec3> = (0..n).map(|k| pa[k] - pb[k]).collect();
-        let w: [f64; 4] = match n {
-            1 => [1.0, 0.0, 0.0, 0.0],
-            2 => {
-                let e = m[1] - m[0];
-                let l2 = e.length_squared();
-                if !(l2 > 0.0) {
-                    return None;
-                }
-                let t = (-m[0].dot(e) / l2).clamp(0.0, 1.0);
-                [1.0 - t, t, 0.0, 0.0]
-            }
-            3 => {
-                let nrm = (m[1] - m[0]).cross(m[2] - m[0]);
-                let l2 = nrm.length_squared();
-                if !(l2 > 0.0) {
-                    return None;
-                }
-                let y = nrm * (nrm.dot(m[0]) / l2);
-                let l = [
-                    nrm.dot((m[1] - y).cross(m[2] - y)),
-                    nrm.dot((m[2] - y).cross(m[0] - y)),
-                    nrm.dot((m[0] - y).cross(m[1] - y)),
-                ];
-                [l[0].max(0.0), l[1].max(0.0), l[2].max(0.0), 0.0]
-            }
-            4 => {
-                let o = DVec3::ZERO;
-                let v = [
-                    (m[1] - o).dot((m[2] - o).cross(m[3] - o)),
-                    (o - m[0]).dot((m[2] - m[0]).cross(m[3] - m[0])),
-                    (m[1] - m[0]).dot((o - m[0]).cross(m[3] - m[0])),
-                    (m[1] - m[0]).dot((m[2] - m[0]).cross(o - m[0])),
-                ];
-                let vol = v[0] + v[1] + v[2] + v[3];
-                if !(vol.abs() > 0.0) {
-                    return None;
-                }
-                let w = [v[0] / vol, v[1] / vol, v[2] / vol, v[3] / vol];
-                // Flat tetrahedra (needles, slabs) make the direct weights inaccurate enough
-                // that the two sums below fall up to 1e-6 of the size apart: refined.
-                let w = crate::geometry::refine_affine_weights(w, &pa, &pb);
-                [w[0].max(0.0), w[1].max(0.0), w[2].max(0.0), w[3].max(0.0)]
-            }
-            _ => return None,
-        };
-        let sum: f64 = w.iter().sum();
-        if !(sum > 0.0) || !sum.is_finite() {
-            return None;
-        }
-        let mut p = DVec3::ZERO;
-        for k in 0..n {
-            p += (pa[k] + pb[k]) * (0.5 * w[k] / sum);
-        }
-        p.is_finite().then_some(p)
-    }
-}
-
-/// Why two shapes are known to intersect.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum OverlapWitness {
-    /// A point common to both shapes (world frame).
-    CommonPoint(DVec3),
-    /// Intersecting features (e.g. an edge of one piercing a face of the other, or a vertex
-    /// inside the other shape) and a point they share (world frame).
-    Features {
-        /// The features.
-        features: FeaturePair,
-        /// A common point.
-        point: DVec3,
-    },
-    /// A simplex of Minkowski-difference vertices containing the origin.
-    Simplex(MinkowskiSimplex),
-}
-
-/// Answer to [`intersect`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Intersection {
-    /// Disjoint. A lies in `normal · x < offset`, B in `normal · x > offset`.
-    Disjoint {
-        /// The separating plane (world frame).
-        plane: Plane,
-        /// Iterations the algorithm used.
-        iterations: u32,
-    },
-    /// The shapes touch: they share boundary points but (within the contact tolerance) no
-    /// interior points.
-    Touching {
-        /// A (near-)common boundary point (world frame).
-        point: DVec3,
-        /// A plane that weakly separates them (A below, B above).
-        plane: Plane,
-        /// Iterations.
-        iterations: u32,
-    },
-    /// The interiors overlap.
-    Overlapping {
-        /// The certificate.
-        witness: OverlapWitness,
-        /// Iterations.
-        iterations: u32,
-    },
-    /// The iteration bound was hit before an answer was certain.
-    NotConverged {
-        /// Iterations used (= the bound).
-        iterations: u32,
-    },
-}
-
-/// Penetration depth and direction.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Penetration {
-    /// Length of the shortest translation of B that separates the shapes.
-    pub depth: f64,
-    /// Its direction (unit, world frame): moving B by `depth · normal` makes them touch.
-    pub normal: DVec3,
-    /// Deepest point of A inside B / of B inside A after that translation's start (world).
-    pub point_a: DVec3,
-    /// Matching point on B (world).
-    pub point_b: DVec3,
-}
-
-/// Answer to [`distance`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Distance {
-    /// Separated (or touching, when `distance` is within the contact tolerance).
-    Separated {
-        /// Euclidean distance.
-        distance: f64,
-        /// Closest point on A (world frame).
-        point_a: DVec3,
-        /// Closest point on B (world frame).
-        point_b: DVec3,
-        /// Features of A and B carrying the closest points.
-        features: FeaturePair,
-        /// Iterations.
-        iterations: u32,
-    },
-    /// The shapes overlap.
-    Penetrating {
-        /// Why they overlap.
-        witness: OverlapWitness,
-        /// Penetration depth, when the algorithm computes it.
-        penetration: Option<Penetration>,
-        /// Iterations.
-        iterations: u32,
-    },
-    /// The iteration bound was hit.
-    NotConverged {
-        /// Iterations used.
-        iterations: u32,
-    },
-}
-
-/// Answer to [`directional`]: translating B by `t · direction` (unit direction, world frame).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Directional {
-    /// After translating B by `t · direction` the shapes just touch; `t` is the
-    /// smallest-magnitude such value (first contact when apart, shortest separating
-    /// translation along the line when overlapping, 0 when touching).
-    Contact {
-        /// The signed translation length.
-        t: f64,
-        /// The plane of contact after the translation (A below, B above), world frame.
-        plane: Plane,
-        /// Iterations.
-        iterations: u32,
-    },
-    /// No translation along this line makes the shapes touch.
-    Never {
-        /// Iterations.
-        iterations: u32,
-    },
-    /// The iteration bound was hit.
-    NotConverged {
-        /// Iterations used.
-        iterations: u32,
-    },
-}
-
-/// Contact status of a pair, as reported by the CLI and batch format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    /// Strictly apart.
-    Disjoint,
-    /// Touching within the contact tolerance.
-    Touching,
-    /// Interiors overlap.
-    Overlapping,
-    /// No answer (the algorithm did not converge).
-    Unknown,
 }
 
 /// Per-pair coherence state for every algorithm. Create one per pair with `Default` and pass
@@ -392,120 +161,6 @@ impl<T: Default> OnUse<T> {
     pub fn get_or_default(&mut self) -> &mut T {
         self.0.get_or_insert_with(Box::default)
     }
-}
-
-/// The length scale of a pair: both bounding radii plus the distance between the shapes'
-/// reference positions and their coordinate magnitudes (rounding grows with all of them).
-pub fn pair_scale(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
-    let ca = pose_a.transform_point(a.bounding_sphere().0);
-    let cb = pose_b.transform_point(b.bounding_sphere().0);
-    scale_with_centre_distance(a, pose_a, b, pose_b, (ca - cb).length())
-}
-
-/// [`pair_scale`] given the distance between the bounding-sphere centres.
-#[inline]
-fn scale_with_centre_distance(
-    a: &ConvexPolyhedron,
-    pose_a: &Pose,
-    b: &ConvexPolyhedron,
-    pose_b: &Pose,
-    centre_distance: f64,
-) -> f64 {
-    a.scale()
-        + b.scale()
-        + centre_distance
-        + a.magnitude().max(b.magnitude())
-        + pose_a
-            .translation
-            .abs()
-            .max_element()
-            .max(pose_b.translation.abs().max_element())
-}
-
-/// [`pair_scale`] from B's pose relative to A (`x ↦ rot·x + trans`, already at hand in the
-/// algorithms' setup): the centre distance is measured in A's frame, one matrix product
-/// instead of two quaternion rotations. Equal to [`pair_scale`] up to the rounding of that
-/// distance (a few ulps of a tolerance's scale).
-pub(crate) fn pair_scale_relative(
-    a: &ConvexPolyhedron,
-    pose_a: &Pose,
-    b: &ConvexPolyhedron,
-    pose_b: &Pose,
-    rot: &DMat3,
-    trans: DVec3,
-) -> f64 {
-    let d = a.bounding_sphere().0 - (*rot * b.bounding_sphere().0 + trans);
-    scale_with_centre_distance(a, pose_a, b, pose_b, d.length())
-}
-
-/// The contact tolerance for a pair: signed distances within it of zero mean "touching".
-pub fn contact_tolerance(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
-    CONTACT_REL * pair_scale(a, pose_a, b, pose_b)
-}
-
-/// An upper bound of [`contact_tolerance`] without rotations or square roots: the rotations
-/// preserve the lengths [`pair_scale`] measures (`|c_a − c_b| ≤ |t_a − t_b| + |c_a,local| +
-/// |c_b,local|`), each length is bounded by the sum of the absolute coordinates, the larger
-/// magnitude by the sum of both, and the relative slack covers the rounding. The shapes'
-/// terms are summed once per shape (`tol_extent`).
-#[inline]
-pub(crate) fn contact_tolerance_bound(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
-    let (ta, tb) = (pose_a.translation, pose_b.translation);
-    let upper = a.tol_extent + b.tol_extent + (ta - tb).abs().element_sum() + ta.abs().max(tb.abs()).max_element();
-    CONTACT_REL * upper * (1.0 + crate::tolerance::BOUND_SLACK_REL)
-}
-
-/// The common case of [`checked_pose`] in one test: a rotation of unit length within a few
-/// ulps (so finite and non-zero) and a translation within the coordinate bound (so finite),
-/// where every check passes and the pose is used as given.
-#[inline]
-fn pose_ok(p: &Pose) -> bool {
-    let l2 = p.rotation.length_squared();
-    (l2 - 1.0).abs() <= 0.25 * crate::tolerance::UNIT_QUAT_SLACK
-        && p.translation
-            .abs()
-            .cmple(DVec3::splat(crate::tolerance::MAX_COORDINATE))
-            .all()
-}
-
-/// `$pose` (a `&Pose`) validated: itself when [`pose_ok`] (no copy), else [`checked_pose`]'s
-/// normalised copy, bound to `$slot`; `?`-returns its error.
-macro_rules! checked {
-    ($pose:expr, $slot:ident) => {{
-        let p: &Pose = $pose;
-        if pose_ok(p) {
-            p
-        } else {
-            $slot = checked_pose(p)?;
-            &$slot
-        }
-    }};
-}
-
-/// The pose, validated (finite, a non-zero quaternion, translation within
-/// [`crate::tolerance::MAX_COORDINATE`]) and with its rotation normalised.
-#[inline]
-pub(crate) fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
-    if pose_ok(p) {
-        return Ok(*p);
-    }
-    if !p.translation.is_finite() || !p.rotation.is_finite() {
-        return Err(PolycdError::NonFinitePose);
-    }
-    let l2 = p.rotation.length_squared();
-    if !(l2 > crate::tolerance::ZERO_QUAT_NORM * crate::tolerance::ZERO_QUAT_NORM) {
-        return Err(PolycdError::ZeroQuaternion);
-    }
-    let m = p.translation.abs().max_element();
-    if m > crate::tolerance::MAX_COORDINATE {
-        return Err(PolycdError::AbsurdMagnitude { value: m });
-    }
-    // Unit within a few ulps already (the common case: poses built from unit quaternions):
-    // normalising again would only move it by rounding.
-    if (l2 - 1.0).abs() <= 0.25 * crate::tolerance::UNIT_QUAT_SLACK {
-        return Ok(*p);
-    }
-    Ok(Pose::new(p.rotation.normalize(), p.translation))
 }
 
 /// Do A (at `pose_a`) and B (at `pose_b`) intersect?
@@ -807,7 +462,7 @@ fn simplex_depth(
     let p = s
         .pairs
         .map(|(i, j)| pose_a.transform_point(a.vertex(i)) - pose_b.transform_point(b.vertex(j)));
-    crate::geometry::tetrahedron_depth(p)
+    crate::core::geometry::tetrahedron_depth(p)
 }
 
 /// Distance, closest points and closest features of A and B (or their penetration).
@@ -1063,96 +718,5 @@ fn settle_touching(
             iterations: r.iterations().saturating_add(iterations),
         }),
         _ => Ok(r),
-    }
-}
-
-impl Intersection {
-    /// The contact status.
-    pub fn status(&self) -> Status {
-        match self {
-            Intersection::Disjoint { .. } => Status::Disjoint,
-            Intersection::Touching { .. } => Status::Touching,
-            Intersection::Overlapping { .. } => Status::Overlapping,
-            Intersection::NotConverged { .. } => Status::Unknown,
-        }
-    }
-    /// Iterations used.
-    pub fn iterations(&self) -> u32 {
-        match *self {
-            Intersection::Disjoint { iterations, .. }
-            | Intersection::Touching { iterations, .. }
-            | Intersection::Overlapping { iterations, .. }
-            | Intersection::NotConverged { iterations } => iterations,
-        }
-    }
-    fn with_iterations(mut self, n: u32) -> Self {
-        match &mut self {
-            Intersection::Disjoint { iterations, .. }
-            | Intersection::Touching { iterations, .. }
-            | Intersection::Overlapping { iterations, .. }
-            | Intersection::NotConverged { iterations } => *iterations = n,
-        }
-        self
-    }
-}
-
-impl Distance {
-    /// The contact status, with `tolerance` (see [`contact_tolerance`]) separating touching
-    /// from disjoint and from shallow penetration.
-    pub fn status(&self, tolerance: f64) -> Status {
-        match self {
-            Distance::Separated { distance, .. } if *distance <= tolerance => Status::Touching,
-            Distance::Separated { .. } => Status::Disjoint,
-            Distance::Penetrating {
-                penetration: Some(p), ..
-            } if p.depth <= tolerance => Status::Touching,
-            Distance::Penetrating { .. } => Status::Overlapping,
-            Distance::NotConverged { .. } => Status::Unknown,
-        }
-    }
-    /// Distance when separated, minus the penetration depth when known, `None` otherwise.
-    pub fn signed_distance(&self) -> Option<f64> {
-        match self {
-            Distance::Separated { distance, .. } => Some(*distance),
-            Distance::Penetrating {
-                penetration: Some(p), ..
-            } => Some(-p.depth),
-            _ => None,
-        }
-    }
-    /// Iterations used.
-    pub fn iterations(&self) -> u32 {
-        match *self {
-            Distance::Separated { iterations, .. }
-            | Distance::Penetrating { iterations, .. }
-            | Distance::NotConverged { iterations } => iterations,
-        }
-    }
-    fn with_iterations(mut self, n: u32) -> Self {
-        match &mut self {
-            Distance::Separated { iterations, .. }
-            | Distance::Penetrating { iterations, .. }
-            | Distance::NotConverged { iterations } => *iterations = n,
-        }
-        self
-    }
-}
-
-impl Directional {
-    /// Iterations used.
-    pub fn iterations(&self) -> u32 {
-        match *self {
-            Directional::Contact { iterations, .. }
-            | Directional::Never { iterations }
-            | Directional::NotConverged { iterations } => iterations,
-        }
-    }
-    fn with_iterations(mut self, n: u32) -> Self {
-        match &mut self {
-            Directional::Contact { iterations, .. }
-            | Directional::Never { iterations }
-            | Directional::NotConverged { iterations } => *iterations = n,
-        }
-        self
     }
 }

@@ -34,9 +34,9 @@
 //! no extra geometry), and the levels are built by re-running the hull on the survivors rather
 //! than re-triangulating holes, which keeps the hull code the single source of topology.
 
-use crate::hull;
-use crate::math::DVec3;
-use crate::polyhedron::ConvexPolyhedron;
+use crate::core::math::DVec3;
+use crate::shape::hull;
+use crate::shape::topology::TopologyView;
 
 /// Vertices of at most this degree may be removed from a level. The theory needs ≤ 11 for a
 /// guaranteed fraction; ordering by degree makes the bound rarely matter in practice.
@@ -70,6 +70,8 @@ pub struct DkHierarchy {
     levels: Vec<Level>,
     /// Positions of the top level's vertices (local index order).
     top: Vec<DVec3>,
+    /// The polyhedron's vertex count (level 0).
+    base: usize,
 }
 
 impl DkHierarchy {
@@ -77,6 +79,7 @@ impl DkHierarchy {
         Self {
             levels: Vec::new(),
             top: Vec::new(),
+            base: 0,
         }
     }
 
@@ -86,18 +89,18 @@ impl DkHierarchy {
     }
 
     /// Vertex counts per level, bottom first.
-    pub fn level_sizes(&self, poly: &ConvexPolyhedron) -> Vec<usize> {
-        let mut v = vec![poly.vertices().len()];
+    pub fn level_sizes(&self) -> Vec<usize> {
+        let mut v = vec![self.base];
         v.extend(self.levels.iter().map(|l| l.meta.len().saturating_sub(1)));
         v
     }
 
-    pub(crate) fn build(poly: &ConvexPolyhedron) -> Self {
+    pub(crate) fn build(poly: &TopologyView) -> Self {
         let mut levels: Vec<Level> = Vec::new();
         // Current level: positions and CSR adjacency in local indices.
         let mut pos: Vec<DVec3> = poly.vertices().to_vec();
-        let mut adj_start: Vec<u32> = poly.adj_start.clone();
-        let mut adj: Vec<u32> = poly.adj_vertex.clone();
+        let mut adj_start: Vec<u32> = poly.adj_start.to_vec();
+        let mut adj: Vec<u32> = poly.adj_vertex.to_vec();
         // Scratch reused across levels.
         let mut by_degree: Vec<Vec<u32>> = vec![Vec::new(); MAX_REMOVED_DEGREE + 1];
         let mut state: Vec<u8> = Vec::new();
@@ -223,35 +226,33 @@ impl DkHierarchy {
         if levels.is_empty() {
             pos.clear();
         }
-        Self { levels, top: pos }
+        Self {
+            levels,
+            top: pos,
+            base: poly.vertices().len(),
+        }
     }
 
-    /// Support vertex (original id) along `dir`.
-    pub fn support(&self, poly: &ConvexPolyhedron, dir: DVec3) -> u32 {
+    /// Support vertex (original id) along `dir`; `None` when the hierarchy has no level
+    /// above the polyhedron (the caller scans).
+    pub(crate) fn support(&self, dir: DVec3) -> Option<u32> {
         if self.levels.is_empty() {
-            return poly.support_scan(dir);
+            return None;
         }
         let (mut best, mut v) = self.top_max(dir);
         for level in self.levels.iter().rev() {
             level.descend(dir, &mut best, &mut v);
         }
-        v as u32
+        Some(v as u32)
     }
 
-    /// Support vertices of two shapes at once: `self` (hierarchy of `poly`) along `dir` and
-    /// `other` (of `other_poly`) along `other_dir`. Each descent is a chain of dependent
+    /// Support vertices of two shapes at once: `self` along `dir` and `other` along
+    /// `other_dir` (`None` when either has no level above its polyhedron). Each descent is a chain of dependent
     /// loads; interleaving the two independent chains lets the processor overlap their
     /// latencies. The same answers as two [`support`](Self::support) calls.
-    pub fn support_pair(
-        &self,
-        poly: &ConvexPolyhedron,
-        dir: DVec3,
-        other: &DkHierarchy,
-        other_poly: &ConvexPolyhedron,
-        other_dir: DVec3,
-    ) -> (u32, u32) {
+    pub(crate) fn support_pair(&self, dir: DVec3, other: &DkHierarchy, other_dir: DVec3) -> Option<(u32, u32)> {
         if self.levels.is_empty() || other.levels.is_empty() {
-            return (self.support(poly, dir), other.support(other_poly, other_dir));
+            return None;
         }
         let (mut ba, mut va) = self.top_max(dir);
         let (mut bb, mut vb) = other.top_max(other_dir);
@@ -278,7 +279,7 @@ impl DkHierarchy {
                 (None, None) => break,
             }
         }
-        (va as u32, vb as u32)
+        Some((va as u32, vb as u32))
     }
 
     /// The top level's maximiser along `dir` (its value and local index): the first index

@@ -156,18 +156,19 @@
 //!   the two support vertices along the line between the centroids; a face–face pair (never
 //!   produced by the algorithm) starts from the first vertex of A's face.
 
-use crate::error::PolycdError;
-use crate::geometry::{closest_on_segment, closest_segment_segment};
-use crate::math::{DMat3, DVec3, Plane, Pose};
-use crate::polyhedron::ConvexPolyhedron;
-use crate::query::{
+use crate::contract::{
     contact_tolerance, contact_tolerance_bound, pair_scale, Distance, Feature, FeaturePair, Intersection,
     OverlapWitness,
 };
-use crate::tolerance::{DISTANCE_GAP_REL, PLANE_CHECK_REL, UNIT_QUAT_SLACK};
-use core::cell::Cell;
+use crate::core::error::PolycdError;
+use crate::core::geometry::{closest_on_segment, closest_segment_segment};
+use crate::core::math::{DMat3, DVec3, Plane, Pose};
+use crate::core::tolerance::{DISTANCE_GAP_REL, PLANE_CHECK_REL, UNIT_QUAT_SLACK};
+use crate::shape::polyhedron::ConvexPolyhedron;
+use crate::shape::tables::{AdjRec, FeRec};
+use std::cell::Cell;
 
-pub use crate::tolerance::CROSSING_EDGES_SIN2;
+pub use crate::core::tolerance::CROSSING_EDGES_SIN2;
 
 /// V-Clip's per-pair state: the last feature pair, the start of the next query.
 #[derive(Clone, Debug, Default)]
@@ -196,80 +197,6 @@ impl VClipCache {
     /// A cache whose next query starts from `pair` (e.g. to replay a recorded warm query).
     pub fn starting_at(pair: FeaturePair) -> Self {
         VClipCache { pair: Some(pair) }
-    }
-}
-
-/// V-Clip's per-shape tables: the Voronoi-plane vectors the handlers scan, computed once in
-/// the shape's local frame with the very expressions the handlers used to evaluate per call
-/// (so every plane keeps its value bit for bit), laid out next to the adjacency they belong
-/// to. Memory: 80 bytes per half-edge (40 in each table), about 3.3× the half-edge records
-/// (307 KB for the 642-vertex icosphere).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct VClipTables {
-    /// Per adjacency slot, in the CSR order of `neighbors` / `outgoing`.
-    adj: Vec<AdjRec>,
-    /// Per half-edge.
-    fe: Vec<FeRec>,
-}
-
-/// The edge from a vertex `v` to its neighbour `o` (one adjacency slot of `v`).
-#[derive(Clone, Copy, Debug)]
-struct AdjRec {
-    /// `v − o`: the vertex–edge plane of edge `(v, o)` at `v` is `w·(x − v)` (see [`ve_plane`]).
-    w: DVec3,
-    /// `1 / |v − o|²`, the scale of VV's violation score (a product, not a division, in the
-    /// handler: the division's latency sat on the path to VV's data-dependent branches).
-    inv_len2: f64,
-    /// The neighbour `o`.
-    nbr: u32,
-    /// The edge `(v, o)`.
-    edge: u32,
-}
-
-/// A half-edge `a → b` of a face `f`.
-#[derive(Clone, Copy, Debug)]
-struct FeRec {
-    /// `n_f × (b − a)`: the face–edge plane is `c·(x − a)` (see [`fe_plane`]).
-    c: DVec3,
-    /// `1 / |b − a|`, the scale of VF's violation (as `inv_len2` in [`AdjRec`]).
-    inv_len: f64,
-    /// The tail `a`.
-    origin: u32,
-    /// The edge.
-    edge: u32,
-}
-
-impl VClipTables {
-    pub(crate) fn build(poly: &ConvexPolyhedron) -> Self {
-        let nv = poly.vertices().len() as u32;
-        let mut adj = Vec::with_capacity(poly.adj_vertex.len());
-        for v in 0..nv {
-            let x = poly.vertex(v);
-            for (&o, &h) in poly.neighbors(v).iter().zip(poly.outgoing(v)) {
-                let w = x - poly.vertex(o);
-                adj.push(AdjRec {
-                    w,
-                    inv_len2: 1.0 / w.length_squared(),
-                    nbr: o,
-                    edge: poly.half_edge(h).edge,
-                });
-            }
-        }
-        let fe = poly
-            .half_edges()
-            .iter()
-            .map(|he| {
-                let a = poly.vertex(he.origin);
-                let b = poly.vertex(poly.half_edge(he.next).origin);
-                FeRec {
-                    c: poly.face(he.face).normal.cross(b - a),
-                    inv_len: 1.0 / (b - a).length(),
-                    origin: he.origin,
-                    edge: he.edge,
-                }
-            })
-            .collect();
-        VClipTables { adj, fe }
     }
 }
 

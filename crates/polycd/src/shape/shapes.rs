@@ -1,9 +1,9 @@
 //! Shape generators for tests, demos and benchmarks, and the built-in shape specifications
 //! the CLI and batch format accept (`box:1,2,3`, `icosphere:3`, `ellipsoid:200,100,100:1000:7`…).
 
-use crate::error::PolycdError;
-use crate::math::DVec3;
-use crate::polyhedron::ConvexPolyhedron;
+use crate::core::error::PolycdError;
+use crate::core::math::DVec3;
+use crate::shape::polyhedron::ConvexPolyhedron;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -141,7 +141,7 @@ pub fn cone(n: u32, r: f64, h: f64) -> Result<ConvexPolyhedron, PolycdError> {
 /// `tube` must stay below the centre line's self-distance (0.4 is safe for (2, 3)) or the
 /// surface self-intersects. Returns vertices and triangles ([`crate::ccd::mesh::TriMesh::new`]
 /// builds the solid).
-pub fn torus_knot(p: u32, q: u32, segments: u32, sides: u32, tube: f64) -> Result<crate::io::Mesh, PolycdError> {
+pub fn torus_knot(p: u32, q: u32, segments: u32, sides: u32, tube: f64) -> Result<crate::shape::io::Mesh, PolycdError> {
     if p == 0 || q == 0 || segments < 3 || sides < 3 || !(tube.is_finite() && tube > 0.0) {
         return Err(PolycdError::ShapeSpec {
             spec: format!("torus-knot:{p},{q}:{segments},{sides}:{tube}"),
@@ -224,7 +224,7 @@ pub fn unit_vector<R: Rng>(rng: &mut R) -> DVec3 {
 }
 
 /// A uniformly distributed rotation.
-pub fn random_rotation<R: Rng>(rng: &mut R) -> crate::math::DQuat {
+pub fn random_rotation<R: Rng>(rng: &mut R) -> crate::core::math::DQuat {
     loop {
         let q = glam::DVec4::new(
             rng.random_range(-1.0..1.0),
@@ -235,7 +235,7 @@ pub fn random_rotation<R: Rng>(rng: &mut R) -> crate::math::DQuat {
         let l2 = q.length_squared();
         if l2 > 1e-6 && l2 <= 1.0 {
             let q = q / l2.sqrt();
-            return crate::math::DQuat::from_xyzw(q.x, q.y, q.z, q.w);
+            return crate::core::math::DQuat::from_xyzw(q.x, q.y, q.z, q.w);
         }
     }
 }

@@ -4,7 +4,7 @@
 //! answer is the sign of the exact determinant of the floating-point inputs, whatever their
 //! magnitude, so combinatorial decisions built on them are consistent with each other.
 
-use crate::math::DVec3;
+use crate::core::math::DVec3;
 
 /// Where a point lies relative to an oriented plane through three points.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

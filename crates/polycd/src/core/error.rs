@@ -46,7 +46,7 @@ pub enum PolycdError {
     #[error("rotation quaternion has zero length")]
     ZeroQuaternion,
     /// A rotation quaternion too far from unit length to be a rotation with rounding drift
-    /// (see [`crate::tolerance::POSE_UNIT_SLACK`]).
+    /// (see [`crate::core::tolerance::POSE_UNIT_SLACK`]).
     #[error("rotation quaternion has length {length}, not 1")]
     NonUnitQuaternion {
         /// Its length.

@@ -88,16 +88,16 @@
 //! many-body scene (1 000 bodies, density 0.2, callgrind) then takes 5.1 instead of 5.8
 //! expansions per run; should the warm run break, the cold run follows.
 
-use crate::error::PolycdError;
-use crate::math::{DMat3, DQuat, DVec3, Plane, Pose};
-use crate::polyhedron::ConvexPolyhedron;
-use crate::query::{
+use crate::contract::{
     pair_scale_relative, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
     Penetration,
 };
-use crate::tolerance::{CONTACT_REL, DISTANCE_GAP_REL, SLIVER_HEIGHT_RATIO, WEIGHT_TIE};
+use crate::core::error::PolycdError;
+use crate::core::math::{DMat3, DQuat, DVec3, Plane, Pose};
+use crate::core::tolerance::{CONTACT_REL, DISTANCE_GAP_REL, SLIVER_HEIGHT_RATIO, WEIGHT_TIE};
+use crate::shape::polyhedron::ConvexPolyhedron;
 
-pub use crate::tolerance::ACCEPT_GAP_REL;
+pub use crate::core::tolerance::ACCEPT_GAP_REL;
 
 /// Consecutive GJK steps allowed whose `|v|²` equals the previous one in floating point.
 const MAX_FLAT_STEPS: u32 = 8;
@@ -301,7 +301,8 @@ impl<'a> Ctx<'a> {
             // `contact_tolerance` is `CONTACT_REL × pair_scale`: the same value, one scale.
             tol: CONTACT_REL * scale,
             max_iter: BASE_ITERATIONS + pairs.min(MAX_PAIR_BOUND as u64) as u32,
-            paired: a.vertices().len() > crate::support::SMALL_SCAN && b.vertices().len() > crate::support::SMALL_SCAN,
+            paired: a.vertices().len() > crate::shape::support::SMALL_SCAN
+                && b.vertices().len() > crate::shape::support::SMALL_SCAN,
         }
     }
     #[inline]
@@ -390,7 +391,7 @@ impl<'a> Ctx<'a> {
 /// overlapping 67.7k → 66.6k).
 #[inline]
 fn climb_start(p: &ConvexPolyhedron, d: DVec3, warm: u32) -> u32 {
-    if p.vertices().len() <= crate::support::SMALL_SCAN {
+    if p.vertices().len() <= crate::shape::support::SMALL_SCAN {
         warm
     } else {
         p.hint_start(d)
@@ -658,9 +659,9 @@ const SUBSETS: [(u32, [usize; 4], usize); 15] = [
 ];
 
 /// One step of iterative refinement of the simplex's nearest point (see
-/// [`crate::geometry::refine_nearest`]).
+/// [`crate::core::geometry::refine_nearest`]).
 fn refine(s: &Simplex, v: DVec3) -> DVec3 {
-    crate::geometry::refine_nearest(&[s.v[0].w, s.v[1].w, s.v[2].w], s.n, v)
+    crate::core::geometry::refine_nearest(&[s.v[0].w, s.v[1].w, s.v[2].w], s.n, v)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1547,7 +1548,7 @@ pub fn intersect(
             // Clearly inside the tetrahedron (a certified lower bound on the depth beyond
             // the contact tolerance): overlap without EPA.
             let p = [sim.v[0].w, sim.v[1].w, sim.v[2].w, sim.v[3].w];
-            if crate::geometry::tetrahedron_depth(p) > ctx.tol {
+            if crate::core::geometry::tetrahedron_depth(p) > ctx.tol {
                 return Ok(Intersection::Overlapping {
                     witness: OverlapWitness::Simplex(sim.witness()),
                     iterations: iters,
@@ -1731,7 +1732,7 @@ fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, max_lambda:
         let vr = v.dot(r);
         let err_vr = 4.0 * f64::EPSILON * vlen * r.abs().element_sum();
         let err_vw = 4.0 * f64::EPSILON * vlen * w.abs().element_sum();
-        let certain = vr <= -crate::tolerance::RAY_STEP_CERTAIN * err_vr;
+        let certain = vr <= -crate::core::tolerance::RAY_STEP_CERTAIN * err_vr;
         if vw > 0.0 && (certain || vw > err_vw) {
             // Certainly beyond the plane and certainly not approaching it: the ray never
             // meets M.
@@ -1965,7 +1966,7 @@ pub fn directional(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shapes;
+    use crate::shape::shapes;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 

@@ -28,10 +28,10 @@
 //! Departures: none from the formats; OFF files without the `OFF` keyword (counts first) are
 //! accepted, as many tools write them.
 
-use crate::error::PolycdError;
-use crate::math::DVec3;
-use crate::polyhedron::ConvexPolyhedron;
-use crate::tolerance::MAX_COORDINATE;
+use crate::core::error::PolycdError;
+use crate::core::math::DVec3;
+use crate::core::tolerance::MAX_COORDINATE;
+use crate::shape::polyhedron::ConvexPolyhedron;
 use std::io::Write;
 use std::path::Path;
 

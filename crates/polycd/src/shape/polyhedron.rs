@@ -10,55 +10,16 @@
 //!
 //! Shapes are immutable after construction and `Send + Sync`; every query borrows them.
 
-use crate::dk::DkHierarchy;
-use crate::error::PolycdError;
-use crate::hull;
-use crate::math::{DVec3, Plane};
-use crate::query::Feature;
-use crate::support::{ScanBlocks, SupportHints, VertexCones};
-use crate::tolerance::{DEPTH_ROUND_DOWN, FACE_MERGE_COS, FEATURE_SNAP_REL, VALIDATION_REL};
+use crate::core::error::PolycdError;
+use crate::core::math::{DVec3, Plane};
+use crate::core::tolerance::{DEPTH_ROUND_DOWN, FACE_MERGE_COS, FEATURE_SNAP_REL, VALIDATION_REL};
+use crate::shape::dk::DkHierarchy;
+use crate::shape::feature::Feature;
+use crate::shape::hull;
+use crate::shape::tables::{ScanBlocks, StartTable, SupportHints, VClipTables, VertexCones};
+use crate::shape::topology::TopologyView;
+pub use crate::shape::topology::{Edge, Face, HalfEdge};
 use std::collections::HashMap;
-
-/// A directed half of an edge, bounding one face.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HalfEdge {
-    /// Vertex it starts at.
-    pub origin: u32,
-    /// The opposite half-edge (same edge, other face).
-    pub twin: u32,
-    /// Next half-edge counter-clockwise around the same face.
-    pub next: u32,
-    /// Previous half-edge around the same face.
-    pub prev: u32,
-    /// The face it bounds.
-    pub face: u32,
-    /// The undirected edge it belongs to.
-    pub edge: u32,
-}
-
-/// An undirected edge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Edge {
-    /// `[tail, head]`.
-    pub vertices: [u32; 2],
-    /// `[left, right]`: `left` bounds tail → head counter-clockwise, `right` head → tail.
-    pub faces: [u32; 2],
-    /// The half-edge tail → head (it lies in `faces[0]`).
-    pub half_edge: u32,
-}
-
-/// A polygonal face.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Face {
-    /// Outward unit normal.
-    pub normal: DVec3,
-    /// Plane offset: `normal · x = offset` for points of the face.
-    pub offset: f64,
-    /// First half-edge of its boundary.
-    pub half_edge: u32,
-    /// Number of boundary edges (= vertices).
-    pub len: u32,
-}
 
 /// A convex polyhedron with full vertex/edge/face topology.
 #[derive(Clone, Debug)]
@@ -88,16 +49,16 @@ pub struct ConvexPolyhedron {
     /// `query::contact_tolerance_bound`, summed once here.
     pub(crate) tol_extent: f64,
     pub(crate) dk: DkHierarchy,
-    /// Hill-climbing starts by direction (see [`crate::support`]).
+    /// Hill-climbing starts by direction (see [`crate::shape::support`]).
     pub(crate) hints: SupportHints,
-    /// Small hulls' vertices laid out for the support scan (see [`crate::support`]).
+    /// Small hulls' vertices laid out for the support scan (see [`crate::shape::support`]).
     pub(crate) scan_blocks: ScanBlocks,
-    /// Inscribed normal cones per vertex (see [`crate::support`]; HS-jump's paired climbs).
+    /// Inscribed normal cones per vertex (see [`crate::shape::support`]; HS-jump's paired climbs).
     pub(crate) cones: VertexCones,
     /// CD-Dual's per-shape precomputation (inertia ellipsoid, stack sizing).
-    pub(crate) start_table: crate::cd_dual::StartTable,
+    pub(crate) start_table: StartTable,
     /// V-Clip's Voronoi-plane vectors per half-edge (see [`crate::vclip`]).
-    pub(crate) vclip: crate::vclip::VClipTables,
+    pub(crate) vclip: VClipTables,
 }
 
 /// What [`ConvexPolyhedron::validate`] found.
@@ -413,16 +374,35 @@ impl ConvexPolyhedron {
             hints: SupportHints::default(),
             scan_blocks: ScanBlocks::default(),
             cones: VertexCones::default(),
-            start_table: crate::cd_dual::StartTable::default(),
-            vclip: crate::vclip::VClipTables::default(),
+            start_table: StartTable::default(),
+            vclip: VClipTables::default(),
         };
-        poly.dk = DkHierarchy::build(&poly);
-        poly.hints = SupportHints::build(&poly);
-        poly.scan_blocks = ScanBlocks::build(&poly);
-        poly.cones = VertexCones::build(&poly);
-        poly.start_table = crate::cd_dual::StartTable::build(&poly);
-        poly.vclip = crate::vclip::VClipTables::build(&poly);
+        poly.dk = DkHierarchy::build(&poly.topology());
+        poly.hints = SupportHints::build(
+            poly.vertices.len(),
+            |d| poly.support_scan(d),
+            |d, v| poly.support_climb(d, v),
+        );
+        let view = poly.topology();
+        let (scan_blocks, cones) = (ScanBlocks::build(&view), VertexCones::build(&view));
+        let (start_table, vclip) = (StartTable::build(&view), VClipTables::build(&view));
+        poly.scan_blocks = scan_blocks;
+        poly.cones = cones;
+        poly.start_table = start_table;
+        poly.vclip = vclip;
         Ok(poly)
+    }
+
+    /// The topology arrays, borrowed for the table builders.
+    pub(crate) fn topology(&self) -> TopologyView<'_> {
+        TopologyView {
+            vertices: &self.vertices,
+            half_edges: &self.half_edges,
+            faces: &self.faces,
+            adj_start: &self.adj_start,
+            adj_vertex: &self.adj_vertex,
+            adj_half_edge: &self.adj_half_edge,
+        }
     }
 
     /// Vertex positions (local frame).
@@ -554,7 +534,8 @@ impl ConvexPolyhedron {
         }
         let mut edge = (f64::INFINITY, Feature::Vertex(0));
         for (i, e) in self.edges().iter().enumerate() {
-            let (q, _) = crate::geometry::closest_on_segment(p, self.vertex(e.vertices[0]), self.vertex(e.vertices[1]));
+            let (q, _) =
+                crate::core::geometry::closest_on_segment(p, self.vertex(e.vertices[0]), self.vertex(e.vertices[1]));
             let d = (q - p).length();
             if d < edge.0 {
                 edge = (d, Feature::Edge(i as u32));

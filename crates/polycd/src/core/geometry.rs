@@ -1,6 +1,6 @@
 //! Small closest-point kernels shared by the algorithms and the oracle.
 
-use crate::math::DVec3;
+use crate::core::math::DVec3;
 
 /// Closest point to `p` on the segment `[a, b]`, and its parameter in `[0, 1]`.
 #[inline]
@@ -131,7 +131,8 @@ pub(crate) fn refine_nearest(p: &[DVec3; 3], n: usize, v: DVec3) -> DVec3 {
             let c1 = (g22 * r1 - g12 * r2) / det;
             let c2 = (g11 * r2 - g12 * r1) / det;
             let nv = v - e1 * c1 - e2 * c2;
-            if nv.is_finite() && nv.length_squared() <= v.length_squared() * (1.0 + crate::tolerance::REFINE_GROWTH_REL)
+            if nv.is_finite()
+                && nv.length_squared() <= v.length_squared() * (1.0 + crate::core::tolerance::REFINE_GROWTH_REL)
             {
                 nv
             } else {

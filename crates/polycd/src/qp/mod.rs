@@ -72,19 +72,19 @@
 //! 1e-8 × scale means the optimal points (and weights) are not unique. The returned weights
 //! λ, σ are the polished ones (≤ 4 non-zero); the IPM's (≈ analytic centre) are kept too.
 
-use crate::error::PolycdError;
-use crate::math::{DMat3, DVec3, Plane, Pose};
-use crate::polyhedron::ConvexPolyhedron;
-use crate::query::{
+use crate::contract::{
     contact_tolerance, pair_scale, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness,
 };
-use crate::tolerance::{AGREEMENT_REL, CONTACT_REL, DISTANCE_GAP_REL, MAX_COORDINATE, WEIGHT_TIE};
+use crate::core::error::PolycdError;
+use crate::core::math::{DMat3, DVec3, Plane, Pose};
+use crate::core::tolerance::{AGREEMENT_REL, CONTACT_REL, DISTANCE_GAP_REL, MAX_COORDINATE, WEIGHT_TIE};
+use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// Cap on the major cycles of one Wolfe run. Wolfe's algorithm on polytopes with support
 /// mapping needs a few dozen; the cap only guards against numerical cycling.
 pub const MAX_ITERATIONS: u32 = 1000;
 
-pub use crate::tolerance::ACCEPT_GAP_REL;
+pub use crate::core::tolerance::ACCEPT_GAP_REL;
 
 /// Consecutive major cycles of Wolfe's algorithm that may be settled by a rounding tie
 /// (no strict decrease of ‖x‖) before the run counts as stalled: ties only swap in a larger
@@ -92,7 +92,7 @@ pub use crate::tolerance::ACCEPT_GAP_REL;
 /// termination argument (every other cycle strictly decreases ‖x‖).
 const MAX_TIE_STEPS: u32 = 4;
 
-pub use crate::tolerance::IPM_AGREEMENT;
+pub use crate::core::tolerance::IPM_AGREEMENT;
 
 // ---------------------------------------------------------------------------------------
 // Public types
@@ -538,7 +538,7 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: &SupPt, s: f64, gap_abs: f64, c: &mut 
             if alpha[..c.n].iter().all(|&a| a > 0.0) {
                 // Refined as in GJK: near contact the affine minimiser's direction is only as
                 // good as the coordinates' rounding, and the duality gap reads that direction.
-                c.x = crate::geometry::refine_nearest(&[c.m[0], c.m[1], c.m[2]], c.n, y);
+                c.x = crate::core::geometry::refine_nearest(&[c.m[0], c.m[1], c.m[2]], c.n, y);
                 c.w = alpha;
                 settled = true;
                 break;
@@ -563,7 +563,7 @@ fn mnp<S: PairSupport>(sup: &mut S, seed: &SupPt, s: f64, gap_abs: f64, c: &mut 
                     for wk in &mut w[..c.n] {
                         *wk /= sum;
                     }
-                    c.x = crate::geometry::refine_nearest(&[c.m[0], c.m[1], c.m[2]], c.n, y);
+                    c.x = crate::core::geometry::refine_nearest(&[c.m[0], c.m[1], c.m[2]], c.n, y);
                     c.w = w;
                     settled = true;
                     tie = true;

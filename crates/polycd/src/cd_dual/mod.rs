@@ -191,51 +191,13 @@
 //!   treated as meeting M; the resulting `c` lies on ∂M and the answer is as good as the
 //!   floating-point faces allow.
 
-use crate::error::PolycdError;
-use crate::math::{DMat3, DVec3, Plane, Pose};
-use crate::polyhedron::ConvexPolyhedron;
-use crate::query::{contact_tolerance, Directional, Feature, FeaturePair, Intersection, OverlapWitness};
-use crate::tolerance::{COPLANAR_REL, OVERLAP_CERT_REL, RAY_HIT_REL, SILHOUETTE_MARGIN, WITNESS_SPLIT_REL};
+use crate::contract::{contact_tolerance, Directional, Feature, FeaturePair, Intersection, OverlapWitness};
+use crate::core::error::PolycdError;
+use crate::core::math::{DMat3, DVec3, Plane, Pose};
+use crate::core::tolerance::{COPLANAR_REL, OVERLAP_CERT_REL, RAY_HIT_REL, SILHOUETTE_MARGIN, WITNESS_SPLIT_REL};
+use crate::shape::polyhedron::ConvexPolyhedron;
+use crate::shape::tables::StartTable;
 use std::time::Instant;
-
-/// CD-Dual's per-shape precomputation, built with the shape: the vertices' mean and
-/// covariance (the shape's ellipsoid of inertia, which models M for the start face, see
-/// [`Ctx::heuristic_face`]) and the sizes that bound the Search-EE stack. Cold starts of its
-/// support queries use the shape's direction table (`ConvexPolyhedron::hint_start`).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct StartTable {
-    /// Mean and covariance of the vertices.
-    mean: DVec3,
-    cov: DMat3,
-    /// `det(cov)`.
-    cov_det: f64,
-    /// Longest face boundary and largest vertex degree: they size the Search-EE stack.
-    max_face_len: usize,
-    max_degree: usize,
-}
-
-impl StartTable {
-    pub(crate) fn build(poly: &ConvexPolyhedron) -> Self {
-        let n = poly.vertices().len();
-        let inv = 1.0 / n.max(1) as f64;
-        let mean = poly.vertices().iter().fold(DVec3::ZERO, |s, v| s + *v) * inv;
-        let mut cov = DMat3::ZERO;
-        for v in poly.vertices() {
-            let d = *v - mean;
-            cov += DMat3::from_cols(d * d.x, d * d.y, d * d.z);
-        }
-        let cov = cov * inv;
-        let max_face_len = poly.faces().iter().map(|f| f.len as usize).max().unwrap_or(0);
-        let max_degree = (0..n as u32).map(|v| poly.neighbors(v).len()).max().unwrap_or(0);
-        Self {
-            mean,
-            cov,
-            cov_det: cov.determinant(),
-            max_face_len,
-            max_degree,
-        }
-    }
-}
 
 /// Which of the three face families of `M = P ⊕ (−Q)` a face belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -615,7 +577,7 @@ struct Ctx<'a> {
 /// Exact sign of `det[x, y, z] = (x × y) · z` (`orient3d(o, x, y, z)`, float-filtered).
 #[inline]
 fn vol(x: DVec3, y: DVec3, z: DVec3) -> i32 {
-    crate::predicates::det_sign(x, y, z) as i32
+    crate::core::predicates::det_sign(x, y, z) as i32
 }
 
 /// §4.3: do the minor great arcs `a→b` and `c→d` cross at a single interior point? Exact
@@ -2497,10 +2459,10 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
         let mut crossings = 0;
         for _ in 0..20_000 {
-            let a = crate::shapes::unit_vector(&mut rng);
-            let mut b = crate::shapes::unit_vector(&mut rng);
-            let c = crate::shapes::unit_vector(&mut rng);
-            let mut d = crate::shapes::unit_vector(&mut rng);
+            let a = crate::shape::shapes::unit_vector(&mut rng);
+            let mut b = crate::shape::shapes::unit_vector(&mut rng);
+            let c = crate::shape::shapes::unit_vector(&mut rng);
+            let mut d = crate::shape::shapes::unit_vector(&mut rng);
             if rng.random_range(0..2) == 0 {
                 b = (a + b * 0.7).normalize();
                 d = (c + d * 0.7).normalize();

@@ -122,10 +122,10 @@
 //! float dot products; a plane claimed within rounding of contact (≈1e-16 of the scale) may be
 //! off by that rounding — the query layer owns the contact band.
 
-use crate::error::PolycdError;
-use crate::math::{DMat3, DVec3, Plane, Pose};
-use crate::polyhedron::ConvexPolyhedron;
-use crate::query::{contact_tolerance, Intersection, MinkowskiSimplex, OverlapWitness};
+use crate::contract::{contact_tolerance, Intersection, MinkowskiSimplex, OverlapWitness};
+use crate::core::error::PolycdError;
+use crate::core::math::{DMat3, DVec3, Plane, Pose};
+use crate::shape::polyhedron::ConvexPolyhedron;
 use std::collections::HashSet;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -263,14 +263,14 @@ impl HsJumpCache {
         if low > 8.0 * r2 * margin {
             return true;
         }
-        crate::geometry::tetrahedron_depth(p) > margin
+        crate::core::geometry::tetrahedron_depth(p) > margin
     }
 }
 
 // ---------------------------------------------------------------------------------------
 // Exact signs.
 
-use crate::geometry::{two_prod, two_sum};
+use crate::core::geometry::{two_prod, two_sum};
 
 /// Exact sign of `a · b` for float vectors (exact unless products underflow).
 #[inline]
@@ -324,10 +324,10 @@ fn dot_sign_exact(a: DVec3, b: DVec3, mag: f64) -> i8 {
 }
 
 /// Exact sign of `det[x, y, z] = (x × y) · z` (float-filtered, see
-/// [`crate::predicates::det_sign`]).
+/// [`crate::core::predicates::det_sign`]).
 #[inline]
 fn det_sign(x: DVec3, y: DVec3, z: DVec3) -> i8 {
-    crate::predicates::det_sign(x, y, z)
+    crate::core::predicates::det_sign(x, y, z)
 }
 
 /// Exactly parallel (cross product exactly zero).
@@ -724,7 +724,7 @@ impl HsJumpCache {
                 let (a, b) = (self.d(self.edges[0]), self.d(self.edges[1]));
                 let (ua, ub) = (self.u(self.edges[0]), self.u(self.edges[1]));
                 let mid = ua + ub;
-                if mid.length() > crate::tolerance::ANTIPODAL_SUM_MIN {
+                if mid.length() > crate::core::tolerance::ANTIPODAL_SUM_MIN {
                     mid
                 } else {
                     // Nearly antiparallel: the bisector as a cross product is better conditioned.
@@ -1138,7 +1138,7 @@ mod tests {
                         rng.random_range(-2..=2) as f64,
                     )
                 } else {
-                    crate::shapes::unit_vector(&mut rng)
+                    crate::shape::shapes::unit_vector(&mut rng)
                 };
                 if d == DVec3::ZERO {
                     continue;

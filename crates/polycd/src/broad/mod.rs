@@ -54,17 +54,17 @@
 //!   resized boxes from hill-climbing the extreme vertices. The [`World`] uses the latter:
 //!   six hinted, warm-started support climbs per moved body (`support_climb_hinted`; small
 //!   hulls: one pass over the vertices, cheaper), exact up to rounding and as tight as the
-//!   body, padded by [`crate::tolerance::AABB_PAD_REL`].
+//!   body, padded by [`crate::core::tolerance::AABB_PAD_REL`].
 //!
 //! The [`World`] below puts bodies (shape, pose, margin) on top, runs the narrow phase on
 //! the candidates through [`crate::query`] with the chosen [`Algorithm`], and lists the
 //! answers in a deterministic order (sorted by body handle).
 
-use crate::error::PolycdError;
-use crate::math::{DMat3, DVec3, Pose};
-use crate::polyhedron::ConvexPolyhedron;
+use crate::core::error::PolycdError;
+use crate::core::math::{DMat3, DVec3, Pose};
+use crate::core::tolerance::{AABB_PAD_REL, MAX_COORDINATE, POSE_UNIT_SLACK};
 use crate::query::{self, Algorithm, Distance, Intersection, PairCache, Status};
-use crate::tolerance::{AABB_PAD_REL, MAX_COORDINATE, POSE_UNIT_SLACK};
+use crate::shape::polyhedron::ConvexPolyhedron;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
@@ -1134,7 +1134,7 @@ impl World {
 fn checked_unit_pose(p: &Pose) -> Result<Pose, PolycdError> {
     // The query layer's checks (finite, non-zero quaternion, magnitude) and normalisation,
     // plus the world's own: a quaternion far from unit is refused, not normalised.
-    let checked = crate::query::checked_pose(p)?;
+    let checked = crate::contract::checked_pose(p)?;
     let l2 = p.rotation.length_squared();
     if (l2 - 1.0).abs() > POSE_UNIT_SLACK {
         return Err(PolycdError::NonUnitQuaternion { length: l2.sqrt() });

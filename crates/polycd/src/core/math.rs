@@ -44,9 +44,9 @@ impl Pose {
 
     /// Builds a pose from a translation and a quaternion given scalar-first `[w, x, y, z]`,
     /// normalising the quaternion. Fails on non-finite values or a (near) zero quaternion.
-    pub fn try_from_wxyz(translation: [f64; 3], wxyz: [f64; 4]) -> Result<Self, crate::PolycdError> {
+    pub fn try_from_wxyz(translation: [f64; 3], wxyz: [f64; 4]) -> Result<Self, crate::core::error::PolycdError> {
         if translation.iter().chain(wxyz.iter()).any(|c| !c.is_finite()) {
-            return Err(crate::PolycdError::NonFinitePose);
+            return Err(crate::core::error::PolycdError::NonFinitePose);
         }
         let q = DQuat::from_xyzw(wxyz[1], wxyz[2], wxyz[3], wxyz[0]);
         let mut n = q.length();
@@ -55,12 +55,12 @@ impl Pose {
             let m = wxyz.iter().fold(0.0f64, |m, c| m.max(c.abs()));
             n = m * (q / m).length();
         }
-        if !(n > crate::tolerance::ZERO_QUAT_NORM) || !n.is_finite() {
-            return Err(crate::PolycdError::ZeroQuaternion);
+        if !(n > crate::core::tolerance::ZERO_QUAT_NORM) || !n.is_finite() {
+            return Err(crate::core::error::PolycdError::ZeroQuaternion);
         }
         let t = DVec3::from_array(translation);
-        if t.abs().max_element() > crate::tolerance::MAX_COORDINATE {
-            return Err(crate::PolycdError::AbsurdMagnitude {
+        if t.abs().max_element() > crate::core::tolerance::MAX_COORDINATE {
+            return Err(crate::core::error::PolycdError::AbsurdMagnitude {
                 value: t.abs().max_element(),
             });
         }
@@ -137,7 +137,7 @@ impl Pose {
     }
 }
 
-impl core::ops::Mul for Pose {
+impl std::ops::Mul for Pose {
     type Output = Pose;
     fn mul(self, rhs: Pose) -> Pose {
         self.compose(&rhs)

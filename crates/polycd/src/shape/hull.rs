@@ -22,10 +22,10 @@
 //! Float arithmetic only chooses *which* point to add next (the farthest), never whether a
 //! point is outside.
 
-use crate::error::PolycdError;
-use crate::math::DVec3;
-use crate::predicates::{orient3d, strictly_above, Orientation};
-use crate::tolerance::{COPLANAR_REL, FLATNESS_REL, MAX_COORDINATE};
+use crate::core::error::PolycdError;
+use crate::core::math::DVec3;
+use crate::core::predicates::{orient3d, strictly_above, Orientation};
+use crate::core::tolerance::{COPLANAR_REL, FLATNESS_REL, MAX_COORDINATE};
 use std::collections::HashMap;
 
 /// A hull as polygonal faces over its extreme points.

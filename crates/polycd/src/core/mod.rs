@@ -1,0 +1,8 @@
+//! The bottom layer: vector math and poses, exact predicates and error-free arithmetic,
+//! named tolerances and the error type. It knows nothing of shapes or algorithms.
+
+pub mod error;
+pub mod geometry;
+pub mod math;
+pub mod predicates;
+pub mod tolerance;

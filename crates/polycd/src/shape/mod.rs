@@ -1,0 +1,14 @@
+//! Shapes and their tables: the convex hull, the half-edge polyhedron with the per-shape
+//! acceleration tables every algorithm reads (built once, at construction), support
+//! mapping, the Dobkin–Kirkpatrick hierarchy, shape generators and file formats. It knows
+//! no algorithm.
+
+pub mod dk;
+pub mod feature;
+pub mod hull;
+pub mod io;
+pub mod polyhedron;
+pub mod shapes;
+pub mod support;
+pub mod tables;
+pub mod topology;
