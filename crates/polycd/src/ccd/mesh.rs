@@ -103,8 +103,8 @@
 //! - The motion bound of a front node uses the node's hull (as the paper does), plus the
 //!   within-step rotation term of [`crate::ccd`].
 
+use crate::core::hash::IdBuildHasher;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{closing, directional_bound, safe_step, CcdOptions, DirectionalBound, RigidMotion};
 use crate::core::error::{MeshDefect, PolycdError};
@@ -622,7 +622,7 @@ pub struct MeshCache {
     previous: Vec<FrontNode>,
     /// Node pairs' discrete-query caches, each stamped with the last query that used it;
     /// see [`MeshCache::begin_query`] for how many are kept.
-    pairs: HashMap<(u32, u32), NodePairCache, BuildHasherDefault<PairHasher>>,
+    pairs: HashMap<(u32, u32), NodePairCache, IdBuildHasher>,
     /// Caches dropped from `pairs`, forgotten and kept for their buffers' capacity.
     spare: Vec<PairCache>,
     /// Count of mesh queries made with this cache (the stamp of `pairs`' entries).
@@ -764,25 +764,6 @@ pub const NODE_CACHE_QUERIES: u32 = 2;
 /// kilobyte inline): enough for the node pairs a query on the bench's knots visits, so a
 /// query that meets new node pairs seldom allocates.
 pub const SPARE_CACHES: usize = 1024;
-
-/// Hash of a node pair for the node-pair cache map: two multiply–rotate rounds (the keys are
-/// small node indices, not adversarial input; SipHash cost more than a hull's support query).
-#[derive(Clone, Copy, Debug, Default)]
-struct PairHasher(u64);
-
-impl Hasher for PairHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u32(b as u32);
-        }
-    }
-    fn write_u32(&mut self, x: u32) {
-        self.0 = (self.0.rotate_left(29) ^ x as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
 
 /// Answer of [`distance`] between two meshes.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod geometry;
+pub(crate) mod hash;
 pub mod math;
 pub mod predicates;
 pub mod tolerance;

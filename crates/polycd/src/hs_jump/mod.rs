@@ -124,32 +124,10 @@
 
 use crate::contract::{contact_tolerance, Intersection, MinkowskiSimplex, OverlapWitness};
 use crate::core::error::PolycdError;
+use crate::core::hash::IdBuildHasher;
 use crate::core::math::{DMat3, DVec3, Plane, Pose};
 use crate::shape::polyhedron::ConvexPolyhedron;
 use std::collections::HashSet;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// Multiplicative hasher for the packed `(p, q)` pair keys (no SipHash: keys are not
-/// attacker-controlled and the set is queried every iteration).
-#[derive(Clone, Copy, Debug, Default)]
-struct PairHasher(u64);
-
-impl Hasher for PairHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
 
 /// One hemisphere constraint: the vector `d = q − p` (A's frame) of a vertex pair.
 #[derive(Clone, Copy, Debug, Default)]
@@ -195,7 +173,7 @@ pub struct HsJumpCache {
     /// The first [`SEEN_LINEAR`] pairs of the query (a linear search is cheaper than hashing
     /// for the few pairs of a typical query); later ones go to `seen`.
     seen_short: Vec<u64>,
-    seen: HashSet<u64, BuildHasherDefault<PairHasher>>,
+    seen: HashSet<u64, IdBuildHasher>,
     cons: Vec<Con>,
     edges: Vec<u32>,
     scratch: Vec<u32>,
