@@ -28,6 +28,7 @@
 //! ```
 
 #![warn(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod broad;
 pub mod ccd;
@@ -50,6 +51,10 @@ pub use shape::{dk, hull, io, polyhedron, shapes, support};
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The math crate of polycd's public types (`DVec3`, `DQuat`), re-exported so callers use the
+/// very version polycd was built with (or enable the `mint` feature to convert).
+pub use glam;
 
 pub use error::PolycdError;
 pub use math::{DQuat, DVec3, Plane, Pose};
