@@ -18,13 +18,13 @@
 //! ```
 //! use polycd::{shapes, query, Algorithm, PairCache, Pose, DVec3};
 //!
-//! let a = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
-//! let b = shapes::icosphere(2, 0.5).unwrap();
+//! let a = shapes::cuboid(1.0, 1.0, 1.0).unwrap(); // unit cube about the origin
+//! let b = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
 //! let pose_a = Pose::IDENTITY;
 //! let pose_b = Pose::from_translation(DVec3::new(2.0, 0.0, 0.0));
 //! let mut cache = PairCache::default(); // one per pair, reused frame after frame
-//! let d = query::distance(&a, &pose_a, &b, &pose_b, Algorithm::Auto, &mut cache);
-//! assert!(d.is_ok() || matches!(d, Err(polycd::PolycdError::Unsupported { .. })));
+//! let d = query::distance(&a, &pose_a, &b, &pose_b, Algorithm::Auto, &mut cache).unwrap();
+//! assert!((d.signed_distance().unwrap() - 1.0).abs() < 1e-12); // faces x = 0.5 and x = 1.5
 //! ```
 
 #![warn(missing_docs)]

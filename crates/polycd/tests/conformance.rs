@@ -504,12 +504,23 @@ fn check_directional(
     verified.map_err(|e| format!("along {s}: certificate rejected: {e}"))
 }
 
+/// The questions each algorithm answers: `[intersect, distance, directional]`.
+fn answers(alg: Algorithm) -> [bool; 3] {
+    match alg {
+        Algorithm::Auto | Algorithm::Gjk => [true, true, true],
+        Algorithm::VClip | Algorithm::Qp | Algorithm::QpFast => [true, true, false],
+        Algorithm::CdDual => [true, false, true],
+        Algorithm::HsJump => [true, false, false],
+    }
+}
+
 #[test]
 fn every_algorithm_conforms() {
     let cases = cases();
     let mut failures: Vec<String> = Vec::new();
     let mut known_still_failing = vec![false; KNOWN_FAILURES.len()];
     let mut answered = [[0usize; 3]; Algorithm::ALL.len()];
+    let mut unsupported = [[0usize; 3]; Algorithm::ALL.len()];
     for c in &cases {
         let ctol = contact_tolerance(&c.a, &c.pa, &c.b, &c.pb);
         let agree = AGREEMENT_REL * pair_scale(&c.a, &c.pa, &c.b, &c.pb);
@@ -538,7 +549,7 @@ fn every_algorithm_conforms() {
             // Twice: cold, then warm-started from the cache.
             for _ in 0..2 {
                 match query::intersect(&c.a, &c.pa, &c.b, &c.pb, alg, &mut cache) {
-                    Err(PolycdError::Unsupported { .. }) => {}
+                    Err(PolycdError::Unsupported { .. }) => unsupported[ai][0] += 1,
                     Err(e) => record(Question::Intersect, Err(format!("error {e}"))),
                     Ok(r) => {
                         answered[ai][0] += 1;
@@ -546,7 +557,7 @@ fn every_algorithm_conforms() {
                     }
                 }
                 match query::distance(&c.a, &c.pa, &c.b, &c.pb, alg, &mut cache) {
-                    Err(PolycdError::Unsupported { .. }) => {}
+                    Err(PolycdError::Unsupported { .. }) => unsupported[ai][1] += 1,
                     Err(e) => record(Question::Distance, Err(format!("error {e}"))),
                     Ok(r) => {
                         answered[ai][1] += 1;
@@ -556,7 +567,7 @@ fn every_algorithm_conforms() {
             }
             for &(s, expected) in &dirs {
                 match query::directional(&c.a, &c.pa, &c.b, &c.pb, s, alg, &mut cache) {
-                    Err(PolycdError::Unsupported { .. }) => {}
+                    Err(PolycdError::Unsupported { .. }) => unsupported[ai][2] += 1,
                     Err(e) => record(Question::Directional, Err(format!("error {e}"))),
                     Ok(r) => {
                         answered[ai][2] += 1;
@@ -587,6 +598,27 @@ fn every_algorithm_conforms() {
     );
     for (ai, alg) in Algorithm::ALL.iter().enumerate() {
         eprintln!("  {:8} {:?}", alg.name(), answered[ai]);
+    }
+    // Which algorithm answers which question: one that stops answering (or starts refusing
+    // part of the cases) fails here, not silently.
+    for (ai, alg) in Algorithm::ALL.iter().enumerate() {
+        let expected = answers(*alg);
+        for q in 0..3 {
+            let ok = if expected[q] {
+                answered[ai][q] > 0 && unsupported[ai][q] == 0
+            } else {
+                answered[ai][q] == 0 && unsupported[ai][q] > 0
+            };
+            if !ok {
+                failures.push(format!(
+                    "{} / question {q}: expected to {} it, answered {} and refused {} times",
+                    alg.name(),
+                    if expected[q] { "answer" } else { "refuse" },
+                    answered[ai][q],
+                    unsupported[ai][q]
+                ));
+            }
+        }
     }
     assert!(
         failures.is_empty(),
