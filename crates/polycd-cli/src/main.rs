@@ -167,7 +167,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 "bounding sphere:  centre [{:.9}, {:.9}, {:.9}], radius {:.9}",
                 c.x, c.y, c.z, r
             );
-            println!("DK levels:        {:?}", p.hierarchy().level_sizes(&p));
+            println!("DK levels:        {:?}", p.hierarchy().level_sizes());
             println!("planarity error:  {:.3e}", rep.max_planarity_error);
             println!("convexity error:  {:.3e}", rep.max_convexity_error);
             println!("valid:            {}", if rep.valid { "yes" } else { "NO" });
