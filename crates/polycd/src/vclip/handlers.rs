@@ -3,80 +3,60 @@
 
 use super::clip::{deriv_face, deriv_feature, deriv_vertex, Clip};
 use super::frame::{edge_slope, fe_normal, lerp, ve_plane, View};
-use super::Rel;
 use crate::contract::Feature;
 use crate::core::geometry::closest_segment_segment;
 use crate::core::math::DVec3;
 
-/// What a handler decided: a kind and its feature or point, one flat record (in P/Q terms
-/// from a handler, in A/B terms after [`map`]), so that swapping the orientation and the
-/// iteration's dispatch are arithmetic rather than jump tables over enum payloads. Twelve
-/// bytes, returned in registers: a penetration's point, needed once per query at most, goes
-/// to [`Rel::pen`] instead.
+/// What a handler decided, in P/Q terms from a handler and in A/B terms after [`map`].
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Step {
-    /// [`Step::MOVE_P`] (bit 0: Q's feature instead, bit 1: two handler calls), [`Step::DONE_K`]
-    /// or [`Step::PEN`].
-    pub(super) kind: u32,
-    /// The new feature (moves).
-    pub(super) f: Feature,
+pub(super) enum Step {
+    /// Replace one feature of the pair by `to`: P's (after [`map`]: A's) or, with `q`, Q's
+    /// (B's). `twice`: the move stands for two handler calls (P's vertex moved on to a
+    /// neighbouring vertex: the VV step to their edge and the VE step that follows from
+    /// there, taken at once, see [`vv_half`]).
+    Move { q: bool, twice: bool, to: Feature },
+    /// Theorem 1 holds for the current pair.
+    Done,
+    /// The current features intersect at this point (common frame).
+    Penetration(DVec3),
 }
 
 impl Step {
-    /// Move P's (after [`map`]: A's) feature; `| MOVE_Q`: Q's (B's); `| TWICE`: two handler
-    /// calls (P's vertex moved to a neighbouring vertex: the VV step to their edge and the
-    /// VE step that follows it from there, taken at once, see [`vv_half`]).
-    pub(super) const MOVE_P: u32 = 0;
-    pub(super) const MOVE_Q: u32 = 1;
-    pub(super) const TWICE: u32 = 2;
-    /// Theorem 1 holds for the current pair.
-    pub(super) const DONE_K: u32 = 4;
-    /// The current features intersect (at the point left in [`Rel::pen`]).
-    pub(super) const PEN: u32 = 5;
-    pub(super) const DONE: Step = Step {
-        kind: Step::DONE_K,
-        f: Feature::Vertex(0),
-    };
+    /// Move P's feature to `f`.
     #[inline(always)]
-    pub(super) fn mv(kind: u32, f: Feature) -> Step {
-        Step { kind, f }
-    }
-    #[allow(non_snake_case)]
-    #[inline(always)]
-    pub(super) fn P(f: Feature) -> Step {
-        Step::mv(Step::MOVE_P, f)
-    }
-    #[allow(non_snake_case)]
-    #[inline(always)]
-    pub(super) fn Q(f: Feature) -> Step {
-        Step::mv(Step::MOVE_Q, f)
-    }
-    #[allow(non_snake_case)]
-    #[inline(always)]
-    pub(super) fn P2(f: Feature) -> Step {
-        Step::mv(Step::MOVE_P | Step::TWICE, f)
-    }
-    /// The features intersect at `point` (common frame), recorded in `rel`.
-    #[allow(non_snake_case)]
-    #[inline(always)]
-    pub(super) fn Penetration(rel: &Rel, point: DVec3) -> Step {
-        rel.pen.set(point);
-        Step {
-            kind: Step::PEN,
-            f: Feature::Vertex(0),
+    fn p(f: Feature) -> Step {
+        Step::Move {
+            q: false,
+            twice: false,
+            to: f,
         }
     }
-    /// Applies a move (A/B terms) to the pair; `false` for [`Step::DONE_K`] and
-    /// [`Step::PEN`].
+    /// Move Q's feature to `f`.
+    #[inline(always)]
+    fn q(f: Feature) -> Step {
+        Step::Move {
+            q: true,
+            twice: false,
+            to: f,
+        }
+    }
+    /// Move P's vertex on to the neighbouring vertex `f` (two handler calls).
+    #[inline(always)]
+    fn p2(f: Feature) -> Step {
+        Step::Move {
+            q: false,
+            twice: true,
+            to: f,
+        }
+    }
+    /// Applies a move (A/B terms) to the pair; `false` for [`Step::Done`] and
+    /// [`Step::Penetration`].
     #[inline(always)]
     pub(super) fn apply(&self, fa: &mut Feature, fb: &mut Feature) -> bool {
-        if self.kind >= Step::DONE_K {
-            return false;
-        }
-        if self.kind & Step::MOVE_Q == 0 {
-            *fa = self.f;
-        } else {
-            *fb = self.f;
+        match *self {
+            Step::Move { q: false, to, .. } => *fa = to,
+            Step::Move { q: true, to, .. } => *fb = to,
+            Step::Done | Step::Penetration(_) => return false,
         }
         true
     }
@@ -114,9 +94,9 @@ fn vv_half<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, vq: u32) -> 
     // plane at x is violated (above), so it moves to `o` exactly when the plane at `o` is
     // violated too. That step is taken here at once (bit for bit the same test).
     if ve_plane(w.p_local(oi), x, y) > 0.0 {
-        return Some((best, Step::P2(Feature::Vertex(oi))));
+        return Some((best, Step::p2(Feature::Vertex(oi))));
     }
-    Some((best, Step::P(Feature::Edge(edge))))
+    Some((best, Step::p(Feature::Edge(edge))))
 }
 
 /// VE state (Alg. 5): vertex of P, edge of Q.
@@ -129,21 +109,21 @@ fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step 
         let x = w.p_vertex_in_q(vp);
         let (t, h) = (w.q_local(ti), w.q_local(hi));
         if -ve_plane(t, h, x) < 0.0 {
-            return Step::Q(Feature::Vertex(ti));
+            return Step::q(Feature::Vertex(ti));
         }
         if -ve_plane(h, t, x) < 0.0 {
-            return Step::Q(Feature::Vertex(hi));
+            return Step::q(Feature::Vertex(hi));
         }
         // Face-edge planes of the half-edges t → h (in the left face) and h → t (right).
         let [fl, fr] = ed.faces;
         let c = fe_normal(&w.q, View::<R, PA>::Q_SHIFT, ed.half_edge, t, h);
         if -c.dot(x - t) < 0.0 {
-            return Step::Q(Feature::Face(fl));
+            return Step::q(Feature::Face(fl));
         }
         let twin = w.q.poly.half_edge(ed.half_edge).twin;
         let c = fe_normal(&w.q, View::<R, PA>::Q_SHIFT, twin, h, t);
         if -c.dot(x - h) < 0.0 {
-            return Step::Q(Feature::Face(fr));
+            return Step::q(Feature::Face(fr));
         }
     }
     // Step 5: clip E against VR(V) (P's frame). Neighbours: P's outgoing half-edges.
@@ -158,11 +138,11 @@ fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step 
             break;
         }
     }
-    let edge = |k: usize| Step::P(Feature::Edge(recs[k].edge));
+    let edge = |k: usize| Step::p(Feature::Edge(recs[k].edge));
     let u = h - t;
     if c.excluded {
         let (Some(nl), Some(nh)) = (c.n_lo, c.n_hi) else {
-            return Step::DONE; // unreachable: exclusion always sets both
+            return Step::Done; // unreachable: exclusion always sets both
         };
         if nl == nh || deriv_vertex(u, lerp(t, h, c.lo), x) > 0.0 {
             return edge(nl);
@@ -180,7 +160,7 @@ fn ve<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, eq: u32) -> Step 
             return edge(n);
         }
     }
-    Step::DONE
+    Step::Done
 }
 
 /// VF step 1 (Alg. 6): the half-edge of Q's face `fq` whose face–edge plane `x` (P's vertex
@@ -214,7 +194,7 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
     // Step 1: maximally violated face-edge plane.
     let worst_h = vf_worst_edge(w, x, fq);
     if worst_h != u32::MAX {
-        return Step::Q(Feature::Edge(w.q.fe_edge(worst_h)));
+        return Step::q(Feature::Edge(w.q.fe_edge(worst_h)));
     }
     // Step 6: the steepest edge of V pointing toward the plane of F (the slope is
     // `edge_slope`, as in EF and EE: in P's frame, F's normal rotated there once; the score
@@ -237,10 +217,10 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
         }
     }
     if best_e != u32::MAX {
-        return Step::P(Feature::Edge(best_e));
+        return Step::p(Feature::Edge(best_e));
     }
     if dv > 0.0 {
-        return Step::DONE;
+        return Step::Done;
     }
     // Step 12: handleLocalMin (Alg. 3).
     let mut dmax = f64::NEG_INFINITY;
@@ -253,9 +233,9 @@ fn vf<const R: bool, const PA: bool>(w: &View<R, PA>, vp: u32, fq: u32) -> Step 
         }
     }
     if dmax <= 0.0 {
-        return Step::Penetration(w.rel, w.p.vertex(vp));
+        return Step::Penetration(w.p.vertex(vp));
     }
-    Step::Q(Feature::Face(f0))
+    Step::q(Feature::Face(f0))
 }
 
 /// Neighbour of an edge of P in its own region: a vertex or a face.
@@ -272,7 +252,7 @@ fn ee_half<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, eq: u32) -> 
     let (t2, h2) = (w.q_to_p(t2q), w.q_to_p(h2q));
     let u = h2 - t2;
     let uq = h2q - t2q;
-    let pen = |e: DVec3| Some(Step::Penetration(w.rel, w.p_out(e)));
+    let pen = |e: DVec3| Some(Step::Penetration(w.p_out(e)));
     // Steps 1–7: vertex-edge planes of VR(E1).
     let mut c: Clip<EdgeNbr> = Clip::new();
     let _ = c.plane(-ve_plane(t1, h1, t2), -ve_plane(t1, h1, h2), Feature::Vertex(t1i))
@@ -282,15 +262,15 @@ fn ee_half<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, eq: u32) -> 
             return None;
         };
         if nl == nh || deriv_feature(w, u, uq, lerp(t2, h2, c.lo), nl).is_some_and(|d| d > 0.0) {
-            return Some(Step::P(nl));
+            return Some(Step::p(nl));
         }
-        return Some(Step::P(nh));
+        return Some(Step::p(nh));
     }
     if let Some(n) = c.n_lo {
         let e = lerp(t2, h2, c.lo);
         match deriv_feature(w, u, uq, e, n) {
             None => return pen(e),
-            Some(d) if d > 0.0 => return Some(Step::P(n)),
+            Some(d) if d > 0.0 => return Some(Step::p(n)),
             _ => {}
         }
     }
@@ -298,7 +278,7 @@ fn ee_half<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, eq: u32) -> 
         let e = lerp(t2, h2, c.hi);
         match deriv_feature(w, u, uq, e, n) {
             None => return pen(e),
-            Some(d) if d < 0.0 => return Some(Step::P(n)),
+            Some(d) if d < 0.0 => return Some(Step::p(n)),
             _ => {}
         }
     }
@@ -315,28 +295,28 @@ fn ee_half<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, eq: u32) -> 
             return None;
         };
         if nl == nh {
-            return Some(Step::P(nl));
+            return Some(Step::p(nl));
         }
         let el = lerp(t2, h2, c.lo);
         let eh = lerp(t2, h2, c.hi);
         return Some(match (nl, nh) {
             (Feature::Vertex(_), _) => {
                 if deriv_feature(w, u, uq, el, nl).is_some_and(|d| d > 0.0) {
-                    Step::P(nl)
+                    Step::p(nl)
                 } else {
-                    Step::P(nh)
+                    Step::p(nh)
                 }
             }
             (_, Feature::Vertex(_)) => {
                 if deriv_feature(w, u, uq, eh, nh).is_some_and(|d| d < 0.0) {
-                    Step::P(nh)
+                    Step::p(nh)
                 } else {
-                    Step::P(nl)
+                    Step::p(nl)
                 }
             }
             _ => match deriv_feature(w, u, uq, el, nl) {
-                Some(d) if d <= 0.0 => Step::P(nh),
-                _ => Step::P(nl),
+                Some(d) if d <= 0.0 => Step::p(nh),
+                _ => Step::p(nl),
             },
         });
     }
@@ -344,7 +324,7 @@ fn ee_half<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, eq: u32) -> 
         let e = lerp(t2, h2, c.lo);
         match deriv_feature(w, u, uq, e, n) {
             None => return pen(e),
-            Some(d) if d > 0.0 => return Some(Step::P(n)),
+            Some(d) if d > 0.0 => return Some(Step::p(n)),
             _ => {}
         }
     }
@@ -352,7 +332,7 @@ fn ee_half<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, eq: u32) -> 
         let e = lerp(t2, h2, c.hi);
         match deriv_feature(w, u, uq, e, n) {
             None => return pen(e),
-            Some(d) if d < 0.0 => return Some(Step::P(n)),
+            Some(d) if d < 0.0 => return Some(Step::p(n)),
             _ => {}
         }
     }
@@ -376,7 +356,7 @@ fn ef<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, fq: u32) -> Step 
         }
     }
     if c.excluded {
-        return Step::Q(perimeter_scan(w, t, h, fq));
+        return Step::q(perimeter_scan(w, t, h, fq));
     }
     let el = lerp(t, h, c.lo);
     let eh = lerp(t, h, c.hi);
@@ -388,19 +368,19 @@ fn ef<const R: bool, const PA: bool>(w: &View<R, PA>, ep: u32, fq: u32) -> Step 
         } else {
             el + (eh - el) * (dl / (dl - dh))
         };
-        return Step::Penetration(w.rel, w.q_out(p));
+        return Step::Penetration(w.q_out(p));
     }
     let un = edge_slope(w.p_local(hi) - w.p_local(ti), w.q_dir_to_p(n));
     let d_lo = if dl > 0.0 { un } else { -un };
     if d_lo >= 0.0 {
         match c.n_lo {
-            Some(he) => Step::Q(Feature::Edge(w.q.fe_edge(he))),
-            None => Step::P(Feature::Vertex(ti)),
+            Some(he) => Step::q(Feature::Edge(w.q.fe_edge(he))),
+            None => Step::p(Feature::Vertex(ti)),
         }
     } else {
         match c.n_hi {
-            Some(he) => Step::Q(Feature::Edge(w.q.fe_edge(he))),
-            None => Step::P(Feature::Vertex(hi)),
+            Some(he) => Step::q(Feature::Edge(w.q.fe_edge(he))),
+            None => Step::p(Feature::Vertex(hi)),
         }
     }
 }
@@ -434,9 +414,13 @@ fn perimeter_scan<const R: bool, const PA: bool>(w: &View<R, PA>, t: DVec3, h: D
 /// A handler's step in A/B terms (`swapped`: P is B): a move of P becomes one of B.
 #[inline(always)]
 fn map(step: Step, swapped: bool) -> Step {
-    Step {
-        kind: step.kind ^ ((step.kind < Step::DONE_K) & swapped) as u32,
-        ..step
+    match step {
+        Step::Move { q, twice, to } => Step::Move {
+            q: q ^ swapped,
+            twice,
+            to,
+        },
+        s => s,
     }
 }
 
@@ -454,7 +438,7 @@ pub(super) fn step<const R: bool>(ab: &View<R, true>, ba: &View<R, false>, fa: F
             }
             (Some((_, s)), None) => map(s, false),
             (None, Some((_, s))) => map(s, true),
-            (None, None) => Step::DONE,
+            (None, None) => Step::Done,
         },
         (Vertex(x), Edge(y)) => map(ve(ab, x, y), false),
         (Edge(x), Vertex(y)) => map(ve(ba, y, x), true),
@@ -464,11 +448,11 @@ pub(super) fn step<const R: bool>(ab: &View<R, true>, ba: &View<R, false>, fa: F
             Some(s) => map(s, false),
             None => match ee_half(ba, y, x) {
                 Some(s) => map(s, true),
-                None => Step::DONE,
+                None => Step::Done,
             },
         },
         (Edge(x), Face(y)) => map(ef(ab, x, y), false),
         (Face(x), Edge(y)) => map(ef(ba, y, x), true),
-        (Face(x), Face(_)) => Step::P(Vertex(ab.p.poly.half_edge(ab.p.poly.face(x).half_edge).origin)),
+        (Face(x), Face(_)) => Step::p(Vertex(ab.p.poly.half_edge(ab.p.poly.face(x).half_edge).origin)),
     }
 }

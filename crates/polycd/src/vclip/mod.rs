@@ -171,7 +171,6 @@ use answer::distance_with_plane;
 use cycle::{cycle_penetration, settle_cycle};
 use frame::{closest_points, Body, View};
 use handlers::{step, Step};
-use std::cell::Cell;
 
 pub use crate::core::tolerance::CROSSING_EDGES_SIN2;
 
@@ -210,9 +209,6 @@ struct Rel {
     m: DMat3,
     mt: DMat3,
     t: DVec3,
-    /// The intersection point of a [`Step::PEN`] (common frame), set by the handler that
-    /// found it.
-    pen: Cell<DVec3>,
 }
 
 /// The raw result of a V-Clip run, in A's local frame.
@@ -252,7 +248,6 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
         m,
         mt: m.transpose(),
         t: rel_translation,
-        pen: Cell::new(DVec3::ZERO),
     };
     // The handlers' frames (see [`View`]): the common frame for both bodies when the rotation
     // is exactly the identity, else each body's local frame.
@@ -320,27 +315,35 @@ fn iterate<const R: bool>(
     let mut iterations = 0u32;
     while iterations < 100 || iterations < bound() {
         iterations += 1;
-        let s = step(&ab, &ba, fa, fb);
-        if s.apply(&mut fa, &mut fb) {
-            iterations += s.kind >> 1;
-        } else if s.kind == Step::DONE_K {
-            let pair = FeaturePair { a: fa, b: fb };
-            cache.pair = Some(pair);
-            let (xa, xb) = closest_points(&ab, fa, fb);
-            return Run::Closest {
-                pair,
-                pa: xa,
-                pb: xb,
-                iterations,
-            };
-        } else {
-            let pair = FeaturePair { a: fa, b: fb };
-            cache.pair = Some(pair);
-            return Run::Penetration {
-                pair,
-                point: rel.pen.get(),
-                iterations,
-            };
+        match step(&ab, &ba, fa, fb) {
+            Step::Move { q, twice, to } => {
+                if q {
+                    fb = to;
+                } else {
+                    fa = to;
+                }
+                iterations += u32::from(twice);
+            }
+            Step::Done => {
+                let pair = FeaturePair { a: fa, b: fb };
+                cache.pair = Some(pair);
+                let (xa, xb) = closest_points(&ab, fa, fb);
+                return Run::Closest {
+                    pair,
+                    pa: xa,
+                    pb: xb,
+                    iterations,
+                };
+            }
+            Step::Penetration(point) => {
+                let pair = FeaturePair { a: fa, b: fb };
+                cache.pair = Some(pair);
+                return Run::Penetration {
+                    pair,
+                    point,
+                    iterations,
+                };
+            }
         }
         if iterations < CYCLE_CHECK_FROM {
             continue;
