@@ -1,7 +1,7 @@
 //! From the iteration's result to the answer: closest points in the world frame, separating
 //! and touching planes checked against the supports, the touching band.
 
-use super::{run, Run, VClipCache};
+use super::{run, Checked, Run, VClipCache};
 use crate::contract::{
     contact_tolerance, contact_tolerance_bound, pair_scale, Distance, Feature, FeaturePair, OverlapWitness,
 };
@@ -243,7 +243,8 @@ fn touching_plane(
 }
 
 /// V-Clip's answer plus, for separated and touching answers, the separating plane (for
-/// clearly separated answers only when `want_plane`).
+/// answers beyond the contact band only when `want_plane`: the distance query does not
+/// return it).
 #[inline(always)]
 pub(super) fn distance_with_plane(
     a: &ConvexPolyhedron,
@@ -252,7 +253,7 @@ pub(super) fn distance_with_plane(
     pb: &Pose,
     cache: &mut VClipCache,
     want_plane: bool,
-) -> (Distance, Option<Plane>, bool) {
+) -> (Checked, Option<Plane>) {
     let penetrating = |features, point, iterations| Distance::Penetrating {
         witness: OverlapWitness::Features { features, point },
         penetration: None,
@@ -267,34 +268,25 @@ pub(super) fn distance_with_plane(
         } => {
             let (wa, wb) = (pa.transform_point(xa), pa.transform_point(xb));
             let d = (wb - wa).length();
-            let separated = |plane, clear| {
-                (
-                    Distance::Separated {
-                        distance: d,
-                        point_a: wa,
-                        point_b: wb,
-                        features: pair,
-                        iterations,
-                    },
-                    Some(plane),
-                    clear,
-                )
+            let separated = Distance::Separated {
+                distance: d,
+                point_a: wa,
+                point_b: wb,
+                features: pair,
+                iterations,
             };
             if d > 0.0 && xa != xb {
                 // Clearly apart (beyond an O(1) upper bound of the contact tolerance): the
                 // plane is built only when the caller wants it.
                 if d > contact_tolerance_bound(a, pa, b, pb) {
-                    let plane = if want_plane && d > PLANE_CHECK_REL * pair_scale(a, pa, b, pb) {
-                        separating_plane(a, pa, b, pb, wa, wb, pair, d)
-                    } else if want_plane {
-                        checked_separating_plane(a, pa, b, pb, wa, wb, pair, d)
+                    let plane = if !want_plane {
+                        None
+                    } else if d > PLANE_CHECK_REL * pair_scale(a, pa, b, pb) {
+                        Some(separating_plane(a, pa, b, pb, wa, wb, pair, d))
                     } else {
-                        Plane {
-                            normal: DVec3::ZERO,
-                            offset: 0.0,
-                        }
+                        Some(checked_separating_plane(a, pa, b, pb, wa, wb, pair, d))
                     };
-                    return separated(plane, true);
+                    return (Checked::Clear(separated), plane);
                 }
                 let plane = if d > PLANE_CHECK_REL * pair_scale(a, pa, b, pb) {
                     separating_plane(a, pa, b, pb, wa, wb, pair, d)
@@ -302,17 +294,17 @@ pub(super) fn distance_with_plane(
                     checked_separating_plane(a, pa, b, pb, wa, wb, pair, d)
                 };
                 if d > contact_tolerance(a, pa, b, pb) {
-                    return separated(plane, false);
+                    return (Checked::Unsettled(separated), Some(plane));
                 }
                 // Touching band: the Voronoi tests sit on rounding noise; keep the answer only
                 // if a plane shows the shapes overlap by at most the tolerance.
                 if let Some(p) = touching_plane(a, pa, b, pb, pair, Some(plane.normal)) {
-                    return separated(p, false);
+                    return (Checked::Unsettled(separated), Some(p));
                 }
             } else if let Some(p) = touching_plane(a, pa, b, pb, pair, None) {
-                return separated(p, false);
+                return (Checked::Unsettled(separated), Some(p));
             }
-            (penetrating(pair, (wa + wb) * 0.5, iterations), None, false)
+            (Checked::Unsettled(penetrating(pair, (wa + wb) * 0.5, iterations)), None)
         }
         Run::Penetration {
             pair,
@@ -322,19 +314,18 @@ pub(super) fn distance_with_plane(
             let w = pa.transform_point(point);
             match touching_plane(a, pa, b, pb, pair, None) {
                 Some(plane) => (
-                    Distance::Separated {
+                    Checked::Unsettled(Distance::Separated {
                         distance: 0.0,
                         point_a: w,
                         point_b: w,
                         features: pair,
                         iterations,
-                    },
+                    }),
                     Some(plane),
-                    false,
                 ),
-                None => (penetrating(pair, w, iterations), None, false),
+                None => (Checked::Unsettled(penetrating(pair, w, iterations)), None),
             }
         }
-        Run::NotConverged { iterations } => (Distance::NotConverged { iterations }, None, false),
+        Run::NotConverged { iterations } => (Checked::Unsettled(Distance::NotConverged { iterations }), None),
     }
 }

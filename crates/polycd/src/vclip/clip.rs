@@ -73,7 +73,7 @@ pub(super) fn deriv_vertex(u: DVec3, e: DVec3, v: DVec3) -> f64 {
 /// Sign carrier of `D'_{E,F}` (Eq. 3) for an edge of Q (`uq`: its direction in Q's frame) at
 /// the point `e` (P's frame) against face `f` of P; `None` when `e` lies in the face's plane.
 #[inline(always)]
-pub(super) fn deriv_face<const R: bool, const PA: bool>(w: &View<R, PA>, uq: DVec3, e: DVec3, f: u32) -> Option<f64> {
+fn deriv_face<const R: bool, const PA: bool>(w: &View<R, PA>, uq: DVec3, e: DVec3, f: u32) -> Option<f64> {
     let d = w.p_face_dist(f, e);
     let un = edge_slope(uq, w.p_dir_to_q(w.p.local_normal(f)));
     if d > 0.0 {

@@ -1,7 +1,7 @@
 //! The state handlers VV, VE, VF, EE and EF (Alg. 4–8), the perimeter scan (§3.3.3) and the
 //! dispatch of one iteration step by the pair's type.
 
-use super::clip::{deriv_face, deriv_feature, deriv_vertex, Clip};
+use super::clip::{deriv_feature, deriv_vertex, Clip};
 use super::frame::{edge_slope, fe_normal, lerp, ve_plane, View};
 use crate::contract::Feature;
 use crate::core::geometry::closest_segment_segment;

@@ -5,32 +5,36 @@
 //!
 //! # Outline
 //! - The state is a pair of features (vertex, edge or face), one on each polyhedron. Each
-//!   iteration runs the handler of the pair's type — VV, VE, VF, EE, EF (Alg. 4–8) — which
-//!   either certifies the pair (both closest points lie in the other feature's Voronoi region:
-//!   Theorem 1), reports penetration, or moves one feature to a neighbour.
+//!   iteration runs the handler of the pair's type — VV, VE, VF, EE, EF (Alg. 4–8,
+//!   `handlers`) — which either certifies the pair (both closest points lie in the other
+//!   feature's Voronoi region: Theorem 1), reports penetration with its point, or moves one
+//!   feature to a neighbour.
 //! - Points are tested against Voronoi planes by sign; edges are clipped against sets of
 //!   Voronoi planes with `clipEdge` (Alg. 1), and the derivative checks (Alg. 2, Eq. 2–3)
-//!   decide where the minimum of the edge distance function lies.
+//!   decide where the minimum of the edge distance function lies (`clip`).
 //! - VF searches the *maximally* violated face-edge plane; an edge excluded from a face's
 //!   region moves the face to its closest boundary edge by a perimeter scan (§3.3.3);
 //!   a vertex lodged below a face runs `handleLocalMin` (Alg. 3).
 //! - Penetration witnesses: an edge piercing a face (EF), a vertex inside the other
 //!   polyhedron (Alg. 3), or two features that meet (distance exactly 0, §3.2); a witness
-//!   whose shapes provably only touch becomes a zero distance.
+//!   whose shapes provably only touch becomes a zero distance (`answer`).
 //! - Each test of one body's feature against the other body's Voronoi region runs in the
 //!   local frame of the region's owner: its vertices, normals and planes are used as stored and
 //!   only the tested feature's one or two vertices are mapped in by the relative pose (no
-//!   per-query allocation, no per-query O(n) transform). Results are reported in A's frame.
+//!   per-query allocation, no per-query O(n) transform; `frame`). Results are reported in A's
+//!   frame, then the world frame.
 //! - Each shape carries precomputed Voronoi-plane vectors (`VClipTables`, built with the
 //!   shape; 80 bytes per half-edge): per adjacency slot of a vertex `v`, `v − o` and
 //!   `1 / |v − o|²` (vertex–edge planes), per half-edge `a → b` of a face `f`, `n_f × (b − a)`
-//!   and `1 / |b − a|` (face–edge planes). The plane vectors are the very expressions the
-//!   handlers evaluated before, on the stored vertices, so every plane keeps its value bit for
-//!   bit; the reciprocals scale the violation scores VV and VF rank planes by (a product
-//!   rather than a division on the way to their branches). The handlers scan them in
-//!   adjacency order. (A shifted B, translation-only pairs, recomputes them from its shifted
-//!   vertices with the same expressions, and divides.) The kind of handler frame and the
-//!   orientation of the pair are compile-time parameters of `View`.
+//!   and `1 / |b − a|` (face–edge planes), the same expressions a handler would evaluate on
+//!   the stored vertices, so every plane has one value; the reciprocals scale the violation
+//!   scores VV and VF rank planes by. The handlers scan them in adjacency order. (A shifted B,
+//!   translation-only pairs, recomputes them from its shifted vertices with the same
+//!   expressions, and divides.) The kind of handler frame and the orientation of the pair are
+//!   compile-time parameters of `View`.
+//! - A cold query (no cached pair, or a stale or foreign one: ids out of range) starts from
+//!   the two support vertices along the line between the centroids; a face–face pair (never
+//!   produced by the algorithm) starts from the first vertex of A's face.
 //!
 //! # Invariants
 //! - Every Voronoi plane is evaluated from one formula whichever region it bounds: the
@@ -61,9 +65,9 @@
 //! (The detection starts at the 16th handler call: a cycle repeats forever, so it is found from
 //! any later pair just as well, and warm queries, which end sooner, skip the bookkeeping.)
 //! A cycle is walked once more (its period is known, so the walk is bounded) to look for a pair
-//! a separating slab certifies (see *Cycles* below); otherwise, and when the bound is reached,
-//! the answer is `NotConverged`, never a guess. The perimeter scan visits each edge of the face
-//! once.
+//! a separating slab certifies (see *Cycles* below, `cycle`); otherwise, and when the bound is
+//! reached, the answer is `NotConverged`, never a guess. The perimeter scan visits each edge of
+//! the face once.
 //!
 //! # Departures from the paper (and decisions where it is silent)
 //! - VF step 6: the paper writes `|D_P(V)| > |D_P(V')|`; the text asks for "an edge incident
@@ -71,12 +75,11 @@
 //!   exactly that, sign-aware (the literal absolute-value test misses edges crossing the plane
 //!   of F): `D_P(V) > 0` and `(V' − V)·n_F < 0`, or `D_P(V) < 0` and `(V' − V)·n_F > 0`. The
 //!   slope is computed as `(V' − V)·n_F`, bit for bit the expression EF's derivative check
-//!   uses (`u·n_F` with `u = head − tail`, exactly negated when V is the head; both in the
-//!   edge owner's frame with `n_F` rotated there, see *Invariants*; EE's Eq. 3 too), not as
-//!   `D_P(V') − D_P(V)`: for an edge parallel to F the two round differently, VF then moved to
-//!   the edge while EF sent it straight back to V, and the pair cycled (coherence scenario,
-//!   icosahedron translated without rotation). Taking it in the edge owner's frame costs one
-//!   rotation of `n_F` per VF call instead of mapping each of V's neighbours into F's frame.
+//!   uses (see *Invariants*), not as `D_P(V') − D_P(V)`: for an edge parallel to F the two
+//!   round differently, and VF moving to the edge while EF sends it straight back to V is a
+//!   cycle (an icosahedron translated without rotation). Taking it in the edge owner's frame
+//!   costs one rotation of `n_F` per VF call instead of mapping each of V's neighbours into
+//!   F's frame.
 //! - Cycles: translated copies of a centrally symmetric shape (rotation a multiple of 360°,
 //!   i.e. 1e-16 from the identity) have exactly parallel faces and edges; every
 //!   distance-decreasing update between them is then decided by rounding noise and the
@@ -106,12 +109,12 @@
 //!   derivative means the features meet and penetration is reported (§3.2).
 //! - Perimeter scan (§3.3.3): the paper walks from the feature `clipEdge` returned, clipping
 //!   E against each boundary edge's vertex–edge planes with Eq. 2 until the minimum is
-//!   bracketed. We built that walk first; it stops at *local* minima of the distance along the
-//!   perimeter (on a small icosphere triangle the walk settled on the far edge, EE sent the
-//!   pair straight back to the face, and the pair cycled). We therefore scan the whole
-//!   perimeter, taking the edge at least segment–segment distance (O(s) like the walk's worst
-//!   case; a closest point at a shared vertex is refined by the next EE/VE step at equal
-//!   distance). This is the only place the iteration computes closest points.
+//!   bracketed. That walk stops at *local* minima of the distance along the perimeter (on a
+//!   small icosphere triangle it settles on the far edge, EE sends the pair straight back to
+//!   the face, and the pair cycles). We therefore scan the whole perimeter, taking the edge at
+//!   least segment–segment distance (O(s) like the walk's worst case; a closest point at a
+//!   shared vertex is refined by the next EE/VE step at equal distance). This is the only
+//!   place the iteration computes closest points.
 //! - Features that meet (distance exactly 0, an edge touching a face's plane, a vertex on the
 //!   surface) are penetration witnesses in the paper's closed-set sense. Before reporting
 //!   them we try the normals the witness features suggest (face normals, the cross product of
@@ -126,35 +129,30 @@
 //!   otherwise the pair is reported as a penetration witness at the midpoint of the
 //!   (coincident) closest points.
 //! - Output planes (not part of the iteration): the normal is `point_b − point_a`, made (to
-//!   rounding) perpendicular to the closest features (face normal; crossing edges' cross product, see
-//!   [`CROSSING_EDGES_SIN2`]; edge direction projected out), so tiny gaps on large shapes still
-//!   give planes that bound both vertex sets. Below `PLANE_CHECK_REL` × the pair scale a
-//!   normal derived from `point_b − point_a` (whose direction is only as good as rounding
-//!   allows at that distance) is checked against the supports and, when it fails, replaced by
-//!   the face normal or edge-pair cross product around the closest features with the widest
-//!   measured gap (cubes 1e-9 apart in rotated frames got planes that cut a corner).
+//!   rounding) perpendicular to the closest features (face normal; crossing edges' cross
+//!   product, see [`CROSSING_EDGES_SIN2`]; edge direction projected out), so tiny gaps on large
+//!   shapes still give planes that bound both vertex sets. Below `PLANE_CHECK_REL` × the pair
+//!   scale a normal derived from `point_b − point_a` (whose direction is only as good as
+//!   rounding allows at that distance) is checked against the supports and, when it fails,
+//!   replaced by the face normal or edge-pair cross product around the closest features with
+//!   the widest measured gap (cubes 1e-9 apart in rotated frames would get planes that cut a
+//!   corner).
 //! - VV (Alg. 4) tests both vertices against each other's region and moves to the edge whose
 //!   vertex–edge plane is *maximally* violated (distance of the other vertex beyond it) over
 //!   both, as VF does for face–edge planes, rather than the first violated one of the first
 //!   vertex: any violated plane strictly lowers the distance, and the steepest one takes fewer
-//!   steps along a finely tessellated surface (coherence scenario, 642-vertex sphere at
-//!   5°/step: 8.2 → 5.4 handler calls per query; 25°/step: 29.7 → 15.4).
+//!   steps along a finely tessellated surface.
 //! - VF step 6 likewise takes the *steepest* edge of V toward the plane of F (largest
 //!   `slope² / |edge|²`, the squared cosine to the normal) rather than the first one found:
-//!   any such edge lowers the distance; the steepest ends sooner (sphere-642 at 5°/step:
-//!   4.40 → 4.32 handler calls per query, 2 037 → 2 013 instructions).
+//!   any such edge lowers the distance; the steepest ends sooner.
 //! - When the VE step after such a move would only carry the vertex on to the edge's other
 //!   end, VV takes both steps at once (counted as two handler calls; see `vv_half`).
 //! - Per-query work outside the handlers (not the paper's concern): when A's rotation is the
 //!   identity quaternion, the relative pose and the world-frame output skip the rotation by it
 //!   (it maps exactly, so the values are the same); the relative rotation is renormalised
-//!   only when it is not unit to rounding (`UNIT_QUAT_SLACK`: the square root and division
-//!   sat at the head of every query's dependency chain, ≈ 5 % of a warm sphere-642 query); a
-//!   clearly separated distance answer tells the query layer so (`distance_checked`), which
-//!   then skips its own tolerance check.
-//! - A cold query (no cached pair, or a stale or foreign one: ids out of range) starts from
-//!   the two support vertices along the line between the centroids; a face–face pair (never
-//!   produced by the algorithm) starts from the first vertex of A's face.
+//!   only when it is not unit to rounding (`UNIT_QUAT_SLACK`); a distance answer beyond the
+//!   contact band says so (`Checked::Clear`), and the query layer then skips its own
+//!   tolerance check.
 
 mod answer;
 mod clip;
@@ -163,7 +161,6 @@ mod frame;
 mod handlers;
 
 use crate::contract::{contact_tolerance, pair_scale, Distance, Feature, FeaturePair, Intersection};
-use crate::core::error::PolycdError;
 use crate::core::math::{DMat3, DVec3, Pose};
 use crate::core::tolerance::{DISTANCE_GAP_REL, UNIT_QUAT_SLACK};
 use crate::shape::polyhedron::ConvexPolyhedron;
@@ -181,26 +178,39 @@ pub struct VClipCache {
 }
 
 impl VClipCache {
-    /// Forgets the coherence state (the next query starts cold) and keeps the scratch
-    /// buffers' capacity, so a cache reused for unrelated queries does not allocate.
+    /// Forgets the cached pair: the next query starts cold, as with a new cache.
     pub fn forget(&mut self) {
         self.pair = None;
     }
-}
-
-impl VClipCache {
     /// The feature pair the next query starts from (`None`: a cold start from the support
     /// vertices along the line between the centroids).
     pub fn pair(&self) -> Option<FeaturePair> {
         self.pair
     }
-    /// Forgets the cached pair (the next query starts cold).
-    pub fn reset(&mut self) {
-        self.pair = None;
-    }
     /// A cache whose next query starts from `pair` (e.g. to replay a recorded warm query).
     pub fn starting_at(pair: FeaturePair) -> Self {
         VClipCache { pair: Some(pair) }
+    }
+}
+
+/// V-Clip's distance answer, sorted by whether the query layer's near-contact settlement can
+/// change it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Checked {
+    /// Separated beyond [`contact_tolerance_bound`](crate::contract::contact_tolerance_bound)
+    /// (compared here already): final.
+    Clear(Distance),
+    /// Any other answer: separated within that bound, penetrating, or not converged.
+    Unsettled(Distance),
+}
+
+impl Checked {
+    /// The answer, whichever case it is.
+    #[inline(always)]
+    pub(crate) fn distance(self) -> Distance {
+        match self {
+            Checked::Clear(d) | Checked::Unsettled(d) => d,
+        }
     }
 }
 
@@ -390,15 +400,17 @@ fn iterate<const R: bool>(
     Run::NotConverged { iterations }
 }
 
-/// Boolean V-Clip.
-pub fn intersect(
+/// Boolean V-Clip, for the query layer (which validates the poses and settles
+/// near-contact overlaps: `query::intersect` with `Algorithm::VClip`).
+pub(crate) fn intersect(
     a: &ConvexPolyhedron,
     pa: &Pose,
     b: &ConvexPolyhedron,
     pb: &Pose,
     cache: &mut VClipCache,
-) -> Result<Intersection, PolycdError> {
-    Ok(match distance_with_plane(a, pa, b, pb, cache, true) {
+) -> Intersection {
+    let (d, plane) = distance_with_plane(a, pa, b, pb, cache, true);
+    match (d.distance(), plane) {
         (
             Distance::Separated {
                 distance,
@@ -408,7 +420,6 @@ pub fn intersect(
                 ..
             },
             Some(plane),
-            _,
         ) => {
             if distance <= contact_tolerance(a, pa, b, pb) {
                 Intersection::Touching {
@@ -425,36 +436,22 @@ pub fn intersect(
                 witness, iterations, ..
             },
             _,
-            _,
         ) => Intersection::Overlapping { witness, iterations },
-        (d, _, _) => Intersection::NotConverged {
+        (d, _) => Intersection::NotConverged {
             iterations: d.iterations(),
         },
-    })
+    }
 }
 
-/// Distance V-Clip.
-pub fn distance(
-    a: &ConvexPolyhedron,
-    pa: &Pose,
-    b: &ConvexPolyhedron,
-    pb: &Pose,
-    cache: &mut VClipCache,
-) -> Result<Distance, PolycdError> {
-    Ok(distance_checked(a, pa, b, pb, cache).0)
-}
-
-/// [`distance`] for the query layer, with whether the answer is clearly separated: beyond
-/// [`contact_tolerance_bound`] (checked here already), where the query layer has nothing to
-/// complete.
+/// Distance V-Clip, for the query layer (which validates the poses and completes
+/// near-contact answers: `query::distance` with `Algorithm::VClip`).
 #[inline(always)]
-pub(crate) fn distance_checked(
+pub(crate) fn distance(
     a: &ConvexPolyhedron,
     pa: &Pose,
     b: &ConvexPolyhedron,
     pb: &Pose,
     cache: &mut VClipCache,
-) -> (Distance, bool) {
-    let (d, _, clear) = distance_with_plane(a, pa, b, pb, cache, false);
-    (d, clear)
+) -> Checked {
+    distance_with_plane(a, pa, b, pb, cache, false).0
 }
