@@ -318,7 +318,7 @@ fn epa_depth_of_reflected_tetrahedra_in_any_frame() {
 /// within rounding let the simplex / corral take the face of M, whose plane gives the exact
 /// normal (gjk.rs `tri_candidate_tied`, qp.rs tie rule, both refining the nearest point
 /// against the edges). (2) V-Clip's separating plane took its normal from that same vector
-/// and tilted across the cube: fix (vclip.rs `checked_separating_plane`) checks planes near
+/// and tilted across the cube: fix (vclip/answer.rs `checked_separating_plane`) checks planes near
 /// contact against the supports and falls back to the features' face / edge-pair normals.
 #[test]
 fn kissing_cubes_in_rotated_frames() {

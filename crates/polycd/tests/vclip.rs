@@ -8,10 +8,49 @@
 use polycd::oracle;
 use polycd::query::{contact_tolerance, pair_scale};
 use polycd::shapes;
-use polycd::vclip::{self, VClipCache};
+use polycd::vclip::VClipCache;
 use polycd::{ConvexPolyhedron, DQuat, DVec3, Distance, Feature, Intersection, OverlapWitness, Pose};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// V-Clip as users call it: through the query layer (pose validation, near-contact
+/// settlement), with a V-Clip cache of the test's own so warm and replayed starts stay
+/// explicit. Separated answers beyond the contact band are V-Clip's own.
+mod vclip {
+    use polycd::query::{self, PairCache};
+    use polycd::vclip::VClipCache;
+    use polycd::{Algorithm, ConvexPolyhedron, Distance, Intersection, PolycdError, Pose};
+
+    fn with<T>(cache: &mut VClipCache, f: impl FnOnce(&mut PairCache) -> T) -> T {
+        let mut pair = PairCache {
+            vclip: std::mem::take(cache),
+            ..PairCache::default()
+        };
+        let r = f(&mut pair);
+        *cache = std::mem::take(&mut pair.vclip);
+        r
+    }
+
+    pub fn distance(
+        a: &ConvexPolyhedron,
+        pa: &Pose,
+        b: &ConvexPolyhedron,
+        pb: &Pose,
+        cache: &mut VClipCache,
+    ) -> Result<Distance, PolycdError> {
+        with(cache, |c| query::distance(a, pa, b, pb, Algorithm::VClip, c))
+    }
+
+    pub fn intersect(
+        a: &ConvexPolyhedron,
+        pa: &Pose,
+        b: &ConvexPolyhedron,
+        pb: &Pose,
+        cache: &mut VClipCache,
+    ) -> Result<Intersection, PolycdError> {
+        with(cache, |c| query::intersect(a, pa, b, pb, Algorithm::VClip, c))
+    }
+}
 
 /// Base shapes at unit size (bounding radius about 1).
 fn base_shapes() -> Vec<(String, ConvexPolyhedron)> {

@@ -177,7 +177,7 @@ pub fn intersect(
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => {
-            let r = vclip::intersect(a, pa, b, pb, &mut cache.vclip)?;
+            let r = vclip::intersect(a, pa, b, pb, &mut cache.vclip);
             vclip_depth_check(a, pa, b, pb, r, cache)
         }
         Algorithm::CdDual => {
@@ -513,10 +513,12 @@ pub(crate) fn distance_or_overlap(
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false),
-        Algorithm::VClip => match vclip::distance_checked(a, pa, b, pb, &mut cache.vclip) {
-            (d, true) => Ok(d),
-            (Distance::Penetrating { .. }, false) => gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false),
-            (d, false) => complete_penetration(a, pa, b, pb, d, false, cache),
+        Algorithm::VClip => match vclip::distance(a, pa, b, pb, &mut cache.vclip) {
+            vclip::Checked::Clear(d) => Ok(d),
+            vclip::Checked::Unsettled(Distance::Penetrating { .. }) => {
+                gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false)
+            }
+            vclip::Checked::Unsettled(d) => complete_penetration(a, pa, b, pb, d, false, cache),
         },
         _ => distance(a, pa, b, pb, algorithm, cache),
     }
@@ -533,10 +535,10 @@ fn vclip_distance(
     pose_b: &Pose,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
-    match vclip::distance_checked(a, pose_a, b, pose_b, &mut cache.vclip) {
+    match vclip::distance(a, pose_a, b, pose_b, &mut cache.vclip) {
         // Beyond the tolerance bound (V-Clip compared it already): nothing to complete.
-        (d, true) => Ok(d),
-        (d, false) => complete_penetration(a, pose_a, b, pose_b, d, false, cache),
+        vclip::Checked::Clear(d) => Ok(d),
+        vclip::Checked::Unsettled(d) => complete_penetration(a, pose_a, b, pose_b, d, false, cache),
     }
 }
 
