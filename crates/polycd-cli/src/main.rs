@@ -392,7 +392,7 @@ fn bench(scenario: Option<String>, list: bool, quick: bool, out: PathBuf) -> Res
 
 #[cfg(not(feature = "bench"))]
 fn bench(_scenario: Option<String>, _list: bool, _quick: bool, _out: PathBuf) -> Result<ExitCode, String> {
-    Err("this build of polycd has no benchmark harness (built without the `bench` feature)".into())
+    Err("this build of polycd has no benchmark harness: build it with `cargo run --release -p polycd-cli --features bench -- bench …` (the feature pulls in parry3d and plotters)".into())
 }
 
 fn print_answer(ans: &batch::Answer, json: bool) {

@@ -158,6 +158,7 @@ fn info_and_errors() {
     assert!(String::from_utf8(out.stderr).unwrap().contains("pose"));
 }
 
+#[cfg(feature = "bench")]
 #[test]
 fn bench_lists_its_scenarios() {
     let out = polycd().args(["bench", "--list"]).output().unwrap();
@@ -175,6 +176,15 @@ fn bench_lists_its_scenarios() {
     }
     let out = polycd().args(["bench", "no-such-scenario"]).output().unwrap();
     assert!(!out.status.success());
+}
+
+#[cfg(not(feature = "bench"))]
+#[test]
+fn bench_without_the_feature_says_how_to_get_it() {
+    let out = polycd().args(["bench", "--list"]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("--features bench"), "{err}");
 }
 
 #[test]
