@@ -45,7 +45,9 @@ pub mod vclip;
 pub mod verify;
 
 pub use crate::core::{error, geometry, math, predicates, tolerance};
-pub use shape::{dk, hull, io, polyhedron, shapes, support};
+#[cfg(feature = "io")]
+pub use shape::io;
+pub use shape::{dk, hull, polyhedron, shapes, support};
 
 /// The README's examples, compiled and run as doctests.
 #[doc = include_str!("../../../README.md")]

@@ -246,6 +246,7 @@ impl TriMesh {
     }
 
     /// Reads a mesh file (`.obj`, `.off`, `.stl`) with [`crate::shape::io::read_mesh`].
+    #[cfg(feature = "io")]
     pub fn read(path: impl AsRef<std::path::Path>) -> Result<TriMesh, PolycdError> {
         let (v, f) = crate::shape::io::read_mesh(path)?;
         TriMesh::new(&v, &f)

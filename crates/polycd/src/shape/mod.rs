@@ -6,6 +6,7 @@
 pub mod dk;
 pub mod feature;
 pub mod hull;
+#[cfg(feature = "io")]
 pub mod io;
 pub mod polyhedron;
 pub mod shapes;

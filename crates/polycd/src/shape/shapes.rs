@@ -4,7 +4,9 @@
 use crate::core::error::PolycdError;
 use crate::core::math::DVec3;
 use crate::shape::polyhedron::ConvexPolyhedron;
+#[cfg(any(test, feature = "generators"))]
 use rand::{Rng, SeedableRng};
+#[cfg(any(test, feature = "generators"))]
 use rand_chacha::ChaCha8Rng;
 
 /// A box with the given side lengths, centred at the origin.
@@ -141,7 +143,13 @@ pub fn cone(n: u32, r: f64, h: f64) -> Result<ConvexPolyhedron, PolycdError> {
 /// `tube` must stay below the centre line's self-distance (0.4 is safe for (2, 3)) or the
 /// surface self-intersects. Returns vertices and triangles ([`crate::ccd::mesh::TriMesh::new`]
 /// builds the solid).
-pub fn torus_knot(p: u32, q: u32, segments: u32, sides: u32, tube: f64) -> Result<crate::shape::io::Mesh, PolycdError> {
+pub fn torus_knot(
+    p: u32,
+    q: u32,
+    segments: u32,
+    sides: u32,
+    tube: f64,
+) -> Result<(Vec<DVec3>, Vec<Vec<u32>>), PolycdError> {
     if p == 0 || q == 0 || segments < 3 || sides < 3 || !(tube.is_finite() && tube > 0.0) {
         return Err(PolycdError::ShapeSpec {
             spec: format!("torus-knot:{p},{q}:{segments},{sides}:{tube}"),
@@ -191,6 +199,7 @@ pub fn torus_knot(p: u32, q: u32, segments: u32, sides: u32, tube: f64) -> Resul
     Ok((vertices, faces))
 }
 
+#[cfg(any(test, feature = "generators"))]
 /// `n` seeded random points on the ellipsoid with semi-axes `(a, b, c)` (uniform directions
 /// scaled by the axes, as in the CD-Dual and HS-jump experiments).
 pub fn ellipsoid_points(n: usize, a: f64, b: f64, c: f64, seed: u64) -> Vec<DVec3> {
@@ -203,11 +212,13 @@ pub fn ellipsoid_points(n: usize, a: f64, b: f64, c: f64, seed: u64) -> Vec<DVec
         .collect()
 }
 
+#[cfg(any(test, feature = "generators"))]
 /// The convex hull of [`ellipsoid_points`].
 pub fn ellipsoid(n: usize, a: f64, b: f64, c: f64, seed: u64) -> Result<ConvexPolyhedron, PolycdError> {
     ConvexPolyhedron::from_points(&ellipsoid_points(n, a, b, c, seed))
 }
 
+#[cfg(any(test, feature = "generators"))]
 /// A uniformly distributed unit vector.
 pub fn unit_vector<R: Rng>(rng: &mut R) -> DVec3 {
     loop {
@@ -223,6 +234,7 @@ pub fn unit_vector<R: Rng>(rng: &mut R) -> DVec3 {
     }
 }
 
+#[cfg(any(test, feature = "generators"))]
 /// A uniformly distributed rotation.
 pub fn random_rotation<R: Rng>(rng: &mut R) -> crate::core::math::DQuat {
     loop {
@@ -344,7 +356,13 @@ pub fn from_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
                     .map_err(|_| err("the seed must be a non-negative integer"))?,
                 None => 0,
             };
-            ellipsoid(n, axes[0], axes[1], axes[2], seed)
+            #[cfg(any(test, feature = "generators"))]
+            return ellipsoid(n, axes[0], axes[1], axes[2], seed);
+            #[cfg(not(any(test, feature = "generators")))]
+            return Err(err(&format!(
+                "{n} random points on {axes:?} with seed {seed}: this build of polycd has no random \
+                 shape generators (the `generators` feature is off)"
+            )));
         }
         _ => Err(err(&format!("unknown shape name; known: {SHAPE_SPECS}"))),
     }
