@@ -19,12 +19,10 @@
 //! scaled by |n·s| as in the conformance suite) differs from the oracle's by more than
 //! 1e-12 × pair scale (by more than the band inside the band); or its certificate is rejected.
 
-use polycd::query::{self, contact_tolerance, pair_scale};
-use polycd::tolerance::AGREEMENT_REL;
-use polycd::verify::{self, Answer};
+use polycd::oracle::Agreement;
+use polycd::query::{self, contact_tolerance};
 use polycd::{
-    oracle, shapes, Algorithm, ConvexPolyhedron, DQuat, DVec3, Directional, Distance, Intersection, PairCache,
-    PolycdError, Pose, Status,
+    oracle, shapes, Algorithm, ConvexPolyhedron, DQuat, DVec3, Intersection, PairCache, PolycdError, Pose, Status,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -298,8 +296,8 @@ fn check_pair(
     let o = oracle::signed_distance(a, pa, b, pb).map_err(|e| format!("oracle: {e}"))?;
     let sd = o.signed_distance;
     let ctol = contact_tolerance(a, pa, b, pb);
-    let agree = AGREEMENT_REL * pair_scale(a, pa, b, pb);
-    let band = ctol + agree;
+    let judge = Agreement::new(a, pa, b, pb, sd);
+
     let mut rng = ChaCha8Rng::seed_from_u64(sd.to_bits());
     let mut dirs = vec![(pb.translation - pa.translation).normalize_or(DVec3::X)];
     dirs.push(-dirs[0]);
@@ -325,7 +323,7 @@ fn check_pair(
                             r.status()
                         ),
                     ));
-                } else if let Err(m) = check_intersection(a, pa, b, pb, sd, &r, band) {
+                } else if let Err(m) = judge.intersection(&r) {
                     out.push((ai, format!("intersect: {m}")));
                 }
             }
@@ -345,7 +343,7 @@ fn check_pair(
                             r.signed_distance()
                         ),
                     ));
-                } else if let Err(m) = check_distance(a, pa, b, pb, sd, &r, band, agree) {
+                } else if let Err(m) = judge.distance(&r) {
                     out.push((ai, format!("distance: {m}")));
                 }
             }
@@ -357,7 +355,7 @@ fn check_pair(
                 Ok(r) => {
                     answered[ai][2] += 1;
                     *checks += 1;
-                    if let Err(m) = check_directional(a, pa, b, pb, sd, s, t0, &r, band, agree) {
+                    if let Err(m) = judge.directional(s, t0, &r) {
                         out.push((ai, format!("directional: {m}")));
                     }
                 }
@@ -365,132 +363,4 @@ fn check_pair(
         }
     }
     Ok(out)
-}
-
-fn check_intersection(
-    a: &ConvexPolyhedron,
-    pa: &Pose,
-    b: &ConvexPolyhedron,
-    pb: &Pose,
-    sd: f64,
-    r: &Intersection,
-    band: f64,
-) -> Result<(), String> {
-    let ok = match r {
-        Intersection::Disjoint { .. } => sd > -band,
-        Intersection::Touching { .. } => sd.abs() <= band,
-        Intersection::Overlapping { .. } => sd < band,
-        Intersection::NotConverged { iterations } => return Err(format!("did not converge ({iterations} iterations)")),
-    };
-    if !ok {
-        return Err(format!(
-            "status {:?}, expected {} (oracle signed distance {sd:e}, band {band:e})",
-            r.status(),
-            expected_status(sd, band)
-        ));
-    }
-    verify::verify_intersection(a, pa, b, pb, r).map_err(|e| format!("certificate rejected: {e}"))
-}
-
-fn expected_status(sd: f64, band: f64) -> &'static str {
-    if sd > band {
-        "Disjoint"
-    } else if sd < -band {
-        "Overlapping"
-    } else {
-        "Touching"
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn check_distance(
-    a: &ConvexPolyhedron,
-    pa: &Pose,
-    b: &ConvexPolyhedron,
-    pb: &Pose,
-    sd: f64,
-    r: &Distance,
-    band: f64,
-    agree: f64,
-) -> Result<(), String> {
-    let allowed = if sd.abs() <= band { band } else { agree };
-    match r {
-        Distance::Separated { distance, .. } => {
-            if sd < -band {
-                return Err(format!(
-                    "separated at {distance:e}, but the oracle says they overlap by {:e}",
-                    -sd
-                ));
-            }
-            if (distance - sd.max(0.0)).abs() > allowed {
-                return Err(format!(
-                    "distance {distance:e}, oracle {sd:e} (error {:e}, allowed {allowed:e})",
-                    (distance - sd.max(0.0)).abs()
-                ));
-            }
-        }
-        Distance::Penetrating { penetration, .. } => {
-            if sd > band {
-                return Err(format!("penetrating, but the oracle says they are {sd:e} apart"));
-            }
-            if let Some(p) = penetration {
-                if (-p.depth - sd.min(0.0)).abs() > allowed {
-                    return Err(format!(
-                        "penetration depth {:e}, oracle {:e} (error {:e}, allowed {allowed:e})",
-                        p.depth,
-                        -sd,
-                        (-p.depth - sd.min(0.0)).abs()
-                    ));
-                }
-            }
-        }
-        Distance::NotConverged { iterations } => return Err(format!("did not converge ({iterations} iterations)")),
-    }
-    verify::verify_distance(a, pa, b, pb, r).map_err(|e| format!("certificate rejected: {e}"))
-}
-
-#[allow(clippy::too_many_arguments)]
-fn check_directional(
-    a: &ConvexPolyhedron,
-    pa: &Pose,
-    b: &ConvexPolyhedron,
-    pb: &Pose,
-    sd: f64,
-    s: DVec3,
-    expected: Option<f64>,
-    r: &Directional,
-    band: f64,
-    agree: f64,
-) -> Result<(), String> {
-    match (r, expected) {
-        (Directional::Contact { t, plane, .. }, Some(t0)) => {
-            // The accuracy promise is on the signed distance along the contact normal, which t
-            // changes at the rate |n·s| (t is ill-conditioned near grazing incidence); inside
-            // the contact band either end of the sliding interval is a correct answer, and so
-            // is a tie between the two ends.
-            let cos = plane.normal.dot(s).abs();
-            let tie = (t.abs() - t0.abs()).abs() * cos <= agree;
-            if (t - t0).abs() * cos > agree && !tie && sd.abs() > band {
-                return Err(format!("along {s}: t = {t:e}, oracle {t0:e} (|n·s| = {cos:e})"));
-            }
-        }
-        // A grazing line: either answer is correct when its certificate holds.
-        (Directional::Contact { .. }, None)
-        | (Directional::Never { .. }, Some(_))
-        | (Directional::Never { .. }, None) => {}
-        (Directional::NotConverged { iterations }, _) => {
-            return Err(format!("along {s}: did not converge ({iterations} iterations)"));
-        }
-    }
-    verify::verify(
-        a,
-        pa,
-        b,
-        pb,
-        &Answer::Directional {
-            direction: s,
-            answer: *r,
-        },
-    )
-    .map_err(|e| format!("along {s}: certificate rejected: {e}"))
 }

@@ -47,9 +47,9 @@
 //!   small slightly turned box placed at first contact along −z (by the oracle's directional
 //!   answer) plus a gap of 0, ±1e-9 or ±1e-3; expected answers from the oracle.
 
+use polycd::oracle::Agreement;
 use polycd::query::{self, contact_tolerance, pair_scale};
 use polycd::tolerance::AGREEMENT_REL;
-use polycd::verify::{self, Answer};
 use polycd::{
     oracle, shapes, Algorithm, ConvexPolyhedron, DQuat, DVec3, Directional, Distance, Intersection, PairCache,
     PolycdError, Pose,
@@ -414,50 +414,24 @@ fn cases_match_the_oracle() {
     }
 }
 
+/// The oracle agreement check for a case, judged with the given band and agreement
+/// tolerance (the library's shared check, [`polycd::oracle::Agreement`]).
+fn judge(c: &Case, band: f64, agree: Option<f64>) -> Agreement<'_> {
+    let mut g = Agreement::new(&c.a, &c.pa, &c.b, &c.pb, c.signed_distance);
+    g.band = band;
+    if let Some(agree) = agree {
+        g.agree = agree;
+    }
+    g
+}
+
 /// Checks one answer; `Err(message)` describes a non-conformance.
 fn check_intersection(c: &Case, r: &Intersection, band: f64) -> Result<(), String> {
-    let sd = c.signed_distance;
-    let ok = match r {
-        Intersection::Disjoint { .. } => sd > -band,
-        Intersection::Touching { .. } => sd.abs() <= band,
-        Intersection::Overlapping { .. } => sd < band,
-        Intersection::NotConverged { iterations } => return Err(format!("did not converge ({iterations} iterations)")),
-    };
-    if !ok {
-        return Err(format!("status {:?} but the signed distance is {sd:e}", r.status()));
-    }
-    verify::verify_intersection(&c.a, &c.pa, &c.b, &c.pb, r).map_err(|e| format!("certificate rejected: {e}"))
+    judge(c, band, None).intersection(r)
 }
 
 fn check_distance(c: &Case, r: &Distance, band: f64, agree: f64) -> Result<(), String> {
-    let sd = c.signed_distance;
-    // Inside the contact band any value within the band is a correct "touching" answer.
-    let allowed = if sd.abs() <= band { band } else { agree };
-    match r {
-        Distance::Separated { distance, .. } => {
-            if sd < -band {
-                return Err(format!(
-                    "separated at {distance:e}, but the shapes overlap by {:e}",
-                    -sd
-                ));
-            }
-            if (distance - sd.max(0.0)).abs() > allowed {
-                return Err(format!("distance {distance:e}, expected {sd:e}"));
-            }
-        }
-        Distance::Penetrating { penetration, .. } => {
-            if sd > band {
-                return Err(format!("penetrating, but the shapes are {sd:e} apart"));
-            }
-            if let Some(p) = penetration {
-                if (-p.depth - sd.min(0.0)).abs() > allowed {
-                    return Err(format!("penetration depth {:e}, expected {:e}", p.depth, -sd));
-                }
-            }
-        }
-        Distance::NotConverged { iterations } => return Err(format!("did not converge ({iterations} iterations)")),
-    }
-    verify::verify_distance(&c.a, &c.pa, &c.b, &c.pb, r).map_err(|e| format!("certificate rejected: {e}"))
+    judge(c, band, Some(agree)).distance(r)
 }
 
 fn check_directional(
@@ -468,40 +442,7 @@ fn check_directional(
     agree: f64,
     band: f64,
 ) -> Result<(), String> {
-    let verified = verify::verify(
-        &c.a,
-        &c.pa,
-        &c.b,
-        &c.pb,
-        &Answer::Directional {
-            direction: s,
-            answer: *r,
-        },
-    );
-    match (r, expected) {
-        (Directional::Contact { t, plane, .. }, Some(t0)) => {
-            // What the accuracy bounds is the signed distance along the contact normal, which
-            // t changes at the rate |n·s|: near grazing incidence t is ill-conditioned (and
-            // at exact grazing every t of a sliding interval is a correct contact, which the
-            // certificate checks).
-            // A touching pair (in the contact band) is touched by t = 0 and, when it
-            // numerically overlaps, separated by either end of the sliding interval: the
-            // answer is ill-posed there, and any certified contact is accepted. Ties between
-            // the two ends (equal |t|) are accepted too.
-            let cos = plane.normal.dot(s).abs();
-            let tie = (t.abs() - t0.abs()).abs() * cos <= agree;
-            if (t - t0).abs() * cos > agree && !tie && c.signed_distance.abs() > band {
-                return Err(format!("along {s}: t = {t:e}, expected {t0:e} (|n·s| = {cos:e})"));
-            }
-        }
-        // A grazing line: either answer is fine when its certificate holds.
-        (Directional::Contact { .. }, None) | (Directional::Never { .. }, Some(_)) => {}
-        (Directional::Never { .. }, None) => {}
-        (Directional::NotConverged { iterations }, _) => {
-            return Err(format!("along {s}: did not converge ({iterations} iterations)"));
-        }
-    }
-    verified.map_err(|e| format!("along {s}: certificate rejected: {e}"))
+    judge(c, band, Some(agree)).directional(s, expected, r)
 }
 
 /// The questions each algorithm answers: `[intersect, distance, directional]`.

@@ -361,7 +361,7 @@ fn degeneracy(seed: u64, trials: usize, check_oracle_every: usize) -> (usize, us
     let query = |pose: &Pose, cache: &mut VClipCache, queries: &mut usize| {
         *queries += 1;
         let d = vclip::distance(&cube, &Pose::IDENTITY, &cube, pose, cache).unwrap();
-        let check = check_oracle_every > 0 && *queries % check_oracle_every == 0;
+        let check = check_oracle_every > 0 && (*queries).is_multiple_of(check_oracle_every);
         match d {
             Distance::Separated { distance, features, .. } => {
                 let mut ok = distance >= floor - 1e-12;

@@ -132,3 +132,6 @@ pub fn directional(
         hi
     }))
 }
+
+mod agree;
+pub use agree::Agreement;
