@@ -305,14 +305,26 @@ pub fn distance(
     pb: &Pose,
     cache: &mut GjkCache,
 ) -> Result<Distance, PolycdError> {
-    distance_with(a, pa, b, pb, cache, true)
+    distance_measuring(a, pa, b, pb, cache, true)
 }
 
 /// [`distance`], with the depth of a clear overlap (the origin enclosed by the simplex) left
-/// unmeasured when `depth` is false: `Penetrating` with `penetration: None`, no EPA. A
-/// near-contact overlap still runs EPA, which tells touching (reported as `Separated`) from
-/// overlapping beyond the tolerance, as [`distance`] does.
-pub(crate) fn distance_with(
+/// unmeasured: `Penetrating` with `penetration: None`, no EPA. A near-contact overlap still
+/// runs EPA, which tells touching (reported as `Separated`) from overlapping beyond the
+/// tolerance, as [`distance`] does.
+pub(crate) fn distance_or_overlap(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    cache: &mut GjkCache,
+) -> Result<Distance, PolycdError> {
+    distance_measuring(a, pa, b, pb, cache, false)
+}
+
+/// [`distance`] (`depth`) or [`distance_or_overlap`] (`!depth`).
+#[inline(always)]
+fn distance_measuring(
     a: &ConvexPolyhedron,
     pa: &Pose,
     b: &ConvexPolyhedron,

@@ -490,9 +490,8 @@ pub fn distance(
             })
         }
     };
-    // V-Clip's touching answer names exact features; the convex program's does not (below).
-    let qp = matches!(algorithm, Algorithm::Qp | Algorithm::QpFast);
-    complete_penetration(a, pa, b, pb, d, qp, cache)
+    // The convex program's touching answer names no exact features (see ContactPoints).
+    complete_penetration(a, pa, b, pb, d, ContactPoints::FromGjk, cache)
 }
 
 /// [`distance`] for callers that only need to know that two shapes overlap, not how deeply
@@ -512,13 +511,13 @@ pub(crate) fn distance_or_overlap(
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     match algorithm {
-        Algorithm::Auto | Algorithm::Gjk => gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false),
+        Algorithm::Auto | Algorithm::Gjk => gjk::distance_or_overlap(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => match vclip::distance(a, pa, b, pb, &mut cache.vclip) {
             vclip::Checked::Clear(d) => Ok(d),
             vclip::Checked::Unsettled(Distance::Penetrating { .. }) => {
-                gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false)
+                gjk::distance_or_overlap(a, pa, b, pb, &mut cache.gjk)
             }
-            vclip::Checked::Unsettled(d) => complete_penetration(a, pa, b, pb, d, false, cache),
+            vclip::Checked::Unsettled(d) => complete_penetration(a, pa, b, pb, d, ContactPoints::Own, cache),
         },
         _ => distance(a, pa, b, pb, algorithm, cache),
     }
@@ -538,8 +537,23 @@ fn vclip_distance(
     match vclip::distance(a, pose_a, b, pose_b, &mut cache.vclip) {
         // Beyond the tolerance bound (V-Clip compared it already): nothing to complete.
         vclip::Checked::Clear(d) => Ok(d),
-        vclip::Checked::Unsettled(d) => complete_penetration(a, pose_a, b, pose_b, d, false, cache),
+        vclip::Checked::Unsettled(d) => complete_penetration(a, pose_a, b, pose_b, d, ContactPoints::Own, cache),
     }
+}
+
+/// Whose closest points a touching answer keeps ([`complete_penetration`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ContactPoints {
+    /// The algorithm's own (V-Clip's exact features).
+    Own,
+    /// GJK's, and the answer is checked in the wider band [`QP_CHECK_REL`] (the convex
+    /// program): within the contact tolerance the program's optimum is degenerate, and
+    /// Wolfe's barycentric points may lie anywhere on the set of near-closest pairs — along a
+    /// nearly parallel edge and face that is a long strip (differential seed 68, pair 179: 70
+    /// units from the contact at scale 1e6, 4.9e-9 apart, where no feature normal proves the
+    /// distance). GJK's touching answer is built from the contact's supporting features. The
+    /// measurement is the one already made to tell touching from overlapping.
+    FromGjk,
 }
 
 /// V-Clip reports penetration by witness features and the convex program by a zero distance;
@@ -547,28 +561,20 @@ fn vclip_distance(
 /// measured by EPA (in [`gjk`]), so every distance answer carries a signed distance, and a
 /// zero distance that hides an overlap deeper than the contact tolerance is reported as the
 /// penetration it is.
-///
-/// With `contact_points_from_gjk` (the convex program), a touching answer also takes GJK's
-/// closest points and features: within the contact tolerance the program's optimum is
-/// degenerate, and Wolfe's barycentric points may lie anywhere on the set of near-closest
-/// pairs — along a nearly parallel edge and face that is a long strip (differential seed 68,
-/// pair 179: 70 units from the contact at scale 1e6, 4.9e-9 apart, where no feature normal
-/// proves the distance). GJK's touching answer is built from the contact's supporting
-/// features. The measurement is the one already made to tell touching from overlapping.
 fn complete_penetration(
     a: &ConvexPolyhedron,
     pose_a: &Pose,
     b: &ConvexPolyhedron,
     pose_b: &Pose,
     d: Distance,
-    contact_points_from_gjk: bool,
+    points: ContactPoints,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
     // Clearly separated answers (the common case of coherent sequences) skip the exact
     // tolerance: an upper bound of it needs no rotation. The convex program's distance is
     // checked in a wider band ([`QP_CHECK_REL`]).
     let band = |tol: f64| {
-        if contact_points_from_gjk {
+        if points == ContactPoints::FromGjk {
             tol.max(QP_CHECK_REL * pair_scale(a, pose_a, b, pose_b))
         } else {
             tol
@@ -615,7 +621,7 @@ fn complete_penetration(
                 iterations,
             }),
             g @ (Distance::Separated { .. } | Distance::Penetrating { .. })
-                if contact_points_from_gjk && g.status(tol) == Status::Touching =>
+                if points == ContactPoints::FromGjk && g.status(tol) == Status::Touching =>
             {
                 Ok(g.with_iterations(iterations))
             }
