@@ -9,6 +9,7 @@ use crate::core::tolerance::COPLANAR_REL;
 
 /// Search-EE from the FV result and the VF result `vb`, whose probes left the faces across
 /// the borders the ray passes on the stack (`fv.pushed`: the FV result's part).
+#[inline]
 pub(super) fn search_ee(
     ctx: &Ctx,
     cache: &mut CdDualCache,

@@ -219,6 +219,7 @@ impl Ctx<'_> {
     /// search's support values) confirm that A's maximum along `n` lies below B's minimum. A face with `k < 0` that fails it is no face of M.
     /// Returns, for the unit normal `n/|n|`, A's maximum along it, the gap to B's minimum
     /// (negative when they are apart) and the midpoint of the two support points (A frame).
+    #[inline]
     pub(super) fn certify_separation(&self, ev: &Eval) -> Option<Cert> {
         let len = ev.n.length();
         if !(len > 0.0 && len.is_finite()) {
@@ -257,6 +258,7 @@ impl Ctx<'_> {
     ///
     /// Also returns whether Q's faces are expected larger than P's around that normal (see
     /// [`Ctx::q_faces_larger`]).
+    #[inline]
     pub(super) fn heuristic_normal(&self) -> (DVec3, bool) {
         let (tp, tq) = (&self.p.start_table, &self.q.start_table);
         let cq = self.r * tq.cov * self.rt;
@@ -293,17 +295,20 @@ impl Ctx<'_> {
     /// P's (Q's) product of principal radii of curvature at that normal, on an ellipsoid with
     /// squared semi-axes `A = 3 C`: `det A / (nᵀ A n)²`. Search-FV runs over the shape with the
     /// larger share (see the module notes on the role swap).
+    #[inline]
     pub(super) fn q_faces_larger(tp: &StartTable, cq: DMat3, cq_det: f64, n: DVec3) -> bool {
         let (hp, hq) = (n.dot(tp.cov * n), n.dot(cq * n));
         cq_det * hp * hp > tp.cov_det * hq * hq
     }
 
+    #[inline]
     pub(super) fn heuristic_face(&self, n: DVec3) -> u32 {
         // The cell's vertex, not climbed: the start face only needs to be near.
         let v = self.p.hint_start(n);
         self.best_face_at_vertex(v, n)
     }
 
+    #[inline]
     pub(super) fn best_face_at_vertex(&self, v: u32, n: DVec3) -> u32 {
         let mut best = u32::MAX;
         let mut best_d = f64::NEG_INFINITY;

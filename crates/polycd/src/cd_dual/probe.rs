@@ -55,6 +55,7 @@ impl Ctx<'_> {
     /// known to lie in M (`rho > 0`, the boolean query), the meeting point beyond `o` and the
     /// point of the face's generating features nearest to it are also tried as an overlap
     /// certificate ([`Ctx::overlap_certificate`]).
+    #[inline]
     pub(super) fn probe(&self, ev: &Eval, stack: Option<&mut Vec<Cand>>) -> Probe {
         let nd = ev.n.dot(self.dir);
         let nl = ev.n.length();
@@ -254,6 +255,7 @@ impl Ctx<'_> {
     /// `b = c + (x − z)/(λ − 1)` lies in the ball when `δ ≤ rho·(λ − 1)`, and
     /// `o = (1 − 1/λ)·b + (1/λ)·z`. The test allows [`OVERLAP_CERT_REL`] of the pair's scale
     /// for the rounding of `c`, `x` and `z`.
+    #[inline]
     pub(super) fn overlap_certificate(&self, lambda: f64, x: DVec3, za: DVec3, zb: DVec3) -> Probe {
         let tol = OVERLAP_CERT_REL * self.scale;
         let delta = (x - (za - zb)).length();

@@ -99,6 +99,7 @@ pub(super) fn run<O: FnMut(PhaseEvent)>(
 
 /// Sizes the scratch space on the first query, so that a later first entry into Search-EE
 /// (most queries end in Search-FV/VF) does not allocate.
+#[inline]
 fn reserve_scratch(ctx: &Ctx, cache: &mut CdDualCache) {
     // The Search-EE stack holds at most the neighbourhoods of two faces of M (face edges ×
     // tied vertices × their edges, and with ties the corners' edges too) and the faces across
@@ -119,6 +120,7 @@ fn reserve_scratch(ctx: &Ctx, cache: &mut CdDualCache) {
 
 /// The outcome when [`Ctx::probe`] found `best` to be `f_opt` or certified the overlap there
 /// (the face is remembered for the next query); `None` on a miss.
+#[inline]
 pub(super) fn probed(ctx: &Ctx, cache: &mut CdDualCache, best: Eval, probe: Probe) -> Option<Outcome> {
     match probe {
         Probe::Exit => {
@@ -136,6 +138,7 @@ pub(super) fn probed(ctx: &Ctx, cache: &mut CdDualCache, best: Eval, probe: Prob
 /// Empties the stack but for the two marker slots Search-EE fills (so it need not probe the
 /// face again when it starts from it) and probes `best`, leaving the faces across the
 /// borders the ray passes on the stack above the slots.
+#[inline]
 fn probe_with_slots(ctx: &Ctx, cache: &mut CdDualCache, best: Eval) -> Option<Outcome> {
     cache.stack.clear();
     cache.stack.push(Cand::Expand(best.face));
@@ -146,6 +149,7 @@ fn probe_with_slots(ctx: &Ctx, cache: &mut CdDualCache, best: Eval) -> Option<Ou
 
 /// Search-FV: from the stored face (§4.4) or the heuristic start face (§4.2), steepest ascent
 /// over the faces of P; or the search's outcome when it ended in this phase.
+#[inline]
 fn search_fv(
     ctx: &Ctx,
     cache: &mut CdDualCache,
@@ -219,6 +223,7 @@ fn search_fv(
 /// The best FV face is f_opt when the ray meets it (§3.2): Search-VF and Search-EE could only
 /// confirm it. Otherwise the test leaves the faces across the borders the ray passes on the
 /// stack, above the two marker slots. A start face that stayed best was probed already.
+#[inline]
 fn probe_fv_result(ctx: &Ctx, cache: &mut CdDualCache, fv: FvResult) -> Result<FvResult, Outcome> {
     if !fv.probed {
         if let Some(outcome) = probe_with_slots(ctx, cache, fv.best) {
@@ -234,6 +239,7 @@ fn probe_fv_result(ctx: &Ctx, cache: &mut CdDualCache, fv: FvResult) -> Result<F
 /// Search-VF: from the face of Q at the FV result's supporting vertex best aligned with the
 /// normal expected at `f_opt` (the paper's alternative start), steepest ascent over the faces
 /// of Q.
+#[inline]
 fn search_vf(
     ctx: &Ctx,
     cache: &mut CdDualCache,
@@ -291,6 +297,7 @@ fn search_vf(
 
 /// A VF result better than the FV result is probed like it (its pushes go on top of the FV
 /// result's); the warm starts are stored for the next query.
+#[inline]
 fn probe_vf_result(ctx: &Ctx, cache: &mut CdDualCache, vb: Eval, fv: &FvResult) -> Result<Eval, Outcome> {
     if vb.key > fv.best.key {
         let probe = ctx.probe(&vb, Some(&mut cache.stack));
@@ -434,6 +441,7 @@ fn ascend<F: Family>(ctx: &Ctx, mut best: Eval, early_exit: bool, steps: &mut u3
 }
 
 /// §4.4: store a face of A close to the final face for the next query.
+#[inline]
 pub(super) fn remember(ctx: &Ctx, cache: &mut CdDualCache, best: &Eval) {
     let p = ctx.p;
     cache.face_a = match best.face {
