@@ -56,7 +56,7 @@
 //!   their convex hull, with a margin for rounding (below); the common point reported is built
 //!   from that convex combination.
 //! - A face is taken as `f_opt` without examining its neighbourhood only when the ray
-//!   `c + λ·dir` meets it inside its generating features by a margin ([`RAY_HIT_REL`] of the
+//!   `c + λ·dir` meets it inside its generating features by a margin ([`RAY_HIT_REL`](crate::core::tolerance::RAY_HIT_REL) of the
 //!   pair's scale, amplified by the ray's obliquity): its plane supports M and the meeting
 //!   point is in M, so no face plane meets the ray earlier.
 //! - Within each phase the key strictly increases from one current face to the next.
@@ -124,7 +124,7 @@
 //!   (`u = b − c` split between the two interior points in proportion to their depths).
 //!   `z` need not lie on a face of M: any point of A minus any point of B is in M, so the
 //!   test is exact up to the rounding of `c`, `x` and `z`, for which it keeps
-//!   [`OVERLAP_CERT_REL`] of the pair's scale (per quantity, and off `ρ`) to spare. The test
+//!   [`OVERLAP_CERT_REL`](crate::core::tolerance::OVERLAP_CERT_REL) of the pair's scale (per quantity, and off `ρ`) to spare. The test
 //!   runs inside the ray test, on the faces that test already sees. Deep overlaps usually end
 //!   at once, often at the start face; near contact (`λ → 1`) it rarely fires and the search
 //!   reaches `f_opt`.

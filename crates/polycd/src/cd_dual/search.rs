@@ -1,6 +1,10 @@
 //! The search for `f_opt`: Search-FV, Search-VF (one steepest ascent, [`ascend`], over the
 //! faces of either shape) and the hand-over to Search-EE ([`super::ee`]); §4.4's stored face.
 
+// The phases return `Err(outcome)` when the search ends in them: the final answer, moved once
+// per query; boxing it would allocate per query.
+#![allow(clippy::result_large_err)]
+
 use super::ee::{search_ee, Cand, EE_SEEN_RESERVE};
 use super::face::{Cert, Ctx, Eval};
 use super::probe::{OverlapCert, Probe};
