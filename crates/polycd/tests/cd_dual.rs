@@ -1,7 +1,7 @@
 //! CD-Dual against the brute-force oracle: boolean answers, separating planes, overlap
 //! witnesses, α along `c → o`, and the directional query (§6).
 
-use polycd::cd_dual::{self, CdDualCache, FaceKind, SearchOptions};
+use polycd::cd_dual::{self, CdDualCache, FaceKind, PhaseEvent, SearchOptions};
 use polycd::math::DQuat;
 use polycd::query::{contact_tolerance, pair_scale};
 use polycd::{oracle, shapes, ConvexPolyhedron, DVec3, Directional, Intersection, OverlapWitness, Plane, Pose};
@@ -113,6 +113,8 @@ struct Tally {
     bad_witnesses: usize,
     feature_witnesses: usize,
     not_converged: usize,
+    /// Clearances missing where they are due, or beyond what the oracle allows.
+    bad_clearances: usize,
 }
 
 fn check_boolean(
@@ -127,13 +129,22 @@ fn check_boolean(
     let truth = oracle::signed_distance(a, pa, b, pb).unwrap().signed_distance;
     let tol = contact_tolerance(a, pa, b, pb);
     let scale = pair_scale(a, pa, b, pb);
-    let r = cd_dual::intersect(a, pa, b, pb, cache).unwrap();
+    let out = cd_dual::intersect(a, pa, b, pb, cache).unwrap();
     t.pairs += 1;
     let near = truth.abs() <= tol;
     t.near_contact += near as usize;
-    match r {
+    match out.intersection {
         Intersection::Disjoint { plane, .. } => {
             t.disjoint += 1;
+            // The certified margin is the gap of a separating plane: positive and at most
+            // the distance.
+            match out.clearance {
+                Some(m) if m > 0.0 && m <= truth + 1e-9 * scale => {}
+                other => {
+                    t.bad_clearances += 1;
+                    eprintln!("{what}: margin {other:?}, oracle {truth:e}");
+                }
+            }
             if !near && truth < 0.0 {
                 t.wrong += 1;
                 eprintln!("{what}: CD-Dual says disjoint, oracle {truth:e}");
@@ -156,8 +167,21 @@ fn check_boolean(
                     t.bad_witnesses += 1;
                     eprintln!("{what}: witness {o:e} outside (oracle {truth:e})");
                 }
+                // The certified depth: the ball of that radius about the point lies in both
+                // shapes, so every face plane of both is at least that far from it.
+                match out.clearance {
+                    Some(d) if o <= -d + 1e-9 * scale => {}
+                    other => {
+                        t.bad_clearances += 1;
+                        eprintln!("{what}: depth {other:?} but the point is {o:e} outside");
+                    }
+                }
             } else {
                 t.feature_witnesses += 1;
+                if out.clearance.is_some() {
+                    t.bad_clearances += 1;
+                    eprintln!("{what}: a clearance with a feature witness");
+                }
             }
         }
         Intersection::NotConverged { .. } => {
@@ -193,6 +217,7 @@ fn assert_clean(t: &Tally) {
     assert_eq!(t.bad_planes, 0, "{t:?}");
     assert_eq!(t.bad_witnesses, 0, "{t:?}");
     assert_eq!(t.not_converged, 0, "{t:?}");
+    assert_eq!(t.bad_clearances, 0, "{t:?}");
 }
 
 /// ~5 000 random pairs over 66 family combinations, a quarter of them within 1e-6 of contact.
@@ -297,7 +322,10 @@ fn aligned_boxes_evaluate_each_edge_pair_once() {
         let mut cache = CdDualCache::default();
         check_boolean(&a, &pa, &a, &pb, &mut cache, &mut t, &format!("cubes {off}"));
         let mut cache = CdDualCache::default();
-        let it = cd_dual::intersect(&a, &pa, &a, &pb, &mut cache).unwrap().iterations();
+        let it = cd_dual::intersect(&a, &pa, &a, &pb, &mut cache)
+            .unwrap()
+            .intersection
+            .iterations();
         assert!(
             it <= 2 * faces_of_m,
             "cubes {off}: {it} evaluations, M has {faces_of_m} faces"
@@ -398,10 +426,7 @@ fn frame_coherence_gives_same_answers_faster() {
             DVec3::new(1.3 * (2.0 * s).cos(), 0.4 * s.sin(), 0.2),
         );
         check_boolean(&a, &pa, &b, &pb, &mut cache, &mut t, &format!("frame {i}"));
-        let full = SearchOptions {
-            early_exit: false,
-            timed: false,
-        };
+        let full = SearchOptions { early_exit: false };
         let mut fresh = CdDualCache::default();
         let cold = cd_dual::search(&a, &pa, &b, &pb, &mut fresh, full).unwrap();
         let warm = cd_dual::search(&a, &pa, &b, &pb, &mut cache, full).unwrap();
@@ -434,10 +459,7 @@ fn alpha_matches_bisection_along_c_to_o() {
         let (a, b) = (&fa.shape, &fb.shape);
         let (pa, pb) = random_pair(&mut rng, a, b);
         let mut cache = CdDualCache::default();
-        let opts = SearchOptions {
-            early_exit: false,
-            timed: true,
-        };
+        let opts = SearchOptions { early_exit: false };
         let rep = cd_dual::search(a, &pa, b, &pb, &mut cache, opts).unwrap();
         assert!(rep.converged);
         kinds[match rep.kind() {
@@ -577,17 +599,14 @@ fn report_counts_phases() {
     let b = shapes::ellipsoid(80, 1.0, 0.5, 0.5, 2).unwrap();
     let pa = Pose::IDENTITY;
     let mut cache = CdDualCache::default();
-    let opts = SearchOptions {
-        early_exit: true,
-        timed: true,
-    };
+    let opts = SearchOptions { early_exit: true };
     let near = Pose::from_translation(DVec3::new(0.3, 0.1, 0.0));
     let r = cd_dual::search(&a, &pa, &b, &near, &mut cache, opts).unwrap();
     assert!(r.converged && !r.separated && !r.early_exit);
     assert!(r.steps[0] > 0 && r.steps[1] > 0);
     assert!(r.signed_distance <= 0.0);
     let far = Pose::from_translation(DVec3::new(5.0, 0.0, 0.0));
-    cache.reset();
+    cache.forget();
     let r = cd_dual::search(&a, &pa, &b, &far, &mut cache, opts).unwrap();
     assert!(r.converged && r.separated && r.early_exit);
     assert!(r.signed_distance > 0.0);
@@ -630,8 +649,10 @@ fn timing_paper_setup() {
             let mut sep = 0;
             for _ in 0..reps {
                 for pb in &poses {
-                    cache.reset();
-                    if let Intersection::Disjoint { .. } = cd_dual::intersect(&a, &pa, &b, pb, &mut cache).unwrap() {
+                    cache.forget();
+                    if let Intersection::Disjoint { .. } =
+                        cd_dual::intersect(&a, &pa, &b, pb, &mut cache).unwrap().intersection
+                    {
                         sep += 1;
                     }
                 }
@@ -641,13 +662,9 @@ fn timing_paper_setup() {
             let mut ph = 0u64;
             for _ in 0..reps {
                 for pb in &poses {
-                    cache.reset();
-                    let o = SearchOptions {
-                        early_exit: true,
-                        timed: true,
-                    };
-                    let r = cd_dual::search(&a, &pa, &b, pb, &mut cache, o).unwrap();
-                    ph += r.nanos.iter().sum::<u64>();
+                    cache.forget();
+                    let (_, nanos) = timed_search(&a, &pa, &b, pb, &mut cache);
+                    ph += nanos.iter().sum::<u64>();
                 }
             }
             let ns_search = t1.elapsed().as_nanos() as f64 / (reps * poses.len()) as f64;
@@ -658,14 +675,10 @@ fn timing_paper_setup() {
             let mut split = [0u64; 3];
             let mut steps = [0u64; 3];
             for pb in &poses {
-                cache.reset();
-                let opts = SearchOptions {
-                    early_exit: true,
-                    timed: true,
-                };
-                let r = cd_dual::search(&a, &pa, &b, pb, &mut cache, opts).unwrap();
+                cache.forget();
+                let (r, nanos) = timed_search(&a, &pa, &b, pb, &mut cache);
                 for i in 0..3 {
-                    split[i] += r.nanos[i];
+                    split[i] += nanos[i];
                     steps[i] += r.steps[i] as u64;
                 }
             }
@@ -677,6 +690,27 @@ fn timing_paper_setup() {
             );
         }
     }
+}
+
+/// The early-exit search with the time spent in each phase (Search-FV, -VF, -EE), measured
+/// around the phases by the observer.
+fn timed_search(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    cache: &mut CdDualCache,
+) -> (cd_dual::CdDualReport, [u64; 3]) {
+    use std::time::Instant;
+    let mut nanos = [0u64; 3];
+    let mut t0 = Instant::now();
+    let mut observe = |e: PhaseEvent| match e {
+        PhaseEvent::Start(_) => t0 = Instant::now(),
+        PhaseEvent::End(kind) => nanos[kind as usize] += t0.elapsed().as_nanos() as u64,
+    };
+    let opts = SearchOptions { early_exit: true };
+    let r = cd_dual::search_observed(a, pa, b, pb, cache, opts, &mut observe).unwrap();
+    (r, nanos)
 }
 
 /// Timing probe: CD-Dual alone vs through the query layer on overlapping 1 000-vertex
@@ -702,7 +736,7 @@ fn perf_probe_overlap() {
         let mut k = 0;
         for (pa, pb) in &poses {
             let mut c = polycd::cd_dual::CdDualCache::default();
-            let r = polycd::cd_dual::intersect(&p, pa, &q, pb, &mut c).unwrap();
+            let r = polycd::cd_dual::intersect(&p, pa, &q, pb, &mut c).unwrap().intersection;
             k += matches!(r, polycd::Intersection::Overlapping { .. }) as u32;
         }
         let raw = t.elapsed().as_nanos() as f64 / poses.len() as f64;

@@ -148,7 +148,7 @@ fn cd_dual_symmetric_shapes_agree_with_oracle() {
         let sd = oracle::signed_distance(&a, &pa, &b, &pb).unwrap().signed_distance;
         let tol = query::contact_tolerance(&a, &pa, &b, &pb);
         let mut cache = CdDualCache::default();
-        let r = cd_dual::intersect(&a, &pa, &b, &pb, &mut cache).unwrap();
+        let r = cd_dual::intersect(&a, &pa, &b, &pb, &mut cache).unwrap().intersection;
         let ok = match r {
             Intersection::Disjoint { .. } => {
                 disjoint += 1;

@@ -19,8 +19,8 @@
 //! method's answer is checked against it — a wrong `t_touch` would show up as every method
 //! disagreeing at small |l|.
 //!
-//! Fig. 10 (time in Search-FV / VF / EE): CD-Dual's own search (`cd_dual::search` with its
-//! per-phase clock reads, the boolean query's early exit at a separating face, cold cache; the
+//! Fig. 10 (time in Search-FV / VF / EE): CD-Dual's own search (`cd_dual::search_observed`,
+//! the clock read at its phase events, the boolean query's early exit at a separating face, cold cache; the
 //! paper's search, without the boolean query's role swap, start-face probe and overlap
 //! certificate, see `polycd::cd_dual`) on the same poses;
 //! mean nanoseconds per phase at each l go to `ellipsoid-sweep_cd-dual-phases.csv`, and the
@@ -34,10 +34,11 @@ use crate::plot::{Chart, Series};
 use crate::table::{ratio, us, Table};
 use crate::timing::{median, time_single, Case};
 use crate::{Context, RunOptions};
-use polycd::cd_dual::{self, CdDualCache, SearchOptions};
+use polycd::cd_dual::{self, CdDualCache, PhaseEvent, SearchOptions};
 use polycd::{shapes, Algorithm, DQuat, DVec3, PairCache, Pose};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use std::time::Instant;
 
 /// The methods of this scenario (one line per method; the peer last).
 pub(crate) const SWEEP_METHODS: [Method; 5] = [
@@ -255,12 +256,17 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             for c in &cases {
                 for _ in 0..reps {
                     let mut cc = CdDualCache::default();
-                    let opts = SearchOptions {
-                        early_exit: true,
-                        timed: true,
+                    let opts = SearchOptions { early_exit: true };
+                    // Each phase timed from outside, between the search's phase events.
+                    let mut nanos = [0u64; 3];
+                    let mut t0 = Instant::now();
+                    let mut observe = |e: PhaseEvent| match e {
+                        PhaseEvent::Start(_) => t0 = Instant::now(),
+                        PhaseEvent::End(kind) => nanos[kind as usize] += t0.elapsed().as_nanos() as u64,
                     };
-                    if let Ok(r) = cd_dual::search(&c.a.poly, &c.pa.pose, &c.b.poly, &c.pb.pose, &mut cc, opts) {
-                        for (a, n) in acc.iter_mut().zip(r.nanos) {
+                    let (a, pa, b, pb) = (&c.a.poly, &c.pa.pose, &c.b.poly, &c.pb.pose);
+                    if cd_dual::search_observed(a, pa, b, pb, &mut cc, opts, &mut observe).is_ok() {
+                        for (a, n) in acc.iter_mut().zip(nanos) {
                             *a += n;
                         }
                         count += 1;

@@ -181,40 +181,17 @@ pub fn intersect(
             vclip_depth_check(a, pa, b, pb, r, cache)
         }
         Algorithm::CdDual => {
-            let cd = cache.cd_dual.get_or_default();
-            let r = cd_dual::intersect(a, pa, b, pb, cd)?;
-            let (margin, depth) = (cd.last_margin(), cd.last_depth());
-            // CD-Dual's separating plane supports `M`, so it knows its own margin: far
-            // outside the contact band (twice the tolerance, far beyond rounding) the two
-            // support queries that would re-measure it are skipped, with the same answer.
-            // The rotation-free upper bound of the tolerance decides the common far case (a
-            // margin or depth beyond twice the bound is beyond twice the tolerance).
-            let known = match r {
-                Intersection::Disjoint { .. } => margin,
-                Intersection::Overlapping {
-                    witness: OverlapWitness::CommonPoint(_),
-                    ..
-                } => depth,
-                _ => f64::NAN,
-            };
-            if known > 2.0 * contact_tolerance_bound(a, pa, b, pb) {
-                return Ok(r);
-            }
-            let far = 2.0 * contact_tolerance(a, pa, b, pb);
-            if matches!(r, Intersection::Disjoint { .. }) && margin > far {
-                return Ok(r);
-            }
-            // Likewise its common point carries a certified depth bound (interior points of
-            // known depth mixed with points of the shapes): deep overlaps skip the O(faces)
-            // depth scans.
-            if matches!(
-                r,
-                Intersection::Overlapping {
-                    witness: OverlapWitness::CommonPoint(_),
-                    ..
-                }
-            ) && depth > far
-            {
+            let out = cd_dual::intersect(a, pa, b, pb, cache.cd_dual.get_or_default())?;
+            let r = out.intersection;
+            // CD-Dual's separating plane supports `M`, so it knows its own margin, and its
+            // common point carries a certified depth bound (interior points of known depth
+            // mixed with points of the shapes): its `clearance`. Far outside the contact band
+            // (twice the tolerance, far beyond rounding) the support queries or O(faces) depth
+            // scans that would re-measure it are skipped, with the same answer. The
+            // rotation-free upper bound of the tolerance decides the common far case (a
+            // clearance beyond twice the bound is beyond twice the tolerance).
+            let known = out.clearance.unwrap_or(f64::NAN);
+            if known > 2.0 * contact_tolerance_bound(a, pa, b, pb) || known > 2.0 * contact_tolerance(a, pa, b, pb) {
                 return Ok(r);
             }
             refine_contact(a, pa, b, pb, r, cache)
