@@ -65,25 +65,26 @@ enum Command {
         verify: bool,
     },
     /// First time of contact of A moving from --pose-a0 to --pose-a1 (constant linear and
-    /// angular velocity about its centroid, t from 0 to 1) with B (fixed at --pose-b, or
-    /// moving to --pose-b1): FAST conservative advancement. Shapes: files or built-in specs,
-    /// including `torus-knot:P,Q:SEGMENTS,SIDES[:TUBE]` (closed meshes; `--mesh` reads files as
-    /// non-convex meshes too).
+    /// angular velocity about its centroid) with B (fixed at --pose-b, identity by default, or
+    /// moving to --pose-b1): FAST conservative advancement. t is the fraction of the motion:
+    /// 0 at the first poses, 1 at the last. Distances are in the input's units. Shapes: files
+    /// or built-in specs, including `torus-knot:P,Q:SEGMENTS,SIDES[:TUBE]` (closed meshes;
+    /// `--mesh` reads files as non-convex meshes too).
     Toc {
-        /// Shape A: a file or a built-in spec.
+        /// Shape A (the moving one): a file or a built-in spec.
         a: String,
         /// Shape B: a file or a built-in spec.
         b: String,
-        /// A's pose at t = 0: "tx ty tz [qw qx qy qz]".
-        #[arg(long, allow_hyphen_values = true)]
-        pose_a0: Option<String>,
-        /// A's pose at t = 1.
-        #[arg(long, allow_hyphen_values = true)]
-        pose_a1: Option<String>,
-        /// B's pose (at t = 0).
+        /// A's pose at t = 0: "tx ty tz [qw qx qy qz]" (required).
+        #[arg(long, allow_hyphen_values = true, required = true)]
+        pose_a0: String,
+        /// A's pose at t = 1: "tx ty tz [qw qx qy qz]" (required).
+        #[arg(long, allow_hyphen_values = true, required = true)]
+        pose_a1: String,
+        /// B's pose at t = 0 [default: identity, B at the origin of its file or spec].
         #[arg(long, allow_hyphen_values = true)]
         pose_b: Option<String>,
-        /// B's pose at t = 1 (default: B stays at --pose-b).
+        /// B's pose at t = 1 [default: --pose-b, B fixed].
         #[arg(long, allow_hyphen_values = true)]
         pose_b1: Option<String>,
         /// Treat both shapes as closed triangle meshes (non-convex).
@@ -238,7 +239,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             })?;
             let kind = batch::QueryKind::parse(&q)?;
             let dir = match direction {
-                Some(d) => Some(parse_vec(&d)?),
+                Some(d) => Some(parse_vec(&d).map_err(|e| format!("--direction: {e}"))?),
+                None if kind == batch::QueryKind::Directional => {
+                    return Err(
+                        "--query directional needs --direction \"x y z\": the line along which B is translated".into(),
+                    )
+                }
                 None => None,
             };
             let ans = batch::answer(&sa, &pa, &sb, &pb, kind, dir, algorithm);
@@ -249,11 +255,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     Err(e) => eprintln!("verify: FAILED: {e}"),
                 }
                 if v.is_err() {
-                    print_answer(&ans, json);
+                    print_answer(&ans, kind, json);
                     return Ok(ExitCode::FAILURE);
                 }
             }
-            print_answer(&ans, json);
+            print_answer(&ans, kind, json);
             Ok(if ans.status == "error" {
                 ExitCode::FAILURE
             } else {
@@ -273,11 +279,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             algo,
             json,
         } => {
-            let pa0 = parse_pose(pose_a0.as_deref())?;
-            let pa1 = match pose_a1 {
-                Some(p) => parse_pose(Some(&p))?,
-                None => pa0,
-            };
+            let pa0 = parse_pose(Some(&pose_a0))?;
+            let pa1 = parse_pose(Some(&pose_a1))?;
             let pb0 = parse_pose(pose_b.as_deref())?;
             let pb1 = match pose_b1 {
                 Some(p) => parse_pose(Some(&p))?,
@@ -339,6 +342,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 #[cfg(feature = "bench")]
 fn demo_versus_parry() -> Result<(), String> {
     println!("== side by side with parry3d (quick runs; full runs: `polycd bench NAME`, see BENCHMARKS.md)");
+    println!("Timings of two of the papers' experiments, polycd's algorithms beside parry3d's. \"median of");
+    println!("N\": each time is the median of N repetitions (quick runs use few, so expect noise); \"Fig. N\"");
+    println!("names the paper's figure a row reproduces; FV/VF/EE are CD-Dual's three searches");
+    println!("(face-vertex, vertex-face and edge-edge feature pairs).");
     let out = std::env::temp_dir().join(format!("polycd-demo-{}", std::process::id()));
     for name in ["random-distance", "ellipsoid-sweep"] {
         let opts = polycd_bench::RunOptions {
@@ -395,7 +402,7 @@ fn bench(_scenario: Option<String>, _list: bool, _quick: bool, _out: PathBuf) ->
     Err("this build of polycd has no benchmark harness (built without the `bench` feature)".into())
 }
 
-fn print_answer(ans: &batch::Answer, json: bool) {
+fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
     if json {
         println!("{}", serde_json::to_string(&ans.to_json()).unwrap_or_default());
         return;
@@ -410,8 +417,12 @@ fn print_answer(ans: &batch::Answer, json: bool) {
     if let Some(d) = ans.signed_distance {
         println!("signed distance: {d:.17e}");
     }
-    if let Some(t) = ans.directional {
-        println!("directional t:   {t:.17e}");
+    match ans.directional {
+        Some(t) => println!("directional t:   {t:.17e}"),
+        None if kind == batch::QueryKind::Directional && ans.error.is_none() => {
+            println!("directional t:   none: no translation of B along the direction makes it touch A")
+        }
+        None => {}
     }
     if let Some(p) = ans.point_a {
         println!("point on A:      [{:.17e}, {:.17e}, {:.17e}]", p.x, p.y, p.z);

@@ -186,11 +186,123 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
     }
 }
 
-/// Human-readable text of a `run` answer.
+fn num_text(x: &Value) -> String {
+    match x.as_f64() {
+        Some(v) => format!("{v}"),
+        None => x.to_string(),
+    }
+}
+
+fn vec_text(x: &Value) -> String {
+    match x.as_array() {
+        Some(a) => format!("[{}]", a.iter().map(num_text).collect::<Vec<_>>().join(", ")),
+        None => x.to_string(),
+    }
+}
+
+fn pose_text(x: &Value) -> String {
+    format!(
+        "translation {}, rotation {}",
+        vec_text(&x["translation"]),
+        vec_text(&x["rotation"])
+    )
+}
+
+/// Human-readable text of a `run` answer: a sentence, then labelled numbers (the same
+/// content as the JSON answer, which stays the machine format).
 pub fn text(v: &Value) -> String {
     let mut s = String::new();
-    for (k, x) in v.as_object().into_iter().flatten() {
-        s.push_str(&format!("{:<12} {}\n", format!("{k}:"), x));
+    let mut line = |label: &str, value: String| s.push_str(&format!("{:<15} {value}\n", format!("{label}:")));
+    match v["status"].as_str() {
+        Some("contact") => {
+            let t = v["t"].as_f64().unwrap_or(f64::NAN);
+            // No closest points: the shapes overlap at t (only at t = 0, or by rounding in the
+            // last step).
+            let overlapping = v.get("point_a").is_none();
+            let sentence = if overlapping && t == 0.0 {
+                "A and B already overlap at t = 0, where the motion starts: no motion is needed for contact."
+                    .to_string()
+            } else if overlapping {
+                format!("A first touches B at t = {t}, where they overlap by rounding in the last step; they are apart for every earlier t.")
+            } else {
+                format!(
+                    "A first touches B at t = {t}, {:.4}% of the way through the motion; they are apart for every earlier t.",
+                    100.0 * t
+                )
+            };
+            line("answer", sentence);
+            line(
+                "t",
+                format!(
+                    "{} (fraction of the motion: 0 at the first poses, 1 at the last)",
+                    num_text(&v["t"])
+                ),
+            );
+            line(
+                "gap at t",
+                format!(
+                    "{} (at most the stop distance; in the input's units)",
+                    num_text(&v["distance"])
+                ),
+            );
+            line("A at t", pose_text(&v["pose_a"]));
+            line("B at t", pose_text(&v["pose_b"]));
+            if let Some(p) = v.get("point_a") {
+                line("point on A", vec_text(p));
+            }
+            if let Some(p) = v.get("point_b") {
+                line("point on B", vec_text(p));
+            }
+            if let Some(f) = v["features"].as_array() {
+                let f: Vec<&str> = f.iter().map(|x| x.as_str().unwrap_or("?")).collect();
+                line(
+                    "features",
+                    format!("A {}  B {}", f.first().unwrap_or(&"?"), f.get(1).unwrap_or(&"?")),
+                );
+            }
+            if let Some(p) = v["pieces"].as_array() {
+                line("convex pieces", format!("A {}  B {}", num_text(&p[0]), num_text(&p[1])));
+            } else if v["overlapping"] == json!(true) {
+                line(
+                    "convex pieces",
+                    "none overlap: one solid contains the other".to_string(),
+                );
+            }
+            if let Some(p) = v["triangles"].as_array() {
+                line(
+                    "triangles",
+                    format!(
+                        "A {}  B {} (nearest the closest points)",
+                        num_text(&p[0]),
+                        num_text(&p[1])
+                    ),
+                );
+            }
+            line("iterations", num_text(&v["iterations"]));
+        }
+        Some("none") => {
+            line(
+                "answer",
+                "A does not touch B during the motion (t from 0 to 1): they stay apart.".to_string(),
+            );
+        }
+        Some("not_converged") => {
+            line(
+                "answer",
+                format!(
+                    "no answer: the advancement hit its bound of {} steps (raise --max-iterations); A and B are apart for t from 0 to {}.",
+                    num_text(&v["iterations"]),
+                    num_text(&v["t_free"])
+                ),
+            );
+            line("apart until t", num_text(&v["t_free"]));
+            line("iterations", num_text(&v["iterations"]));
+        }
+        _ => {
+            for (k, x) in v.as_object().into_iter().flatten() {
+                line(k, x.to_string());
+            }
+        }
     }
     s
 }

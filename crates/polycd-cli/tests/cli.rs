@@ -297,9 +297,25 @@ fn toc_convex_mesh_and_errors() {
     assert!(v["triangles"].is_array());
     // Bad input: one-line errors, non-zero status.
     for args in [
-        &["cube", "cube", "--threshold", "-1"][..],
-        &["torus-knot:2,3:2,6", "cube"][..],
-        &["cube", "cube", "--pose-a0", "nan 0 0"][..],
+        &[
+            "cube",
+            "cube",
+            "--pose-a0",
+            "-3 0 0",
+            "--pose-a1",
+            "3 0 0",
+            "--threshold",
+            "-1",
+        ][..],
+        &[
+            "torus-knot:2,3:2,6",
+            "cube",
+            "--pose-a0",
+            "-3 0 0",
+            "--pose-a1",
+            "3 0 0",
+        ][..],
+        &["cube", "cube", "--pose-a0", "nan 0 0", "--pose-a1", "3 0 0"][..],
     ] {
         let out = polycd().arg("toc").args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?}");
