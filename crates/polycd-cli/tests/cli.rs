@@ -319,3 +319,15 @@ fn toc_convex_mesh_and_errors() {
     assert!(!ok);
     assert_eq!(v["status"], "not_converged", "{v}");
 }
+
+/// Issue 29, item 3: large coordinates were "face 2 has zero area" (the products of the
+/// coordinates overflowed); two such tetrahedra 1e77 apart are 1e77 apart.
+#[test]
+fn batch_accepts_a_tetrahedron_with_coordinates_1e77() {
+    let tet = r#"{"vertices": [[0,0,0],[1e77,0,0],[0,1e77,0],[0,0,1e77]], "faces": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}"#;
+    let line = format!(r#"{{"id": 1, "a": {tet}, "b": {tet}, "pose_b": {{"translation": [2e77, 0, 0]}}, "query": "distance"}}"#);
+    let ans = batch(&format!("{line}\n"));
+    assert_eq!(ans[0]["status"], "disjoint", "{}", ans[0]);
+    let d = ans[0]["distance"].as_f64().unwrap();
+    assert!((d - 1e77).abs() <= 1e-14 * 1e77, "{}", ans[0]);
+}
