@@ -325,7 +325,9 @@ fn toc_convex_mesh_and_errors() {
 #[test]
 fn batch_accepts_a_tetrahedron_with_coordinates_1e77() {
     let tet = r#"{"vertices": [[0,0,0],[1e77,0,0],[0,1e77,0],[0,0,1e77]], "faces": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}"#;
-    let line = format!(r#"{{"id": 1, "a": {tet}, "b": {tet}, "pose_b": {{"translation": [2e77, 0, 0]}}, "query": "distance"}}"#);
+    let line = format!(
+        r#"{{"id": 1, "a": {tet}, "b": {tet}, "pose_b": {{"translation": [2e77, 0, 0]}}, "query": "distance"}}"#
+    );
     let ans = batch(&format!("{line}\n"));
     assert_eq!(ans[0]["status"], "disjoint", "{}", ans[0]);
     let d = ans[0]["distance"].as_f64().unwrap();

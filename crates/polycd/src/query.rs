@@ -539,7 +539,11 @@ fn on_scaled<T>(
     query: impl FnOnce(&ConvexPolyhedron, &Pose, &ConvexPolyhedron, &Pose, &mut PairCache) -> Result<T, PolycdError>,
 ) -> Result<T, PolycdError> {
     let a2 = a.scaled_by(s)?;
-    let b2 = if std::ptr::eq(a, b) { None } else { Some(b.scaled_by(s)?) };
+    let b2 = if std::ptr::eq(a, b) {
+        None
+    } else {
+        Some(b.scaled_by(s)?)
+    };
     let pa2 = Pose::new(pa.rotation, pa.translation * s);
     let pb2 = Pose::new(pb.rotation, pb.translation * s);
     let mut cache = PairCache::default();
@@ -1138,8 +1142,10 @@ pub fn directional(
     let scaled = direction / m;
     let s = scaled / scaled.length();
     if let Some(k) = pair_normaliser(a, pa, b, pb) {
-        return on_scaled(a, pa, b, pb, k, |a, pa, b, pb, c| directional(a, pa, b, pb, direction, algorithm, c))
-            .map(|r| r.unscaled(1.0 / k));
+        return on_scaled(a, pa, b, pb, k, |a, pa, b, pb, c| {
+            directional(a, pa, b, pb, direction, algorithm, c)
+        })
+        .map(|r| r.unscaled(1.0 / k));
     }
     let r = directional_by(a, pa, b, pb, s, algorithm, cache)?;
     settle_touching(a, pa, b, pb, s, r, cache)
