@@ -333,3 +333,44 @@ fn batch_accepts_a_tetrahedron_with_coordinates_1e77() {
     let d = ans[0]["distance"].as_f64().unwrap();
     assert!((d - 1e77).abs() <= 1e-14 * 1e77, "{}", ans[0]);
 }
+
+/// Issue 29, item 3: `box:1e80,…` was "coplanar (thickness 0)" and `box:1e-100,…`
+/// "collinear". Two such boxes (sides `s`) with centres `3s` apart are `2s` apart, as two
+/// unit boxes 3 apart are 2 apart; every distance algorithm answers it and `--verify` accepts.
+#[test]
+fn query_answers_for_boxes_of_side_1e80_and_1e_100() {
+    for s in ["1e80", "1e-100"] {
+        let side: f64 = s.parse().unwrap();
+        let spec = format!("box:{s},{s},{s}");
+        let pose = format!("{} 0 0", 3.0 * side);
+        for algo in ["auto", "gjk", "vclip", "qp", "qp_fast"] {
+            let out = polycd()
+                .args([
+                    "query", &spec, &spec, "--pose-b", &pose, "--query", "distance", "--algo", algo, "--json",
+                    "--verify",
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{s} {algo}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["status"], "disjoint", "{s} {algo}: {v}");
+            let d = v["distance"].as_f64().unwrap();
+            assert!((d - 2.0 * side).abs() <= 1e-15 * side, "{s} {algo}: {v}");
+        }
+        // Overlapping by a quarter of the side: depth s/4 along x.
+        let pose = format!("{} 0 0", 0.75 * side);
+        let out = polycd()
+            .args([
+                "query", &spec, &spec, "--pose-b", &pose, "--query", "distance", "--json", "--verify",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{s}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "overlapping", "{s}: {v}");
+    }
+}

@@ -355,3 +355,213 @@ fn continuous_collision_scales_exactly() {
         assert_eq!((pa * s, pb * s), (qa, qb), "2^{k}: closest points");
     }
 }
+
+// ------------------------------------------------------------ certificates, broad phase, mixed scales
+
+use polycd::broad::{PairAnswer, World, WorldOptions};
+use polycd::verify::{self, Answer};
+use std::sync::Arc;
+
+/// `verify` works on the raw coordinates (no rescaling): its exact plane signs, orientation
+/// tests and distances must hold at 2^±460 too. Every answer every algorithm gives at those
+/// scales is accepted exactly when the scale-1 answer is.
+#[test]
+fn certificates_verify_at_every_scale() {
+    let clouds = clouds();
+    let mut checked = 0;
+    for k in [0, -460, -330, 256, 460] {
+        let s = pow2(k);
+        let shapes: Vec<ConvexPolyhedron> = clouds.iter().map(|c| scaled_shape(c, s)).collect();
+        for (ci, &(ia, ib, pose)) in configurations().iter().enumerate() {
+            let (a, b) = (&shapes[ia], &shapes[ib]);
+            let pa = Pose::IDENTITY;
+            let pb = Pose::new(pose.rotation, pose.translation * s);
+            for alg in Algorithm::ALL {
+                let what = format!("scale 2^{k}, configuration {ci}, {}", alg.name());
+                let mut answers = Vec::new();
+                if let Ok(r) = query::intersect(a, &pa, b, &pb, alg, &mut PairCache::default()) {
+                    answers.push(Answer::Intersection(r));
+                }
+                if let Ok(r) = query::distance(a, &pa, b, &pb, alg, &mut PairCache::default()) {
+                    answers.push(Answer::Distance(r));
+                }
+                if let Ok(r) = query::directional(a, &pa, b, &pb, DIRECTION, alg, &mut PairCache::default()) {
+                    answers.push(Answer::Directional {
+                        direction: DIRECTION,
+                        answer: r,
+                    });
+                }
+                for ans in &answers {
+                    if let Err(e) = verify::verify(a, &pa, b, &pb, ans) {
+                        panic!("{what}: {ans:?} rejected: {e}");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 5 * 7 * 7 * 2, "{checked} certificates checked");
+}
+
+/// The literal distance answer of two unit boxes 1 apart, scaled to 2^±460 and verified.
+#[test]
+fn distance_certificate_of_boxes_verifies_at_2_pow_460() {
+    for k in [-460, 460] {
+        let s = pow2(k);
+        let a = shapes::cuboid(s, s, s).unwrap();
+        let pb = Pose::from_translation(DVec3::new(2.0 * s, 0.0, 0.0));
+        let d = query::distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Auto, &mut PairCache::default()).unwrap();
+        match d {
+            Distance::Separated { distance, .. } => assert_eq!(distance, s, "2^{k}"),
+            other => panic!("2^{k}: {other:?}"),
+        }
+        verify::verify(&a, &Pose::IDENTITY, &a, &pb, &Answer::Distance(d)).unwrap_or_else(|e| panic!("2^{k}: {e}"));
+        // A claimed distance 1 % too small is still rejected at that scale.
+        if let Distance::Separated {
+            distance,
+            point_a,
+            point_b,
+            features,
+            iterations,
+        } = d
+        {
+            let wrong = Distance::Separated {
+                distance: distance * 0.99,
+                point_a,
+                point_b,
+                features,
+                iterations,
+            };
+            assert!(
+                verify::verify(&a, &Pose::IDENTITY, &a, &pb, &Answer::Distance(wrong)).is_err(),
+                "2^{k}"
+            );
+        }
+    }
+}
+
+/// The world (broad phase boxes + narrow phase) at 2^±460: the same candidate pairs and the
+/// answers scaled exactly.
+#[test]
+fn world_scales_exactly() {
+    let clouds = clouds();
+    let run = |s: f64| {
+        let mut w = World::new(WorldOptions::default());
+        let shapes: Vec<Arc<ConvexPolyhedron>> = clouds.iter().map(|c| Arc::new(scaled_shape(c, s))).collect();
+        let places = [
+            DVec3::new(0.0, 0.0, 0.0),
+            DVec3::new(1.0, 0.25, 0.0),
+            DVec3::new(1.5, 1.0, 0.5),
+            DVec3::new(8.0, 0.0, 0.0),
+            DVec3::new(8.5, 0.0, 0.25),
+        ];
+        for (i, t) in places.iter().enumerate() {
+            w.insert(shapes[i % 3].clone(), Pose::from_translation(*t * s))
+                .expect("insert");
+        }
+        w.update().expect("update");
+        let mut out: Vec<(u32, u32, Option<f64>, String)> = w
+            .pairs()
+            .map(|p| {
+                let fixed = match p.answer {
+                    PairAnswer::Distance(d) => parts_d(&Ok(d)).fixed,
+                    PairAnswer::Intersection(r) => parts_i(&Ok(r)).fixed,
+                };
+                (p.a.index(), p.b.index(), p.signed_distance(), fixed)
+            })
+            .collect();
+        out.sort_by_key(|p| (p.0, p.1));
+        out
+    };
+    let reference = run(1.0);
+    assert!(reference.len() >= 3, "{reference:?}");
+    for k in [-460, -330, 256, 460] {
+        let s = pow2(k);
+        let x = run(s);
+        assert_eq!(x.len(), reference.len(), "2^{k}: candidate pairs");
+        for (r, q) in reference.iter().zip(&x) {
+            assert_eq!((r.0, r.1, &r.3), (q.0, q.1, &q.3), "2^{k}");
+            assert_eq!(r.2.map(|d| d * s), q.2, "2^{k}: signed distance");
+        }
+    }
+}
+
+/// Pairs of very different sizes: a 1e-100 box against a 1e100 box, a unit box against a
+/// 1e140 box. Every algorithm answers every question with a correct, finite answer (or a
+/// typed error for a question an algorithm does not support): never a panic or a NaN.
+#[test]
+fn mixed_scale_pairs_answer_correctly() {
+    // (small side, large side, gap between them along x)
+    for (small, large, gap) in [
+        (1e-100, 1e100, 3e99),
+        (1.0, 1e140, 2e139),
+        (1e-100, 1e100, 0.0),
+        (1.0, 1e140, -5.0),
+    ] {
+        let a = shapes::cuboid(small, small, small).unwrap();
+        let b = shapes::cuboid(large, large, large).unwrap();
+        let pa = Pose::IDENTITY;
+        // B's face at x = small/2 + gap.
+        let pb = Pose::from_translation(DVec3::new(small / 2.0 + gap + large / 2.0, 0.0, 0.0));
+        let what = format!("box {small:e} vs box {large:e}, gap {gap:e}");
+        let tol = 1e-12 * large;
+        for alg in Algorithm::ALL {
+            let what = format!("{what}, {}", alg.name());
+            match query::distance(&a, &pa, &b, &pb, alg, &mut PairCache::default()) {
+                Ok(
+                    d @ Distance::Separated {
+                        distance,
+                        point_a,
+                        point_b,
+                        ..
+                    },
+                ) => {
+                    // Touching (gap 0) may be answered as apart by 0, to the tolerance.
+                    assert!(gap >= -tol, "{what}: {d:?}");
+                    assert!((distance - gap.max(0.0)).abs() <= tol, "{what}: distance {distance:e}");
+                    assert!(point_a.is_finite() && point_b.is_finite(), "{what}: {d:?}");
+                    verify::verify(&a, &pa, &b, &pb, &Answer::Distance(d)).unwrap_or_else(|e| panic!("{what}: {e}"));
+                }
+                Ok(d @ Distance::Penetrating { .. }) => {
+                    assert!(gap <= tol, "{what}: {d:?}");
+                    if let Distance::Penetrating {
+                        penetration: Some(p), ..
+                    } = d
+                    {
+                        assert!(p.depth.is_finite() && p.normal.is_finite(), "{what}: {d:?}");
+                        assert!((p.depth + gap.min(0.0)).abs() <= tol, "{what}: depth {:e}", p.depth);
+                    }
+                    verify::verify(&a, &pa, &b, &pb, &Answer::Distance(d)).unwrap_or_else(|e| panic!("{what}: {e}"));
+                }
+                Ok(d) => panic!("{what}: {d:?}"),
+                Err(e) => assert!(matches!(e, PolycdError::Unsupported { .. }), "{what}: {e}"),
+            }
+            match query::intersect(&a, &pa, &b, &pb, alg, &mut PairCache::default()) {
+                Ok(r) => {
+                    let apart = matches!(r, Intersection::Disjoint { .. });
+                    assert!(apart == (gap > tol) || gap.abs() <= tol, "{what}: {r:?}");
+                    verify::verify(&a, &pa, &b, &pb, &Answer::Intersection(r))
+                        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                }
+                Err(e) => assert!(matches!(e, PolycdError::Unsupported { .. }), "{what}: {e}"),
+            }
+            // Moving B towards A along −x.
+            let dir = DVec3::new(-1.0, 0.0, 0.0);
+            match query::directional(&a, &pa, &b, &pb, dir, alg, &mut PairCache::default()) {
+                Ok(r @ Directional::Contact { t, .. }) => {
+                    assert!(t.is_finite(), "{what}: {r:?}");
+                    // Apart: first contact after `gap`; overlapping: the shortest separating
+                    // translation along the line is B's face moved back to A's far side.
+                    assert!((t - gap).abs() <= tol, "{what}: t {t:e}");
+                    let ans = Answer::Directional {
+                        direction: dir,
+                        answer: r,
+                    };
+                    verify::verify(&a, &pa, &b, &pb, &ans).unwrap_or_else(|e| panic!("{what}: {e}"));
+                }
+                Ok(r) => panic!("{what}: {r:?}"),
+                Err(e) => assert!(matches!(e, PolycdError::Unsupported { .. }), "{what}: {e}"),
+            }
+        }
+    }
+}
