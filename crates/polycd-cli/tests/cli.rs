@@ -335,3 +335,58 @@ fn toc_convex_mesh_and_errors() {
     assert!(!ok);
     assert_eq!(v["status"], "not_converged", "{v}");
 }
+
+/// Issue 29, item 3: large coordinates were "face 2 has zero area" (the products of the
+/// coordinates overflowed); two such tetrahedra 1e77 apart are 1e77 apart.
+#[test]
+fn batch_accepts_a_tetrahedron_with_coordinates_1e77() {
+    let tet = r#"{"vertices": [[0,0,0],[1e77,0,0],[0,1e77,0],[0,0,1e77]], "faces": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}"#;
+    let line = format!(
+        r#"{{"id": 1, "a": {tet}, "b": {tet}, "pose_b": {{"translation": [2e77, 0, 0]}}, "query": "distance"}}"#
+    );
+    let ans = batch(&format!("{line}\n"));
+    assert_eq!(ans[0]["status"], "disjoint", "{}", ans[0]);
+    let d = ans[0]["distance"].as_f64().unwrap();
+    assert!((d - 1e77).abs() <= 1e-14 * 1e77, "{}", ans[0]);
+}
+
+/// Issue 29, item 3: `box:1e80,…` was "coplanar (thickness 0)" and `box:1e-100,…`
+/// "collinear". Two such boxes (sides `s`) with centres `3s` apart are `2s` apart, as two
+/// unit boxes 3 apart are 2 apart; every distance algorithm answers it and `--verify` accepts.
+#[test]
+fn query_answers_for_boxes_of_side_1e80_and_1e_100() {
+    for s in ["1e80", "1e-100"] {
+        let side: f64 = s.parse().unwrap();
+        let spec = format!("box:{s},{s},{s}");
+        let pose = format!("{} 0 0", 3.0 * side);
+        for algo in ["auto", "gjk", "vclip", "qp", "qp_fast"] {
+            let out = polycd()
+                .args([
+                    "query", &spec, &spec, "--pose-b", &pose, "--query", "distance", "--algo", algo, "--json",
+                    "--verify",
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{s} {algo}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["status"], "disjoint", "{s} {algo}: {v}");
+            let d = v["distance"].as_f64().unwrap();
+            assert!((d - 2.0 * side).abs() <= 1e-15 * side, "{s} {algo}: {v}");
+        }
+        // Overlapping by a quarter of the side: depth s/4 along x.
+        let pose = format!("{} 0 0", 0.75 * side);
+        let out = polycd()
+            .args([
+                "query", &spec, &spec, "--pose-b", &pose, "--query", "distance", "--json", "--verify",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{s}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "overlapping", "{s}: {v}");
+    }
+}

@@ -70,6 +70,23 @@ pub fn check_points(points: &[DVec3]) -> Result<(), PolycdError> {
 /// Computes the hull of `points` as polygonal faces.
 pub fn convex_hull(points: &[DVec3]) -> Result<HullFaces, PolycdError> {
     check_points(points)?;
+    // Very large or very small clouds: the hull of the cloud scaled by a power of two into
+    // the safe band (exact; the floating-point choices scale with it), over the input points.
+    let m = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+    if let Some(s) = crate::math::pow2_normaliser(m) {
+        let scaled: Vec<DVec3> = points.iter().map(|p| *p * s).collect();
+        let mut h = convex_hull(&scaled).map_err(|e| match e {
+            PolycdError::Coplanar { thickness, diameter } => PolycdError::Coplanar {
+                thickness: thickness / s,
+                diameter: diameter / s,
+            },
+            e => e,
+        })?;
+        for (v, &i) in h.vertices.iter_mut().zip(&h.source) {
+            *v = points[i as usize];
+        }
+        return Ok(h);
+    }
     // Exact duplicates removed, keeping the first index of each.
     let mut order: Vec<u32> = (0..points.len() as u32).collect();
     order.sort_by(|&i, &j| {

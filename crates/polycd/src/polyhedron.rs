@@ -278,14 +278,20 @@ impl ConvexPolyhedron {
             lo = lo.min(*p);
             hi = hi.max(*p);
         }
-        let extent = (hi - lo).length();
+        // Normals, areas and volumes are computed on coordinates scaled by `s`, a power of two
+        // that brings very large or very small shapes into the safe band (products of
+        // coordinates would overflow or underflow); `s = 1` otherwise, and the arithmetic is
+        // the same. Scaling by `s` and back by `inv` is exact.
+        let s = crate::math::pow2_normaliser(magnitude).unwrap_or(1.0);
+        let inv = 1.0 / s;
+        let extent = ((hi - lo) * s).length() * inv;
         let tol = VALIDATION_REL * magnitude.max(extent);
         for (fi, f) in faces.iter().enumerate() {
             let mut n = DVec3::ZERO;
             let c = f.iter().fold(DVec3::ZERO, |s, &v| s + vertices[v as usize]) / f.len() as f64;
             for k in 0..f.len() {
-                let a = vertices[f[k] as usize] - c;
-                let b = vertices[f[(k + 1) % f.len()] as usize] - c;
+                let a = (vertices[f[k] as usize] - c) * s;
+                let b = (vertices[f[(k + 1) % f.len()] as usize] - c) * s;
                 n += a.cross(b);
             }
             let len = n.length();
@@ -313,7 +319,7 @@ impl ConvexPolyhedron {
                     let a = vertices[f[k] as usize];
                     let b = vertices[f[(k + 1) % f.len()] as usize];
                     let d = vertices[f[(k + 2) % f.len()] as usize];
-                    let turn = (b - a).cross(d - b).dot(n);
+                    let turn = ((b - a) * s).cross((d - b) * s).dot(n);
                     if !(turn > 0.0) {
                         return Err(bad(format!(
                             "face {fi} is not a strictly convex polygon at vertex {} (or is listed clockwise)",
@@ -352,10 +358,10 @@ impl ConvexPolyhedron {
         let mut volume = 0.0;
         let mut moment = DVec3::ZERO;
         for f in faces {
-            let a = vertices[f[0] as usize] - reference;
+            let a = (vertices[f[0] as usize] - reference) * s;
             for k in 1..f.len() - 1 {
-                let b = vertices[f[k] as usize] - reference;
-                let c = vertices[f[k + 1] as usize] - reference;
+                let b = (vertices[f[k] as usize] - reference) * s;
+                let c = (vertices[f[k + 1] as usize] - reference) * s;
                 let v6 = a.dot(b.cross(c));
                 volume += v6;
                 moment += (a + b + c) * v6;
@@ -366,8 +372,9 @@ impl ConvexPolyhedron {
                 "the faces enclose no positive volume: they are listed clockwise (inward normals)".into(),
             ));
         }
-        let centroid = reference + moment / (4.0 * volume);
-        let volume = volume / 6.0;
+        let centroid = reference + moment / (4.0 * volume) * inv;
+        // In the input's units (+∞ when the volume itself exceeds the largest f64).
+        let volume = volume / 6.0 * inv * inv * inv;
         // The centroid must be strictly inside.
         for (fi, f) in face_recs.iter().enumerate() {
             if !(f.normal.dot(centroid) < f.offset) {
@@ -379,7 +386,7 @@ impl ConvexPolyhedron {
         let sphere_center = (lo + hi) * 0.5;
         let sphere_radius = vertices
             .iter()
-            .fold(0.0f64, |m, p| m.max((*p - sphere_center).length()));
+            .fold(0.0f64, |m, p| m.max(((*p - sphere_center) * s).length() * inv));
         let interior = [centroid, centroid + (vertices[0] - centroid) * 0.5];
         // The centroid's depth below every face plane; the second point is the midpoint of the
         // centroid and a vertex, so (convexity) at least half as deep. Rounded down a little
@@ -423,6 +430,19 @@ impl ConvexPolyhedron {
         poly.start_table = crate::cd_dual::StartTable::build(&poly);
         poly.vclip = crate::vclip::VClipTables::build(&poly);
         Ok(poly)
+    }
+
+    /// This shape with every coordinate multiplied by `s`, a power of two (exact: the copy
+    /// has the same topology and the precomputed data the shape would have at that size).
+    /// For queries outside the safe band of coordinate magnitudes (`query::on_scaled`).
+    pub(crate) fn scaled_by(&self, s: f64) -> Result<Self, PolycdError> {
+        let vertices: Vec<DVec3> = self.vertices.iter().map(|v| *v * s).collect();
+        let faces: Vec<Vec<u32>> = (0..self.faces.len() as u32)
+            .map(|f| self.face_vertices(f).to_vec())
+            .collect();
+        let mut p = Self::build(vertices, &faces, false)?;
+        p.source = self.source.clone();
+        Ok(p)
     }
 
     /// Vertex positions (local frame).

@@ -508,6 +508,144 @@ pub(crate) fn checked_pose(p: &Pose) -> Result<Pose, PolycdError> {
     Ok(Pose::new(p.rotation.normalize(), p.translation))
 }
 
+/// The power of two that brings the pair's coordinates into the safe band
+/// ([`crate::tolerance::SAFE_MAGNITUDE_MAX`]), when the largest of them (either shape's
+/// coordinate magnitude, either translation) lies outside it; `None` in the common case.
+#[inline]
+fn pair_normaliser(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<f64> {
+    let m = a
+        .magnitude
+        .max(b.magnitude)
+        .max(pa.translation.abs().max_element())
+        .max(pb.translation.abs().max_element());
+    if (crate::tolerance::SAFE_MAGNITUDE_MIN..=crate::tolerance::SAFE_MAGNITUDE_MAX).contains(&m) {
+        return None;
+    }
+    crate::math::pow2_normaliser(m)
+}
+
+/// A query on a pair outside the safe band, answered on copies of both shapes and poses
+/// scaled by the power of two `s` (exact): the caller multiplies the answer's lengths back by
+/// `1/s` (exact), so it is the in-band answer scaled. Builds the copies (allocates, O(size))
+/// and uses a fresh pair cache: only extreme scales take this path.
+#[cold]
+#[inline(never)]
+fn on_scaled<T>(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    s: f64,
+    query: impl FnOnce(&ConvexPolyhedron, &Pose, &ConvexPolyhedron, &Pose, &mut PairCache) -> Result<T, PolycdError>,
+) -> Result<T, PolycdError> {
+    let a2 = a.scaled_by(s)?;
+    let b2 = if std::ptr::eq(a, b) {
+        None
+    } else {
+        Some(b.scaled_by(s)?)
+    };
+    let pa2 = Pose::new(pa.rotation, pa.translation * s);
+    let pb2 = Pose::new(pb.rotation, pb.translation * s);
+    let mut cache = PairCache::default();
+    query(&a2, &pa2, b2.as_ref().unwrap_or(&a2), &pb2, &mut cache)
+}
+
+fn unscaled_plane(p: Plane, k: f64) -> Plane {
+    Plane {
+        normal: p.normal,
+        offset: p.offset * k,
+    }
+}
+
+impl OverlapWitness {
+    fn unscaled(self, k: f64) -> Self {
+        match self {
+            OverlapWitness::CommonPoint(p) => OverlapWitness::CommonPoint(p * k),
+            OverlapWitness::Features { features, point } => OverlapWitness::Features {
+                features,
+                point: point * k,
+            },
+            w @ OverlapWitness::Simplex(_) => w,
+        }
+    }
+}
+
+impl Intersection {
+    /// Lengths multiplied by `k` (a power of two: exact).
+    fn unscaled(self, k: f64) -> Self {
+        match self {
+            Intersection::Disjoint { plane, iterations } => Intersection::Disjoint {
+                plane: unscaled_plane(plane, k),
+                iterations,
+            },
+            Intersection::Touching {
+                point,
+                plane,
+                iterations,
+            } => Intersection::Touching {
+                point: point * k,
+                plane: unscaled_plane(plane, k),
+                iterations,
+            },
+            Intersection::Overlapping { witness, iterations } => Intersection::Overlapping {
+                witness: witness.unscaled(k),
+                iterations,
+            },
+            r @ Intersection::NotConverged { .. } => r,
+        }
+    }
+}
+
+impl Distance {
+    /// Lengths multiplied by `k` (a power of two: exact).
+    fn unscaled(self, k: f64) -> Self {
+        match self {
+            Distance::Separated {
+                distance,
+                point_a,
+                point_b,
+                features,
+                iterations,
+            } => Distance::Separated {
+                distance: distance * k,
+                point_a: point_a * k,
+                point_b: point_b * k,
+                features,
+                iterations,
+            },
+            Distance::Penetrating {
+                witness,
+                penetration,
+                iterations,
+            } => Distance::Penetrating {
+                witness: witness.unscaled(k),
+                penetration: penetration.map(|p| Penetration {
+                    depth: p.depth * k,
+                    normal: p.normal,
+                    point_a: p.point_a * k,
+                    point_b: p.point_b * k,
+                }),
+                iterations,
+            },
+            r @ Distance::NotConverged { .. } => r,
+        }
+    }
+}
+
+impl Directional {
+    /// Lengths multiplied by `k` (a power of two: exact).
+    fn unscaled(self, k: f64) -> Self {
+        match self {
+            Directional::Contact { t, plane, iterations } => Directional::Contact {
+                t: t * k,
+                plane: unscaled_plane(plane, k),
+                iterations,
+            },
+            r => r,
+        }
+    }
+}
+
 /// Do A (at `pose_a`) and B (at `pose_b`) intersect?
 pub fn intersect(
     a: &ConvexPolyhedron,
@@ -519,6 +657,10 @@ pub fn intersect(
 ) -> Result<Intersection, PolycdError> {
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
+    if let Some(s) = pair_normaliser(a, pa, b, pb) {
+        return on_scaled(a, pa, b, pb, s, |a, pa, b, pb, c| intersect(a, pa, b, pb, algorithm, c))
+            .map(|r| r.unscaled(1.0 / s));
+    }
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => {
@@ -821,6 +963,10 @@ pub fn distance(
 ) -> Result<Distance, PolycdError> {
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
+    if let Some(s) = pair_normaliser(a, pa, b, pb) {
+        return on_scaled(a, pa, b, pb, s, |a, pa, b, pb, c| distance(a, pa, b, pb, algorithm, c))
+            .map(|r| r.unscaled(1.0 / s));
+    }
     let d = match algorithm {
         // GJK measures the depth itself (EPA) and is the fastest distance answer without
         // coherence; V-Clip is the choice for coherent sequences.
@@ -856,6 +1002,12 @@ pub(crate) fn distance_or_overlap(
 ) -> Result<Distance, PolycdError> {
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
+    if let Some(s) = pair_normaliser(a, pa, b, pb) {
+        return on_scaled(a, pa, b, pb, s, |a, pa, b, pb, c| {
+            distance_or_overlap(a, pa, b, pb, algorithm, c)
+        })
+        .map(|r| r.unscaled(1.0 / s));
+    }
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::distance_with(a, pa, b, pb, &mut cache.gjk, false),
         Algorithm::VClip => match vclip::distance_checked(a, pa, b, pb, &mut cache.vclip) {
@@ -989,6 +1141,12 @@ pub fn directional(
     }
     let scaled = direction / m;
     let s = scaled / scaled.length();
+    if let Some(k) = pair_normaliser(a, pa, b, pb) {
+        return on_scaled(a, pa, b, pb, k, |a, pa, b, pb, c| {
+            directional(a, pa, b, pb, direction, algorithm, c)
+        })
+        .map(|r| r.unscaled(1.0 / k));
+    }
     let r = directional_by(a, pa, b, pb, s, algorithm, cache)?;
     settle_touching(a, pa, b, pb, s, r, cache)
 }
