@@ -386,3 +386,24 @@ fn non_manifold_errors_use_file_numbering() {
     assert!(text.contains("OBJ vertex 8 (1-based) is non-manifold"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The numbered reader gives what `read_mesh` gives (vertices in order of first use for OBJ,
+/// file order for OFF), so meshes read by `TriMesh::read` keep their answers.
+#[test]
+fn numbered_reader_matches_read_mesh() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !["obj", "off", "stl"].contains(&ext) {
+            continue;
+        }
+        if let Ok((v, f)) = polycd::io::read_mesh(&p) {
+            let m = polycd::io::read_mesh_numbered(&p).unwrap();
+            assert_eq!((m.vertices, m.faces), (v, f), "{}", p.display());
+            n += 1;
+        }
+    }
+    assert!(n >= 3, "{n}");
+}

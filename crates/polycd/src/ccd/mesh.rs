@@ -8,8 +8,11 @@
 //!
 //! # Outline
 //! 1. [`TriMesh::new`] checks the mesh is a closed, consistently oriented 2-manifold without
-//!    degenerate triangles (typed [`MeshDefect`] otherwise), orients it outward (positive
-//!    volume) and computes its volume centroid (the reference point of the motion).
+//!    degenerate triangles (typed [`MeshDefect`] otherwise, naming the first defect in face
+//!    order), orients each closed component by its nesting (outward at even depth, inward for
+//!    a cavity at odd depth; a component wound otherwise is reversed and reported by
+//!    [`TriMesh::reoriented_components`]) and computes its volume centroid (the reference
+//!    point of the motion).
 //! 2. Convex surface decomposition (§3.3): triangles are grouped greedily into *patches*. A
 //!    patch grows from an unassigned seed triangle across edges, by breadth-first search; a
 //!    neighbouring triangle joins when (a) the patch stays convex — no vertex of the patch lies
