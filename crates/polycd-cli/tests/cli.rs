@@ -378,6 +378,24 @@ fn toc_mesh_with_an_inside_out_part() {
     assert!(tb <= 0.25 && tb > 0.25 - 1e-4, "inside-out part: t = {tb}");
     assert!(tg <= 0.25 && tg > 0.25 - 1e-4, "wound right: t = {tg}");
     assert!((tb - tg).abs() < 1e-4, "{tb} vs {tg}");
+    // The re-orientation is said on stderr, naming the component in the file's numbering
+    // (16 `v` lines, so the first face is on line 17); nothing is said for the good file.
+    let note = |path: &str| {
+        let out = polycd()
+            .args(["toc", "cube", path, "--mesh"])
+            .args(["--pose-a0", "2 0.5 0.5", "--pose-a1", "8 0.5 0.5"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let nb = note(&bad);
+    assert!(
+        nb.contains("inside_out.obj: the closed component starting at OBJ face 1 (1-based) on line 17 is an outer surface wound inward; it was re-oriented"),
+        "{nb}"
+    );
+    assert_eq!(nb.lines().count(), 1, "{nb}");
+    assert_eq!(note(&good), "");
     // An open mesh (the last face dropped): the same first open edge on every run, in OBJ
     // numbering (1-based), with the face's line.
     let text = std::fs::read_to_string(&good).unwrap();

@@ -137,21 +137,31 @@ fn inside_out_cube_in_a_two_cube_file_is_reoriented() {
 }
 
 /// A hollow box: outer box [0, 4]³ facing out, cavity [1, 3]³ facing in. It keeps its cavity
-/// (nothing re-oriented, volume 64 − 8); wound outward, the cavity is re-oriented to the
-/// same solid. A unit cube inside the cavity is not in contact at t = 0 and meets the cavity
-/// wall at the analytic time.
+/// (nothing re-oriented, volume 64 − 8); with either shell or both wound the other way, the
+/// wrong ones are re-oriented to the same solid. A small cube inside the cavity is not in
+/// contact at t = 0 and meets the cavity wall at the analytic time.
 #[test]
 fn hollow_box_keeps_its_cavity_and_a_wrong_cavity_is_reoriented() {
-    for cavity_reversed in [true, false] {
+    for (outer_reversed, cavity_reversed) in [(false, true), (false, false), (true, true), (true, false)] {
         let (v, f) = boxes(&[
-            (DVec3::ZERO, DVec3::splat(4.0), false),
+            (DVec3::ZERO, DVec3::splat(4.0), outer_reversed),
             (DVec3::ONE, DVec3::splat(2.0), cavity_reversed),
         ]);
         let m = TriMesh::new(&v, &f).unwrap();
         let depths: Vec<u32> = m.components().iter().map(|c| c.depth).collect();
         assert_eq!(depths, vec![0, 1]);
         let re: Vec<usize> = m.reoriented_components().collect();
-        assert_eq!(re, if cavity_reversed { vec![] } else { vec![6] });
+        let mut expect = Vec::new();
+        if outer_reversed {
+            expect.push(0);
+        }
+        if !cavity_reversed {
+            expect.push(6);
+        }
+        assert_eq!(
+            re, expect,
+            "outer reversed {outer_reversed}, cavity reversed {cavity_reversed}"
+        );
         assert!((m.volume() - 56.0).abs() < 1e-12, "{}", m.volume());
         assert!(!m.contains_point(DVec3::splat(2.0)), "the cavity is empty");
         assert!(m.contains_point(DVec3::splat(0.5)), "the wall is solid");

@@ -352,7 +352,9 @@ impl TriMesh {
                 members[fill[c as usize]] = i as u32;
                 fill[c as usize] += 1;
             }
-            let mut inside = vec![false; k * k];
+            // The (inner, outer) pairs found, in increasing order (c, then d): as many as
+            // the sum of the depths (not a k × k table: many small shells stay cheap).
+            let mut inside: Vec<(u32, u32)> = Vec::new();
             for c in 0..k {
                 let own = &members[start[c]..start[c + 1]];
                 for d in 0..k {
@@ -370,7 +372,7 @@ impl TriMesh {
                                     second: face_of_comp(c),
                                 }));
                             }
-                            inside[c * k + d] = true;
+                            inside.push((c as u32, d as u32));
                             depth[c] += 1;
                         }
                         Nest::Touching => {
@@ -388,14 +390,13 @@ impl TriMesh {
                     }
                 }
             }
-            for c in 0..k {
-                for d in c + 1..k {
-                    if inside[c * k + d] && inside[d * k + c] {
-                        return Err(bad(MeshDefect::IntersectingComponents {
-                            first: face_of_comp(c),
-                            second: face_of_comp(d),
-                        }));
-                    }
+            // Mutual containment: the shells cross. `inside` is sorted (pushed in order).
+            for &(c, d) in &inside {
+                if c < d && inside.binary_search(&(d, c)).is_ok() {
+                    return Err(bad(MeshDefect::IntersectingComponents {
+                        first: face_of_comp(c as usize),
+                        second: face_of_comp(d as usize),
+                    }));
                 }
             }
         }
@@ -410,6 +411,7 @@ impl TriMesh {
             }
             components.push(MeshComponent {
                 first_face: tri_face[firsts[c] as usize] as usize,
+                face: names.face(tri_face[firsts[c] as usize] as usize),
                 triangles: count[c],
                 depth: depth[c],
                 reoriented,
@@ -816,6 +818,9 @@ pub struct MeshComponent {
     /// Its first face: a 0-based index into the faces given to [`TriMesh::new`] (for
     /// [`TriMesh::read`], into the file's faces in file order).
     pub first_face: usize,
+    /// The same face named in the input's numbering (for [`TriMesh::read`], the file's own,
+    /// with its line), as errors name faces.
+    pub face: MeshFace,
     /// Its number of triangles (after fan triangulation of the faces).
     pub triangles: usize,
     /// How many other components enclose it: 0 for an outer surface, 1 for a cavity, 2 for a
