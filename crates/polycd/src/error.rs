@@ -81,8 +81,10 @@ pub enum PolycdError {
     },
     /// A triangle mesh is not a closed 2-manifold or has a degenerate triangle
     /// (continuous collision detection of non-convex meshes needs closed solids).
+    /// (The defect is boxed: it names places with their coordinates, which would make every
+    /// `Result` of the crate large.)
     #[error("invalid mesh: {0}")]
-    InvalidMesh(MeshDefect),
+    InvalidMesh(Box<MeshDefect>),
     /// A mesh file ([`crate::ccd::mesh::TriMesh::read`]) is not a closed 2-manifold or has a
     /// degenerate triangle; the defect names vertices and faces in the file's own numbering.
     #[error("{path}: invalid mesh: {defect}")]
@@ -90,7 +92,7 @@ pub enum PolycdError {
         /// The file's path.
         path: String,
         /// What is wrong, and where.
-        defect: MeshDefect,
+        defect: Box<MeshDefect>,
     },
     /// An option of a query is out of range (e.g. a non-positive distance threshold).
     #[error("invalid option '{name}': {message}")]

@@ -361,8 +361,11 @@ fn scan_obj(name: &str, text: &str) -> Result<Mesh, PolycdError> {
     scan_obj_lines(name, text).map(|(pts, faces, _)| (pts, faces))
 }
 
+/// Vertices, faces, and the line of each face in the file.
+type LinedMesh = (Vec<DVec3>, Vec<Vec<u32>>, Vec<usize>);
+
 /// [`scan_obj`], with the line of each face.
-fn scan_obj_lines(name: &str, text: &str) -> Result<(Vec<DVec3>, Vec<Vec<u32>>, Vec<usize>), PolycdError> {
+fn scan_obj_lines(name: &str, text: &str) -> Result<LinedMesh, PolycdError> {
     let mut pts = Vec::new();
     let mut faces = Vec::new();
     let mut face_lines = Vec::new();
@@ -505,7 +508,7 @@ fn parse_off_named(name: &str, text: &str) -> Result<Mesh, PolycdError> {
 }
 
 /// [`parse_off_named`], with the line of each face.
-fn parse_off_lines(name: &str, text: &str) -> Result<(Vec<DVec3>, Vec<Vec<u32>>, Vec<usize>), PolycdError> {
+fn parse_off_lines(name: &str, text: &str) -> Result<LinedMesh, PolycdError> {
     // Logical lines without comments and blanks, with their 1-based line numbers.
     let mut lines = text.lines().enumerate().filter_map(|(i, raw)| {
         let l = strip_comment(raw).trim();

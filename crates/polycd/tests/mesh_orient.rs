@@ -247,9 +247,10 @@ fn crossing_components_are_refused() {
         (DVec3::ONE, DVec3::splat(2.0), false),
     ]);
     match TriMesh::new(&v, &f) {
-        Err(PolycdError::InvalidMesh(MeshDefect::IntersectingComponents { first, second })) => {
-            assert_ne!(first, second);
-        }
+        Err(PolycdError::InvalidMesh(d)) => match *d {
+            MeshDefect::IntersectingComponents { first, second } => assert_ne!(first, second),
+            other => panic!("{other:?}"),
+        },
         other => panic!("{other:?}"),
     }
 }
@@ -274,7 +275,7 @@ fn mesh_file_error(path: &std::path::Path) -> (MeshDefect, String) {
             let PolycdError::MeshFile { defect, .. } = e else {
                 unreachable!()
             };
-            (defect, text)
+            (*defect, text)
         }
         other => panic!("{other:?}"),
     }

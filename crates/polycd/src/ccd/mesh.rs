@@ -199,7 +199,7 @@ impl TriMesh {
 
     fn build(vertices: &[DVec3], faces: &[Vec<u32>], names: &Names<'_>) -> Result<TriMesh, PolycdError> {
         check_points(vertices)?;
-        let bad = |d: MeshDefect| PolycdError::InvalidMesh(d);
+        let bad = |d: MeshDefect| PolycdError::InvalidMesh(Box::new(d));
         if faces.is_empty() {
             return Err(bad(MeshDefect::Empty));
         }
@@ -581,11 +581,11 @@ impl TriMesh {
             }
             let id = self.pieces.len() as u32;
             let mut patch = vec![seed as u32];
-            let mut hull =
-                self.piece_hull_of(&patch, &boxes, eps)
-                    .ok_or(PolycdError::InvalidMesh(MeshDefect::Degenerate(
-                        "a triangle admits no solid convex piece inside the mesh",
-                    )))?;
+            let mut hull = self.piece_hull_of(&patch, &boxes, eps).ok_or_else(|| {
+                PolycdError::InvalidMesh(Box::new(MeshDefect::Degenerate(
+                    "a triangle admits no solid convex piece inside the mesh",
+                )))
+            })?;
             piece_of[seed] = id;
             queue.clear();
             queue.extend(nbr[seed].iter().copied().filter(|&f| f != NONE));
@@ -924,8 +924,8 @@ const RAY_DIRECTIONS: [[f64; 3]; 8] = [
     [0.8173, 0.3141, 0.4827],
     [-0.2718, 0.9016, 0.3363],
     [0.4142, -0.5772, 0.7032],
-    [-0.6931, -0.4472, -0.5654],
-    [0.1234, 0.7071, -0.6962],
+    [-0.6933, -0.4472, -0.5654],
+    [0.1234, 0.7073, -0.6962],
     [0.9273, -0.2236, -0.3005],
     [-0.3827, 0.1618, 0.9096],
     [-0.5878, -0.8090, 0.1049],
