@@ -325,6 +325,12 @@ fn toc_convex_mesh_and_errors() {
 /// one: the unit cube moving from x = 2 to x = 8 meets the second cube's face x = 4 at
 /// t = 0.25. An open mesh file is refused naming the first open edge in the file's numbering,
 /// the same on every run.
+///
+/// The issue quotes t = 0.3462 (correct) and 0.2918 (inside-out) for its own file, which it does
+/// not give: with axis-aligned cubes and this motion the answer is (x_face − 2.5) / 6, so 0.3462
+/// would need a face at x ≈ 4.577. This file has the issue's structure (a reversed unit cube,
+/// then a cube of side 2: total signed volume +7); before the fix the inside-out file answered
+/// t = 0 here (0.5 apart at the start), the correctly wound one 0.25.
 #[test]
 fn toc_mesh_with_an_inside_out_part() {
     let dir = std::env::temp_dir().join(format!("polycd-cli-orient-{}", std::process::id()));
