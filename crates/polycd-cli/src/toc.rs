@@ -69,7 +69,21 @@ pub fn load(s: &str, mesh: bool) -> Result<Solid, PolycdError> {
     }
     if mesh {
         if std::path::Path::new(s).is_file() {
-            return TriMesh::read(s).map(|m| Solid::Mesh(Box::new(m)));
+            let m = TriMesh::read(s)?;
+            // Components wound against their nesting were reversed: say so (the answer is
+            // for the solid the nesting describes).
+            for c in m.components().iter().filter(|c| c.reoriented) {
+                let what = if c.depth % 2 == 0 {
+                    "an outer surface wound inward"
+                } else {
+                    "a cavity wound outward"
+                };
+                eprintln!(
+                    "note: {s}: the closed component starting at {} is {what}; it was re-oriented",
+                    c.face
+                );
+            }
+            return Ok(Solid::Mesh(Box::new(m)));
         }
         let c = crate::input::load_shape(s)?;
         return convex_to_mesh(&c).map(|m| Solid::Mesh(Box::new(m)));

@@ -28,7 +28,7 @@
 //! Departures: none from the formats; OFF files without the `OFF` keyword (counts first) are
 //! accepted, as many tools write them.
 
-use crate::error::PolycdError;
+use crate::error::{MeshNumbering, PolycdError};
 use crate::math::DVec3;
 use crate::polyhedron::ConvexPolyhedron;
 use crate::tolerance::MAX_COORDINATE;
@@ -158,6 +158,100 @@ pub fn mesh_from_bytes(bytes: &[u8], format: MeshFormat, name: &str) -> Result<M
     Ok(mesh)
 }
 
+/// A mesh file's vertices and faces with the file's own numbering of them, for error
+/// messages that name places as the file does ([`crate::ccd::mesh::TriMesh::read`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NumberedMesh {
+    /// Vertex positions: as [`read_mesh`] gives them.
+    pub vertices: Vec<DVec3>,
+    /// Faces as vertex index loops into `vertices`, in file order.
+    pub faces: Vec<Vec<u32>>,
+    /// The file's numbering convention.
+    pub numbering: MeshNumbering,
+    /// The file's number of each vertex in that convention (OBJ: its 1-based `v` line
+    /// order; OFF: its 0-based index; STL: the 0-based index of the de-duplicated vertex).
+    pub vertex_number: Vec<u64>,
+    /// The line of each face (OBJ, OFF; empty for STL).
+    pub face_line: Vec<usize>,
+}
+
+/// [`read_mesh`] with the file's numbering of vertices and faces ([`NumberedMesh`]). OBJ
+/// files are read by our own pass (vertices in order of first use by a face, as [`read_mesh`]
+/// gives them for a file of one object; vertices shared by several `o`/`g` groups stay shared).
+pub fn read_mesh_numbered(path: impl AsRef<Path>) -> Result<NumberedMesh, PolycdError> {
+    let path = path.as_ref();
+    let format = MeshFormat::from_path(path)?;
+    let bytes = read_bytes(path)?;
+    mesh_numbered_from_bytes(&bytes, format, &path.display().to_string())
+}
+
+/// [`read_mesh_numbered`] on a file's contents given as bytes; `name` is used in errors.
+pub fn mesh_numbered_from_bytes(bytes: &[u8], format: MeshFormat, name: &str) -> Result<NumberedMesh, PolycdError> {
+    let mesh = match format {
+        MeshFormat::Obj => {
+            let (pts, file_faces, face_line) = scan_obj_lines(name, as_text(name, bytes)?)?;
+            // Keep the vertices used by faces, in order of first use.
+            let mut new_index = vec![u32::MAX; pts.len()];
+            let mut vertices = Vec::new();
+            let mut vertex_number = Vec::new();
+            let mut faces = Vec::with_capacity(file_faces.len());
+            for f in &file_faces {
+                let mut face = Vec::with_capacity(f.len());
+                for &i in f {
+                    let slot = &mut new_index[i as usize];
+                    if *slot == u32::MAX {
+                        *slot = vertices.len() as u32;
+                        vertices.push(pts[i as usize]);
+                        vertex_number.push(u64::from(i) + 1);
+                    }
+                    face.push(*slot);
+                }
+                faces.push(face);
+            }
+            if vertices.is_empty() {
+                vertices = pts;
+            }
+            NumberedMesh {
+                vertices,
+                faces,
+                numbering: MeshNumbering::Obj,
+                vertex_number,
+                face_line,
+            }
+        }
+        MeshFormat::Off => {
+            let (vertices, faces, face_line) = parse_off_lines(name, as_text(name, bytes)?)?;
+            NumberedMesh {
+                vertex_number: (0..vertices.len() as u64).collect(),
+                vertices,
+                faces,
+                numbering: MeshNumbering::Off,
+                face_line,
+            }
+        }
+        MeshFormat::Stl => {
+            let (vertices, faces) = parse_stl_named(name, bytes)?;
+            NumberedMesh {
+                vertex_number: (0..vertices.len() as u64).collect(),
+                vertices,
+                faces,
+                numbering: MeshNumbering::Stl,
+                face_line: Vec::new(),
+            }
+        }
+        MeshFormat::Points => {
+            return Err(named_err(name, "a point list has no faces; it is not a mesh file"));
+        }
+    };
+    if mesh.vertices.is_empty() {
+        return Err(named_err(name, "the file contains no vertices"));
+    }
+    if mesh.faces.is_empty() {
+        return Err(named_err(name, "the file contains no faces"));
+    }
+    Ok(mesh)
+}
+
 /// The convex hull of all vertices of a file (see [`read_points`]). Hull failures (too few
 /// points, flat or collinear clouds…) are reported as file errors naming the file.
 pub fn read_polyhedron(path: impl AsRef<Path>) -> Result<ConvexPolyhedron, PolycdError> {
@@ -264,8 +358,17 @@ fn obj_index(name: &str, lineno: usize, tok: &str, defined: usize) -> Result<u32
 /// Our own line-numbered pass over an OBJ file: every `v` position and every `f` face (as
 /// absolute 0-based position indices). Used for the error messages and for vertex-only files.
 fn scan_obj(name: &str, text: &str) -> Result<Mesh, PolycdError> {
+    scan_obj_lines(name, text).map(|(pts, faces, _)| (pts, faces))
+}
+
+/// Vertices, faces, and the line of each face in the file.
+type LinedMesh = (Vec<DVec3>, Vec<Vec<u32>>, Vec<usize>);
+
+/// [`scan_obj`], with the line of each face.
+fn scan_obj_lines(name: &str, text: &str) -> Result<LinedMesh, PolycdError> {
     let mut pts = Vec::new();
     let mut faces = Vec::new();
+    let mut face_lines = Vec::new();
     let mut continued = String::new();
     let mut start_line = 0usize;
     for (i, raw) in text.lines().enumerate() {
@@ -321,11 +424,12 @@ fn scan_obj(name: &str, text: &str) -> Result<Mesh, PolycdError> {
                     ));
                 }
                 faces.push(face);
+                face_lines.push(start_line);
             }
             _ => {}
         }
     }
-    Ok((pts, faces))
+    Ok((pts, faces, face_lines))
 }
 
 fn parse_obj_named(name: &str, text: &str) -> Result<Mesh, PolycdError> {
@@ -400,6 +504,11 @@ fn parse_obj_named(name: &str, text: &str) -> Result<Mesh, PolycdError> {
 // OFF
 
 fn parse_off_named(name: &str, text: &str) -> Result<Mesh, PolycdError> {
+    parse_off_lines(name, text).map(|(pts, faces, _)| (pts, faces))
+}
+
+/// [`parse_off_named`], with the line of each face.
+fn parse_off_lines(name: &str, text: &str) -> Result<LinedMesh, PolycdError> {
     // Logical lines without comments and blanks, with their 1-based line numbers.
     let mut lines = text.lines().enumerate().filter_map(|(i, raw)| {
         let l = strip_comment(raw).trim();
@@ -495,6 +604,7 @@ fn parse_off_named(name: &str, text: &str) -> Result<Mesh, PolycdError> {
         pts.push(DVec3::from_array(c));
     }
     let mut faces = Vec::with_capacity(nf.min(budget));
+    let mut face_lines = Vec::with_capacity(nf.min(budget));
     for k in 0..nf {
         let Some((no, l)) = lines.next() else {
             return Err(named_err(
@@ -543,8 +653,9 @@ fn parse_off_named(name: &str, text: &str) -> Result<Mesh, PolycdError> {
         }
         // Remaining tokens are an optional colour.
         faces.push(face);
+        face_lines.push(no);
     }
-    Ok((pts, faces))
+    Ok((pts, faces, face_lines))
 }
 
 /// Parses OFF text (see the module header); errors name `<text>`.
