@@ -233,8 +233,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             verify,
         } => {
             let mut bar = polycd_cli::progress::Bar::new();
-            let loaded = input::load_shape_with_progress(&a, &mut |ph, d, t| bar.update(ph, d, t))
-                .and_then(|sa| Ok((sa, input::load_shape_with_progress(&b, &mut |ph, d, t| bar.update(ph, d, t))?)));
+            let loaded = input::load_shape_with_progress(&a, &mut |ph, d, t| bar.update(ph, d, t)).and_then(|sa| {
+                Ok((
+                    sa,
+                    input::load_shape_with_progress(&b, &mut |ph, d, t| bar.update(ph, d, t))?,
+                ))
+            });
             bar.finish();
             let (sa, sb) = loaded.map_err(|e| e.to_string())?;
             let pa = parse_pose(pose_a.as_deref())?;

@@ -548,7 +548,13 @@ impl<'a> Quickhull<'a> {
                     // A neighbour whose vertices are all (nearly) in the seed plane lies in the
                     // same face: the shape is far thicker than the tolerance. The float normal
                     // of a sliver facet is unreliable, so it is not consulted.
-                    let joins = hv.iter().all(|&v| exact(pts[v as usize]) || near(pts[v as usize]));
+                    // (The seed's own corners are in its plane; the cheap tests go first, the
+                    // exact one — slow on the seed's own corners, which it cannot certify by
+                    // its float filter — last: the same answer.)
+                    let sids = self.facets[s as usize].v;
+                    let joins = hv
+                        .iter()
+                        .all(|&v| sids.contains(&v) || near(pts[v as usize]) || exact(pts[v as usize]));
                     if joins {
                         group[h as usize] = gid;
                         queue.push(h);

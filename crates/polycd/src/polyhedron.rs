@@ -192,18 +192,28 @@ impl ConvexPolyhedron {
         let mut face_recs: Vec<Face> = Vec::with_capacity(faces.len());
         let mut directed: hull::IdMap<(u32, u32), u32> = hull::IdMap::default();
         directed.reserve(faces.iter().map(Vec::len).sum());
+        let mut stamp: Vec<u32> = vec![u32::MAX; nv];
         for (fi, f) in faces.iter().enumerate() {
             if f.len() < 3 {
                 return Err(bad(format!("face {fi} has {} vertices; at least 3 needed", f.len())));
             }
             let base = half_edges.len() as u32;
             let n = f.len() as u32;
+            // Whether the face repeats a vertex, in O(len) (stamps); only then is the first
+            // repeated vertex searched for, quadratically, to name it.
+            let mut repeats = false;
+            for &v in f {
+                if let Some(s) = stamp.get_mut(v as usize) {
+                    repeats |= *s == fi as u32;
+                    *s = fi as u32;
+                }
+            }
             for (k, &v) in f.iter().enumerate() {
                 if v as usize >= nv {
                     return Err(bad(format!("face {fi} refers to vertex {v}, but there are only {nv}")));
                 }
                 let w = f[(k + 1) % f.len()];
-                if v == w || f.iter().filter(|&&x| x == v).count() > 1 {
+                if v == w || (repeats && f.iter().filter(|&&x| x == v).count() > 1) {
                     return Err(bad(format!("face {fi} repeats vertex {v}")));
                 }
                 let id = base + k as u32;
@@ -759,5 +769,92 @@ impl ConvexPolyhedron {
             }
         }
         crossings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Recomputes every face plane from the vertices (Newell normal, largest offset), as
+    /// `build` does, after a test moved vertices.
+    fn replane(p: &mut ConvexPolyhedron) {
+        for fi in 0..p.faces.len() {
+            let fv = p.face_vertices(fi as u32).to_vec();
+            let mut n = DVec3::ZERO;
+            for k in 0..fv.len() {
+                n += p.vertices[fv[k] as usize].cross(p.vertices[fv[(k + 1) % fv.len()] as usize]);
+            }
+            let n = n.normalize();
+            let off = fv
+                .iter()
+                .map(|&v| n.dot(p.vertices[v as usize]))
+                .fold(f64::NEG_INFINITY, f64::max);
+            p.faces[fi].normal = n;
+            p.faces[fi].offset = off;
+        }
+    }
+
+    fn house(ridge_z: f64) -> (Vec<DVec3>, Vec<Vec<u32>>) {
+        let v = [
+            [0., 0., 0.],
+            [1., 0., 0.],
+            [1., 1., 0.],
+            [0., 1., 0.],
+            [0., 0., 1.],
+            [1., 0., 1.],
+            [1., 1., 1.],
+            [0., 1., 1.],
+            [0., 0.5, ridge_z],
+            [1., 0.5, ridge_z],
+        ]
+        .map(DVec3::from_array)
+        .to_vec();
+        let f = vec![
+            vec![0, 3, 2, 1],
+            vec![0, 1, 5, 4],
+            vec![2, 3, 7, 6],
+            vec![1, 2, 6, 9, 5],
+            vec![0, 4, 8, 7, 3],
+            vec![4, 5, 9, 8],
+            vec![6, 7, 8, 9],
+        ];
+        (v, f)
+    }
+
+    /// A house whose ridge is pushed below the eaves becomes a valley: every face stays
+    /// planar, V − E + F stays 2 and the centroid stays below every face plane, but the ridge
+    /// edge turns reflex and the gable pentagons lose their convexity. The
+    /// local checks find it; the valid house passes them.
+    #[test]
+    fn a_reflex_edge_is_caught_locally() {
+        let (v, f) = house(1.5);
+        let mut p = ConvexPolyhedron::from_faces(&v, &f).unwrap();
+        let rep = p.validate();
+        assert!(rep.valid, "{rep:?}");
+        assert_eq!(
+            (rep.non_convex_edges, rep.non_convex_corners, rep.ray_crossings),
+            (0, 0, 1)
+        );
+        p.vertices[8].z = 0.8;
+        p.vertices[9].z = 0.8;
+        replane(&mut p);
+        let rep = p.validate();
+        assert!(!rep.valid, "{rep:?}");
+        assert_eq!(rep.euler_characteristic, 2);
+        assert!(rep.max_planarity_error <= 1e-15, "{rep:?}");
+        assert!(rep.min_centroid_depth > 0.0, "{rep:?}");
+        // Reflex: the ridge 8–9 only (the eaves stay convex: the roof still slopes down).
+        assert_eq!(rep.non_convex_edges, 1, "{rep:?}");
+        // The front eave corner rises 0.4/√1.16 ≈ 0.37 above the back roof's plane.
+        assert!(
+            (rep.max_convexity_error - 0.4 / 1.16f64.sqrt()).abs() < 1e-12,
+            "{rep:?}"
+        );
+        // Each gable pentagon turns right at its ridge corner.
+        assert_eq!(rep.non_convex_corners, 2, "{rep:?}");
+        // The same shape given by faces is refused outright.
+        let (v, f) = house(0.8);
+        assert!(ConvexPolyhedron::from_faces(&v, &f).is_err());
     }
 }
