@@ -506,14 +506,39 @@ impl<'a> Quickhull<'a> {
     /// Groups facets into planar faces and extracts the extreme vertices.
     /// Returns (faces over the returned vertex list, input index of each returned vertex).
     fn merge(&self, tol: f64) -> Result<(Vec<Vec<u32>>, Vec<u32>), PolycdError> {
-        // Alive facets in creation order (slots are reused, so not in index order).
-        let mut alive: Vec<u32> = (0..self.facets.len() as u32)
+        // Alive facets in creation order (slots are reused, so not in index order), copied
+        // into a compact table numbered in that order: the merge walks facets in seed and
+        // neighbour order, and on 10⁶-point clouds reading the large, scattered `Facet`
+        // records there was mostly cache misses. The same facets in the same order, so the
+        // same faces.
+        let mut by_seq: Vec<(u64, u32)> = (0..self.facets.len() as u32)
             .filter(|&f| self.facets[f as usize].alive)
+            .map(|f| (self.facets[f as usize].seq, f))
             .collect();
-        alive.sort_unstable_by_key(|&f| self.facets[f as usize].seq);
+        by_seq.sort_unstable();
+        let orig: Vec<u32> = by_seq.into_iter().map(|(_, f)| f).collect();
+        let mut compact = vec![NONE; self.facets.len()];
+        for (k, &f) in orig.iter().enumerate() {
+            compact[f as usize] = k as u32;
+        }
+        let tri: Vec<CompactFacet> = orig
+            .iter()
+            .map(|&f| {
+                let facet = &self.facets[f as usize];
+                CompactFacet {
+                    v: facet.v,
+                    nbr: facet.nbr.map(|h| compact.get(h as usize).copied().unwrap_or(NONE)),
+                }
+            })
+            .collect();
+        drop(compact);
+        if tri.iter().any(|t| t.nbr.contains(&NONE)) {
+            return Err(internal("an alive facet has a dead neighbour"));
+        }
+        let alive: Vec<u32> = (0..tri.len() as u32).collect();
         let pts = self.pts;
         let area = |f: u32| {
-            let v = self.facets[f as usize].v;
+            let v = tri[f as usize].v;
             (pts[v[1] as usize] - pts[v[0] as usize])
                 .cross(pts[v[2] as usize] - pts[v[0] as usize])
                 .length()
@@ -522,7 +547,7 @@ impl<'a> Quickhull<'a> {
         let mut seeds: Vec<(f64, u32)> = alive.iter().map(|&f| (area(f), f)).collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
         let seeds: Vec<u32> = seeds.into_iter().map(|(_, f)| f).collect();
-        let mut group = vec![NONE; self.facets.len()];
+        let mut group = vec![NONE; tri.len()];
         let mut ngroups = 0u32;
         let mut queue: Vec<u32> = Vec::new();
         for &s in &seeds {
@@ -532,26 +557,27 @@ impl<'a> Quickhull<'a> {
             let gid = ngroups;
             ngroups += 1;
             group[s as usize] = gid;
-            let sv = self.facets[s as usize].v.map(|i| pts[i as usize]);
-            let (sn, soff) = (self.facets[s as usize].normal, self.facets[s as usize].offset);
+            let sv = tri[s as usize].v.map(|i| pts[i as usize]);
+            let seed = &self.facets[orig[s as usize] as usize];
+            let (sn, soff) = (seed.normal, seed.offset);
             let exact = |p: DVec3| orient3d(sv[0], sv[1], sv[2], p) == Orientation::On;
             let near = |p: DVec3| tol > 0.0 && (sn.dot(p) - soff).abs() <= tol;
             queue.clear();
             queue.push(s);
             while let Some(f) = queue.pop() {
                 for i in 0..3 {
-                    let h = self.facets[f as usize].nbr[i];
+                    let h = tri[f as usize].nbr[i];
                     if group[h as usize] != NONE {
                         continue;
                     }
-                    let hv = self.facets[h as usize].v;
+                    let hv = tri[h as usize].v;
                     // A neighbour whose vertices are all (nearly) in the seed plane lies in the
                     // same face: the shape is far thicker than the tolerance. The float normal
                     // of a sliver facet is unreliable, so it is not consulted.
                     // (The seed's own corners are in its plane; the cheap tests go first, the
                     // exact one — slow on the seed's own corners, which it cannot certify by
                     // its float filter — last: the same answer.)
-                    let sids = self.facets[s as usize].v;
+                    let sids = tri[s as usize].v;
                     let joins = hv
                         .iter()
                         .all(|&v| sids.contains(&v) || near(pts[v as usize]) || exact(pts[v as usize]));
@@ -567,7 +593,7 @@ impl<'a> Quickhull<'a> {
         let mut vertex_groups: Vec<[u32; 3]> = vec![[NONE; 3]; pts.len()];
         for &f in &alive {
             let g = group[f as usize];
-            for &v in &self.facets[f as usize].v {
+            for &v in &tri[f as usize].v {
                 let e = &mut vertex_groups[v as usize];
                 if !e.contains(&g) {
                     if let Some(slot) = e.iter_mut().find(|x| **x == NONE) {
@@ -596,7 +622,7 @@ impl<'a> Quickhull<'a> {
                 continue;
             }
             for i in 0..3 {
-                if group[self.facets[h as usize].nbr[i] as usize] != g {
+                if group[tri[h as usize].nbr[i] as usize] != g {
                     first_boundary[g as usize] = Some((h, i));
                     break;
                 }
@@ -622,7 +648,7 @@ impl<'a> Quickhull<'a> {
                 if steps > limit {
                     return Err(internal("face boundary walk did not close"));
                 }
-                let v = self.facets[cf as usize].v[ci];
+                let v = tri[cf as usize].v[ci];
                 let nv = new_index[v as usize];
                 if nv != NONE {
                     loop_v.push(nv);
@@ -632,15 +658,15 @@ impl<'a> Quickhull<'a> {
                 let mut nf = cf;
                 let mut ni = (ci + 1) % 3;
                 let mut guard = 0usize;
-                while group[self.facets[nf as usize].nbr[ni] as usize] == g {
+                while group[tri[nf as usize].nbr[ni] as usize] == g {
                     guard += 1;
                     if guard > alive.len() {
                         return Err(internal("face rotation did not terminate"));
                     }
-                    let across = self.facets[nf as usize].nbr[ni];
-                    let start_v = self.facets[nf as usize].v[ni];
+                    let across = tri[nf as usize].nbr[ni];
+                    let start_v = tri[nf as usize].v[ni];
                     // In `across`, the edge entering start_v's... find edge starting at start_v.
-                    let av = self.facets[across as usize].v;
+                    let av = tri[across as usize].v;
                     let k = (0..3)
                         .find(|&k| av[k] == start_v)
                         .ok_or_else(|| internal("broken facet adjacency"))?;
@@ -660,6 +686,13 @@ impl<'a> Quickhull<'a> {
         }
         Ok((faces, kept))
     }
+}
+
+/// A facet as the merge reads it: corners and neighbours (indices into the compact table).
+#[derive(Clone, Copy)]
+struct CompactFacet {
+    v: [u32; 3],
+    nbr: [u32; 3],
 }
 
 /// Light structural check of merged faces: every face has ≥ 3 corners, every directed edge
