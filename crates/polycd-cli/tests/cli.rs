@@ -358,6 +358,8 @@ fn info_timings_and_quiet_stderr() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8(out.stderr).unwrap().starts_with("timings (wall): read "));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .starts_with("timings (wall): read "));
     let _ = std::fs::remove_dir_all(&dir);
 }

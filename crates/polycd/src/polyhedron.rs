@@ -134,12 +134,16 @@ impl ConvexPolyhedron {
     /// [`from_points`](Self::from_points), reporting progress through `progress(phase, done,
     /// total)` (see [`crate::progress`]); the same result.
     ///
-    /// Costs at 10⁶ points (release build; BENCHMARKS.md, "Building large hulls", has the
-    /// figures and the command): the hull (Quickhull over exact `orient3d`) dominates for
-    /// points in a ball, where few points are extreme; for points on a sphere, where every
-    /// point is a vertex, the hull, the facet merge, the topology and the query tables
-    /// (mostly the DK hierarchy, which re-runs the hull on ~70 % of the vertices per level)
-    /// are each a sizeable share.
+    /// Cost of each phase at 10⁶ points (release build; BENCHMARKS.md, "Building large
+    /// hulls", has the figures and the command, `polycd info --timings` measures them):
+    /// - points uniform in a ball (≈ 5·10³ extreme): [`Phase::Hull`] (Quickhull over exact
+    ///   `orient3d`, O(n log n) expected) ≈ 0.5 s; every later phase is over the few
+    ///   thousand vertices only and takes milliseconds;
+    /// - points on a sphere (every point a vertex), shares of ≈ 40 s of CPU: hull ≈ 6 %,
+    ///   [`Phase::Merge`] (facets into faces, O(F)) ≈ 16–21 %, [`Phase::Topology`]
+    ///   (half-edges, rings, planes, O(E)) ≈ 15–18 %, [`Phase::Tables`] ≈ 50–56 % — mostly
+    ///   the DK hierarchy, which re-runs the hull on the survivors of each level (≈ 2.3 n
+    ///   points in all); [`Phase::Validate`] ≈ 2 % (about 1 s).
     pub fn from_points_with_progress(
         points: &[DVec3],
         progress: &mut dyn FnMut(Phase, u64, u64),
@@ -660,7 +664,8 @@ impl ConvexPolyhedron {
     ///    centroid more than once.
     ///
     /// The former all-pairs test (every vertex against every face plane, O(V·F)) took 33 s at
-    /// 10⁵ points; this one takes milliseconds there (BENCHMARKS.md, "Building large hulls").
+    /// 10⁵ points; this one takes milliseconds there, and about 1 s of CPU for the 3·10⁶
+    /// edges of a 10⁶-point sphere (BENCHMARKS.md, "Building large hulls").
     pub fn validate_with_progress(&self, progress: &mut dyn FnMut(Phase, u64, u64)) -> ValidityReport {
         let (v, e, f) = self.counts();
         let total = (e + f) as u64;

@@ -3,7 +3,7 @@
 //! The library never prints: a caller that wants progress passes a callback
 //! `FnMut(Phase, done, total)` to [`ConvexPolyhedron::from_points_with_progress`] or
 //! [`ConvexPolyhedron::validate_with_progress`]; the CLI draws it with a progress bar.
-//! Calls are rare (every [`PROGRESS_STRIDE`] units of work, plus the start and end of each
+//! Calls are rare (every few thousand units of work, plus the start and end of each
 //! phase), so a callback costs nothing measurable. `done` never exceeds `total`; a phase may
 //! report `total = 0` when its size is unknown.
 //!
