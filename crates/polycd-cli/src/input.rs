@@ -5,9 +5,17 @@ use std::path::Path;
 
 /// A mesh file if the path exists, a built-in shape spec otherwise.
 pub fn load_shape(s: &str) -> Result<ConvexPolyhedron, PolycdError> {
+    load_shape_with_progress(s, &mut |_, _, _| {})
+}
+
+/// [`load_shape`], reporting the construction's progress (see [`polycd::progress`]).
+pub fn load_shape_with_progress(
+    s: &str,
+    progress: &mut dyn FnMut(polycd::Phase, u64, u64),
+) -> Result<ConvexPolyhedron, PolycdError> {
     let p = Path::new(s);
     if p.is_file() {
-        polycd::io::read_polyhedron(p)
+        polycd::io::read_polyhedron_with_progress(p, progress)
     } else {
         let looks_like_file = [".obj", ".off", ".stl", ".txt", ".xyz"]
             .iter()

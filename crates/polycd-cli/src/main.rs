@@ -27,6 +27,10 @@ enum Command {
     Info {
         /// A mesh file (.obj, .off, .stl) or a built-in shape such as `icosphere:3`.
         shape: String,
+        /// Print the wall time of each phase (read, hull, merge, topology, tables, validate)
+        /// on stderr.
+        #[arg(long)]
+        timings: bool,
     },
     /// Convex hull of a point file (x y z per line, or any mesh file's vertices).
     Hull {
@@ -35,6 +39,9 @@ enum Command {
         /// Output file (.obj, .off or .stl).
         #[arg(short, long)]
         output: PathBuf,
+        /// Print the wall time of each phase (read, hull, merge, topology, tables) on stderr.
+        #[arg(long)]
+        timings: bool,
     },
     /// One query between two shapes.
     Query {
@@ -151,10 +158,16 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Info { shape } => {
-            let p = input::load_shape(&shape).map_err(|e| e.to_string())?;
+        Command::Info { shape, timings } => {
+            let mut bar = polycd_cli::progress::Bar::new();
+            let p = input::load_shape_with_progress(&shape, &mut |ph, d, t| bar.update(ph, d, t));
+            let p = p.map_err(|e| e.to_string())?;
             let (v, e, f) = p.counts();
-            let rep = p.validate();
+            let rep = p.validate_with_progress(&mut |ph, d, t| bar.update(ph, d, t));
+            bar.finish();
+            if timings {
+                eprintln!("{}", bar.timings());
+            }
             let (c, r) = p.bounding_sphere();
             println!("shape:            {shape}");
             println!("vertices:         {v}");
@@ -188,9 +201,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 Ok(ExitCode::FAILURE)
             }
         },
-        Command::Hull { points, output } => {
+        Command::Hull {
+            points,
+            output,
+            timings,
+        } => {
+            let mut bar = polycd_cli::progress::Bar::new();
             let pts = input::load_points(&points).map_err(|e| e.to_string())?;
-            let p = polycd::ConvexPolyhedron::from_points(&pts).map_err(|e| format!("{}: {e}", points.display()))?;
+            let p = polycd::ConvexPolyhedron::from_points_with_progress(&pts, &mut |ph, d, t| bar.update(ph, d, t));
+            bar.finish();
+            if timings {
+                eprintln!("{}", bar.timings());
+            }
+            let p = p.map_err(|e| format!("{}: {e}", points.display()))?;
             let ext = output
                 .extension()
                 .and_then(|e| e.to_str())
@@ -227,8 +250,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             json,
             verify,
         } => {
-            let sa = input::load_shape(&a).map_err(|e| e.to_string())?;
-            let sb = input::load_shape(&b).map_err(|e| e.to_string())?;
+            let mut bar = polycd_cli::progress::Bar::new();
+            let loaded = input::load_shape_with_progress(&a, &mut |ph, d, t| bar.update(ph, d, t)).and_then(|sa| {
+                Ok((
+                    sa,
+                    input::load_shape_with_progress(&b, &mut |ph, d, t| bar.update(ph, d, t))?,
+                ))
+            });
+            bar.finish();
+            let (sa, sb) = loaded.map_err(|e| e.to_string())?;
             let pa = parse_pose(pose_a.as_deref())?;
             let pb = parse_pose(pose_b.as_deref())?;
             let algorithm = Algorithm::parse(&algo).ok_or_else(|| {

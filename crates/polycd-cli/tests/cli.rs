@@ -503,3 +503,47 @@ fn toc_mesh_with_an_inside_out_part() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `info --timings` adds one line of phase times on stderr and changes nothing on stdout;
+/// without it, stderr stays empty when it is not a terminal (no progress bar drawn).
+#[test]
+fn info_timings_and_quiet_stderr() {
+    let dir = std::env::temp_dir().join(format!("polycd-cli-timings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pts = dir.join("sphere.txt");
+    // 3000 points on a Fibonacci sphere: every point is a hull vertex.
+    let n = 3000;
+    let mut text = String::new();
+    for i in 0..n {
+        let z = 1.0 - (2.0 * i as f64 + 1.0) / n as f64;
+        let r = (1.0 - z * z).sqrt();
+        let phi = i as f64 * std::f64::consts::PI * (3.0 - 5f64.sqrt());
+        text.push_str(&format!("{} {} {}\n", r * phi.cos(), r * phi.sin(), z));
+    }
+    std::fs::write(&pts, text).unwrap();
+    let path = pts.to_str().unwrap();
+    let plain = polycd().args(["info", path]).output().unwrap();
+    assert!(plain.status.success());
+    assert!(plain.stderr.is_empty(), "{}", String::from_utf8_lossy(&plain.stderr));
+    let stdout = String::from_utf8(plain.stdout.clone()).unwrap();
+    assert!(stdout.contains(&format!("vertices:         {n}")), "{stdout}");
+    assert!(stdout.contains("valid:            yes"), "{stdout}");
+    let timed = polycd().args(["info", "--timings", path]).output().unwrap();
+    assert!(timed.status.success());
+    assert_eq!(timed.stdout, plain.stdout);
+    let err = String::from_utf8(timed.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for phase in ["read", "hull", "merge", "topology", "tables", "validate", "total"] {
+        assert!(err.contains(&format!(" {phase} ")), "{phase} missing: {err}");
+    }
+    let obj = dir.join("hull.obj");
+    let out = polycd()
+        .args(["hull", "--timings", path, "-o", obj.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .starts_with("timings (wall): read "));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -255,9 +255,18 @@ pub fn mesh_numbered_from_bytes(bytes: &[u8], format: MeshFormat, name: &str) ->
 /// The convex hull of all vertices of a file (see [`read_points`]). Hull failures (too few
 /// points, flat or collinear clouds…) are reported as file errors naming the file.
 pub fn read_polyhedron(path: impl AsRef<Path>) -> Result<ConvexPolyhedron, PolycdError> {
+    read_polyhedron_with_progress(path, &mut |_, _, _| {})
+}
+
+/// [`read_polyhedron`], reporting the construction's progress (see [`crate::progress`]).
+pub fn read_polyhedron_with_progress(
+    path: impl AsRef<Path>,
+    progress: &mut dyn FnMut(crate::progress::Phase, u64, u64),
+) -> Result<ConvexPolyhedron, PolycdError> {
     let path = path.as_ref();
     let pts = read_points(path)?;
-    ConvexPolyhedron::from_points(&pts).map_err(|e| file_err(path, format!("no convex polyhedron: {e}")))
+    ConvexPolyhedron::from_points_with_progress(&pts, progress)
+        .map_err(|e| file_err(path, format!("no convex polyhedron: {e}")))
 }
 
 /// Parses a plain point list: one point per line, three coordinates separated by whitespace

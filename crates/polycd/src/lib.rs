@@ -43,6 +43,7 @@ pub mod math;
 pub mod oracle;
 pub mod polyhedron;
 pub mod predicates;
+pub mod progress;
 pub mod qp;
 pub mod query;
 pub mod shapes;
@@ -59,6 +60,7 @@ pub struct ReadmeDoctests;
 pub use error::PolycdError;
 pub use math::{DQuat, DVec3, Plane, Pose};
 pub use polyhedron::{ConvexPolyhedron, Edge, Face, HalfEdge, ValidityReport};
+pub use progress::Phase;
 pub use query::{
     Algorithm, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness, PairCache,
     Penetration, Status,

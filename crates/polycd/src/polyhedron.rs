@@ -14,10 +14,11 @@ use crate::dk::DkHierarchy;
 use crate::error::PolycdError;
 use crate::hull;
 use crate::math::{DVec3, Plane};
+use crate::predicates::{orient3d, Orientation};
+use crate::progress::{Phase, PROGRESS_STRIDE};
 use crate::query::Feature;
 use crate::support::{ScanBlocks, SupportHints, VertexCones};
 use crate::tolerance::{DEPTH_ROUND_DOWN, FACE_MERGE_COS, FEATURE_SNAP_REL, VALIDATION_REL};
-use std::collections::HashMap;
 
 /// A directed half of an edge, bounding one face.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,10 +108,19 @@ pub struct ValidityReport {
     pub euler_characteristic: i64,
     /// Largest distance of a face's vertex from that face's plane.
     pub max_planarity_error: f64,
-    /// Largest distance of any vertex above any face plane (0 when convex).
+    /// Largest distance of a face's corner next to an edge above the plane of the face on
+    /// the other side of that edge (0 when convex: negative values are
+    /// not reported; local, see [`ConvexPolyhedron::validate`]).
     pub max_convexity_error: f64,
     /// Smallest interior margin: the least distance of the centroid below a face plane.
     pub min_centroid_depth: f64,
+    /// Edges where the corner after the edge on one face is not strictly below the plane
+    /// through the edge and the corner after it on the other face (exact `orient3d`).
+    pub non_convex_edges: usize,
+    /// Face corners where the polygon does not turn strictly left seen from outside (exact).
+    pub non_convex_corners: usize,
+    /// Faces crossed by a ray from the centroid through one face (1 when convex).
+    pub ray_crossings: usize,
     /// Whether every check passed within tolerance.
     pub valid: bool,
 }
@@ -118,8 +128,28 @@ pub struct ValidityReport {
 impl ConvexPolyhedron {
     /// The convex hull of a point cloud (duplicates allowed, interior points dropped).
     pub fn from_points(points: &[DVec3]) -> Result<Self, PolycdError> {
-        let h = hull::convex_hull(points)?;
-        let mut p = Self::build(h.vertices, &h.faces, false)?;
+        Self::from_points_with_progress(points, &mut |_, _, _| {})
+    }
+
+    /// [`from_points`](Self::from_points), reporting progress through `progress(phase, done,
+    /// total)` (see [`crate::progress`]); the same result.
+    ///
+    /// Cost of each phase at 10⁶ points (release build; BENCHMARKS.md, "Building large
+    /// hulls", has the figures and the command, `polycd info --timings` measures them):
+    /// - points uniform in a ball (≈ 5·10³ extreme): [`Phase::Hull`] (Quickhull over exact
+    ///   `orient3d`, O(n log n) expected) ≈ 0.5 s; every later phase is over the few
+    ///   thousand vertices only and takes milliseconds;
+    /// - points on a sphere (every point a vertex), shares of ≈ 40 s of CPU: hull ≈ 6 %,
+    ///   [`Phase::Merge`] (facets into faces, O(F)) ≈ 16–21 %, [`Phase::Topology`]
+    ///   (half-edges, rings, planes, O(E)) ≈ 15–18 %, [`Phase::Tables`] ≈ 50–56 % — mostly
+    ///   the DK hierarchy, which re-runs the hull on the survivors of each level (≈ 2.3 n
+    ///   points in all); [`Phase::Validate`] ≈ 2 % (about 1 s).
+    pub fn from_points_with_progress(
+        points: &[DVec3],
+        progress: &mut dyn FnMut(Phase, u64, u64),
+    ) -> Result<Self, PolycdError> {
+        let h = hull::convex_hull_with_progress(points, progress)?;
+        let mut p = Self::build_with_progress(h.vertices, &h.faces, false, progress)?;
         p.source = h.source;
         Ok(p)
     }
@@ -143,6 +173,16 @@ impl ConvexPolyhedron {
     }
 
     fn build(vertices: Vec<DVec3>, faces: &[Vec<u32>], strict: bool) -> Result<Self, PolycdError> {
+        Self::build_with_progress(vertices, faces, strict, &mut |_, _, _| {})
+    }
+
+    fn build_with_progress(
+        vertices: Vec<DVec3>,
+        faces: &[Vec<u32>],
+        strict: bool,
+        progress: &mut dyn FnMut(Phase, u64, u64),
+    ) -> Result<Self, PolycdError> {
+        progress(Phase::Topology, 0, 1);
         let bad = |m: String| PolycdError::InvalidBoundary(m);
         let nv = vertices.len();
         if nv < 4 {
@@ -154,19 +194,30 @@ impl ConvexPolyhedron {
         // Half-edges.
         let mut half_edges: Vec<HalfEdge> = Vec::new();
         let mut face_recs: Vec<Face> = Vec::with_capacity(faces.len());
-        let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut directed: hull::IdMap<(u32, u32), u32> = hull::IdMap::default();
+        directed.reserve(faces.iter().map(Vec::len).sum());
+        let mut stamp: Vec<u32> = vec![u32::MAX; nv];
         for (fi, f) in faces.iter().enumerate() {
             if f.len() < 3 {
                 return Err(bad(format!("face {fi} has {} vertices; at least 3 needed", f.len())));
             }
             let base = half_edges.len() as u32;
             let n = f.len() as u32;
+            // Whether the face repeats a vertex, in O(len) (stamps); only then is the first
+            // repeated vertex searched for, quadratically, to name it.
+            let mut repeats = false;
+            for &v in f {
+                if let Some(s) = stamp.get_mut(v as usize) {
+                    repeats |= *s == fi as u32;
+                    *s = fi as u32;
+                }
+            }
             for (k, &v) in f.iter().enumerate() {
                 if v as usize >= nv {
                     return Err(bad(format!("face {fi} refers to vertex {v}, but there are only {nv}")));
                 }
                 let w = f[(k + 1) % f.len()];
-                if v == w || f.iter().filter(|&&x| x == v).count() > 1 {
+                if v == w || (repeats && f.iter().filter(|&&x| x == v).count() > 1) {
                     return Err(bad(format!("face {fi} repeats vertex {v}")));
                 }
                 let id = base + k as u32;
@@ -423,12 +474,21 @@ impl ConvexPolyhedron {
             start_table: crate::cd_dual::StartTable::default(),
             vclip: crate::vclip::VClipTables::default(),
         };
+        progress(Phase::Topology, 1, 1);
+        const TABLES: u64 = 6;
+        progress(Phase::Tables, 0, TABLES);
         poly.dk = DkHierarchy::build(&poly);
+        progress(Phase::Tables, 1, TABLES);
         poly.hints = SupportHints::build(&poly);
+        progress(Phase::Tables, 2, TABLES);
         poly.scan_blocks = ScanBlocks::build(&poly);
+        progress(Phase::Tables, 3, TABLES);
         poly.cones = VertexCones::build(&poly);
+        progress(Phase::Tables, 4, TABLES);
         poly.start_table = crate::cd_dual::StartTable::build(&poly);
+        progress(Phase::Tables, 5, TABLES);
         poly.vclip = crate::vclip::VClipTables::build(&poly);
+        progress(Phase::Tables, TABLES, TABLES);
         Ok(poly)
     }
 
@@ -597,31 +657,231 @@ impl ConvexPolyhedron {
         &self.dk
     }
 
-    /// Re-checks every structural and geometric invariant (O(V·F): for tests and `polycd info`,
-    /// not for the hot path).
+    /// Re-checks every structural and geometric invariant in O(V + E + F) (the same as
+    /// [`validate_with_progress`](Self::validate_with_progress) without a callback).
     pub fn validate(&self) -> ValidityReport {
+        self.validate_with_progress(&mut |_, _, _| {})
+    }
+
+    /// Re-checks every structural and geometric invariant, reporting progress as
+    /// `(Phase::Validate, done, total)` (total = edges + faces).
+    ///
+    /// The check is local, with one global step (Mehlhorn et al., "Checking geometric
+    /// programs or verification of geometric structures", 1999: a closed oriented surface
+    /// that is locally convex at every edge, with a point below every face plane, and a ray
+    /// from that point that crosses the surface once, bounds a convex body):
+    /// 1. V − E + F = 2 (the half-edge structure is a closed 2-manifold by construction);
+    /// 2. every face planar: its vertices within tolerance of its plane (O(E));
+    /// 3. every face a convex polygon: at each corner `a → b → c` the exact `orient3d` of
+    ///    `a, b, c` and a point above the face is positive (O(E));
+    /// 4. every edge convex: for the edge `a → b` of face L (next corner `c`) and `b → a` of
+    ///    face R (next corner `d`), `d` lies strictly below the plane `a, b, c` by the exact
+    ///    `orient3d`, and both corners lie within tolerance below the other face's plane
+    ///    (O(E));
+    /// 5. the centroid strictly below every face plane (O(F));
+    /// 6. the ray from the centroid through the vertex mean of the largest face crosses no
+    ///    other face (O(E)): this rules out a locally convex surface that winds around the
+    ///    centroid more than once.
+    ///
+    /// The former all-pairs test (every vertex against every face plane, O(V·F)) took 33 s at
+    /// 10⁵ points; this one takes milliseconds there, and about 1 s of CPU for the 3·10⁶
+    /// edges of a 10⁶-point sphere (BENCHMARKS.md, "Building large hulls").
+    pub fn validate_with_progress(&self, progress: &mut dyn FnMut(Phase, u64, u64)) -> ValidityReport {
         let (v, e, f) = self.counts();
+        let total = (e + f) as u64;
         let euler = v as i64 - e as i64 + f as i64;
+        let tol = VALIDATION_REL * self.magnitude.max(self.sphere_radius);
         let mut planarity: f64 = 0.0;
         let mut convexity: f64 = 0.0;
         let mut depth = f64::INFINITY;
+        let mut non_convex_corners = 0usize;
+        let mut largest = (f64::NEG_INFINITY, 0u32);
+        // A point above face f's plane for the exact corner test: far enough from the corner
+        // that rounding `a + n·lift` cannot put it in the plane.
+        let lift = self.sphere_radius.max(self.magnitude);
         for fi in 0..f as u32 {
-            let pl = self.face_plane(fi);
-            for &vi in self.face_vertices(fi) {
-                planarity = planarity.max(pl.signed_distance(self.vertex(vi)).abs());
+            if fi % PROGRESS_STRIDE == 0 {
+                progress(Phase::Validate, fi as u64, total);
             }
-            for p in &self.vertices {
-                convexity = convexity.max(pl.signed_distance(*p));
+            let pl = self.face_plane(fi);
+            let fv = self.face_vertices(fi);
+            let mut area = DVec3::ZERO;
+            for (k, &vi) in fv.iter().enumerate() {
+                let a = self.vertex(vi);
+                let b = self.vertex(fv[(k + 1) % fv.len()]);
+                let c = self.vertex(fv[(k + 2) % fv.len()]);
+                planarity = planarity.max(pl.signed_distance(a).abs());
+                if orient3d(a, b, c, a + pl.normal * lift) != Orientation::Above {
+                    non_convex_corners += 1;
+                }
+                area += (a - self.vertex(fv[0])).cross(b - self.vertex(fv[0]));
+            }
+            let area = area.length();
+            if area > largest.0 {
+                largest = (area, fi);
             }
             depth = depth.min(-pl.signed_distance(self.centroid));
         }
-        let tol = VALIDATION_REL * self.magnitude.max(self.sphere_radius);
+        let mut non_convex_edges = 0usize;
+        for (ei, edge) in self.edges.iter().enumerate() {
+            if ei as u32 % PROGRESS_STRIDE == 0 {
+                progress(Phase::Validate, (f + ei) as u64, total);
+            }
+            let h = &self.half_edges[edge.half_edge as usize];
+            let t = &self.half_edges[h.twin as usize];
+            let [a, b] = edge.vertices.map(|x| self.vertex(x));
+            // The corner after b on the left face, and after a on the right face.
+            let c = self.vertex(self.half_edges[self.half_edges[h.next as usize].next as usize].origin);
+            let d = self.vertex(self.half_edges[self.half_edges[t.next as usize].next as usize].origin);
+            if orient3d(a, b, c, d) != Orientation::Below {
+                non_convex_edges += 1;
+            }
+            let [l, r] = edge.faces;
+            convexity = convexity
+                .max(self.face_plane(l).signed_distance(d))
+                .max(self.face_plane(r).signed_distance(c));
+        }
+        let ray_crossings = self.ray_crossings(largest.1, tol);
+        progress(Phase::Validate, total, total);
         ValidityReport {
             euler_characteristic: euler,
             max_planarity_error: planarity,
             max_convexity_error: convexity,
             min_centroid_depth: depth,
-            valid: euler == 2 && planarity <= tol && convexity <= tol && depth > 0.0,
+            non_convex_edges,
+            non_convex_corners,
+            ray_crossings,
+            valid: euler == 2
+                && planarity <= tol
+                && convexity <= tol
+                && depth > 0.0
+                && non_convex_edges == 0
+                && non_convex_corners == 0
+                && ray_crossings == 1,
         }
+    }
+
+    /// How many faces the ray from the centroid through the vertex mean of face `through`
+    /// crosses (`through` itself counts once; any other face counts when the crossing point
+    /// lies inside it by more than `tol`). 1 for a convex polyhedron: every other face plane
+    /// that the ray meets, it meets beyond `through`, outside the polyhedron.
+    fn ray_crossings(&self, through: u32, tol: f64) -> usize {
+        let fv = self.face_vertices(through);
+        let q = fv.iter().fold(DVec3::ZERO, |s, &v| s + self.vertex(v)) / fv.len() as f64;
+        let o = self.centroid;
+        let dir = q - o;
+        let mut crossings = 1usize;
+        for fi in 0..self.faces.len() as u32 {
+            if fi == through {
+                continue;
+            }
+            let pl = self.face_plane(fi);
+            let along = pl.normal.dot(dir);
+            if !(along > 0.0) {
+                continue;
+            }
+            let x = o + dir * ((pl.offset - pl.normal.dot(o)) / along);
+            let fv = self.face_vertices(fi);
+            let inside = (0..fv.len()).all(|k| {
+                let a = self.vertex(fv[k]);
+                let b = self.vertex(fv[(k + 1) % fv.len()]);
+                let ab = b - a;
+                let len = ab.length();
+                len > 0.0 && ab.cross(x - a).dot(pl.normal) > tol * len
+            });
+            if inside {
+                crossings += 1;
+            }
+        }
+        crossings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Recomputes every face plane from the vertices (Newell normal, largest offset), as
+    /// `build` does, after a test moved vertices.
+    fn replane(p: &mut ConvexPolyhedron) {
+        for fi in 0..p.faces.len() {
+            let fv = p.face_vertices(fi as u32).to_vec();
+            let mut n = DVec3::ZERO;
+            for k in 0..fv.len() {
+                n += p.vertices[fv[k] as usize].cross(p.vertices[fv[(k + 1) % fv.len()] as usize]);
+            }
+            let n = n.normalize();
+            let off = fv
+                .iter()
+                .map(|&v| n.dot(p.vertices[v as usize]))
+                .fold(f64::NEG_INFINITY, f64::max);
+            p.faces[fi].normal = n;
+            p.faces[fi].offset = off;
+        }
+    }
+
+    fn house(ridge_z: f64) -> (Vec<DVec3>, Vec<Vec<u32>>) {
+        let v = [
+            [0., 0., 0.],
+            [1., 0., 0.],
+            [1., 1., 0.],
+            [0., 1., 0.],
+            [0., 0., 1.],
+            [1., 0., 1.],
+            [1., 1., 1.],
+            [0., 1., 1.],
+            [0., 0.5, ridge_z],
+            [1., 0.5, ridge_z],
+        ]
+        .map(DVec3::from_array)
+        .to_vec();
+        let f = vec![
+            vec![0, 3, 2, 1],
+            vec![0, 1, 5, 4],
+            vec![2, 3, 7, 6],
+            vec![1, 2, 6, 9, 5],
+            vec![0, 4, 8, 7, 3],
+            vec![4, 5, 9, 8],
+            vec![6, 7, 8, 9],
+        ];
+        (v, f)
+    }
+
+    /// A house whose ridge is pushed below the eaves becomes a valley: every face stays
+    /// planar, V − E + F stays 2 and the centroid stays below every face plane, but the ridge
+    /// edge turns reflex and the gable pentagons lose their convexity. The
+    /// local checks find it; the valid house passes them.
+    #[test]
+    fn a_reflex_edge_is_caught_locally() {
+        let (v, f) = house(1.5);
+        let mut p = ConvexPolyhedron::from_faces(&v, &f).unwrap();
+        let rep = p.validate();
+        assert!(rep.valid, "{rep:?}");
+        assert_eq!(
+            (rep.non_convex_edges, rep.non_convex_corners, rep.ray_crossings),
+            (0, 0, 1)
+        );
+        p.vertices[8].z = 0.8;
+        p.vertices[9].z = 0.8;
+        replane(&mut p);
+        let rep = p.validate();
+        assert!(!rep.valid, "{rep:?}");
+        assert_eq!(rep.euler_characteristic, 2);
+        assert!(rep.max_planarity_error <= 1e-15, "{rep:?}");
+        assert!(rep.min_centroid_depth > 0.0, "{rep:?}");
+        // Reflex: the ridge 8–9 (the eaves stay convex: the roof still slopes down); an edge
+        // tested through a reflex corner of its face (the gables' edges at the ridge) counts
+        // too, as the plane through the edge and that corner faces inward.
+        assert!(rep.non_convex_edges >= 1, "{rep:?}");
+        // The front eave corner rises 0.4/√1.16 ≈ 0.37 above the back roof's plane.
+        assert!(
+            (rep.max_convexity_error - 0.4 / 1.16f64.sqrt()).abs() < 1e-12,
+            "{rep:?}"
+        );
+        // Each gable pentagon turns right at its ridge corner.
+        assert_eq!(rep.non_convex_corners, 2, "{rep:?}");
+        // The same shape given by faces is refused outright.
+        let (v, f) = house(0.8);
+        assert!(ConvexPolyhedron::from_faces(&v, &f).is_err());
     }
 }
