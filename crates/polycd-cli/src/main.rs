@@ -27,6 +27,10 @@ enum Command {
     Info {
         /// A mesh file (.obj, .off, .stl) or a built-in shape such as `icosphere:3`.
         shape: String,
+        /// Use the convex hull of a mesh file whose faces bound a non-convex solid (refused
+        /// otherwise).
+        #[arg(long)]
+        hull: bool,
     },
     /// Convex hull of a point file (x y z per line, or any mesh file's vertices).
     Hull {
@@ -63,6 +67,10 @@ enum Command {
         /// Check the answer's certificate independently.
         #[arg(long)]
         verify: bool,
+        /// Use the convex hull of a mesh file whose faces bound a non-convex solid (refused
+        /// otherwise).
+        #[arg(long)]
+        hull: bool,
     },
     /// First time of contact of A moving from --pose-a0 to --pose-a1 (constant linear and
     /// angular velocity about its centroid, t from 0 to 1) with B (fixed at --pose-b, or
@@ -103,6 +111,11 @@ enum Command {
         json: bool,
     },
     /// Answer JSON-lines queries from stdin, one answer line per input line (see README).
+    ///
+    /// Exit status: 0 every line answered, 1 some lines were answered with "status": "error"
+    /// (bad JSON, invalid UTF-8, unknown keys, bad shapes…; the run goes on), 2 usage error,
+    /// 3 I/O error: the input could not be read (e.g. stdin is a directory; the lines read
+    /// before are answered, the reason is on stderr) or the answers could not be written.
     Batch,
     /// The main job on built-in shapes: every algorithm on the papers' ellipsoid polyhedra,
     /// agreement and timings.
@@ -150,8 +163,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Info { shape } => {
-            let p = input::load_shape(&shape).map_err(|e| e.to_string())?;
+        Command::Info { shape, hull } => {
+            let p = load(&shape, hull)?;
             let (v, e, f) = p.counts();
             let rep = p.validate();
             let (c, r) = p.bounding_sphere();
@@ -225,9 +238,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             algo,
             json,
             verify,
+            hull,
         } => {
-            let sa = input::load_shape(&a).map_err(|e| e.to_string())?;
-            let sb = input::load_shape(&b).map_err(|e| e.to_string())?;
+            let sa = load(&a, hull)?;
+            let sb = load(&b, hull)?;
             let pa = parse_pose(pose_a.as_deref())?;
             let pb = parse_pose(pose_b.as_deref())?;
             let algorithm = Algorithm::parse(&algo).ok_or_else(|| {
@@ -317,9 +331,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            batch::run(stdin.lock(), &mut out).map_err(|e| format!("batch: {e}"))?;
-            out.flush().map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
+            let summary = batch::run(stdin.lock(), &mut out).and_then(|s| out.flush().map(|_| s));
+            match summary {
+                Ok(s) => {
+                    if let Some(e) = &s.read_error {
+                        eprintln!(
+                            "polycd: batch: cannot read the input after {} lines: {e}",
+                            s.lines
+                        );
+                    }
+                    Ok(ExitCode::from(s.exit_code()))
+                }
+                Err(e) => {
+                    eprintln!("polycd: batch: cannot write the answers: {e}");
+                    Ok(ExitCode::from(3))
+                }
+            }
         }
         Command::Demo { pairs } => {
             demo::run(pairs)?;
@@ -429,6 +456,16 @@ fn print_answer(ans: &batch::Answer, json: bool) {
     if let Some(i) = ans.iterations {
         println!("iterations:      {i}");
     }
+}
+
+/// A shape for `query` or `info`; with `hull`, the note that a file's hull is used goes to
+/// stderr.
+fn load(s: &str, hull: bool) -> Result<polycd::ConvexPolyhedron, String> {
+    let (p, note) = input::load_shape_hull(s, hull).map_err(|e| input::shape_error_text(&e))?;
+    if let Some(n) = note {
+        eprintln!("{n}");
+    }
+    Ok(p)
 }
 
 fn parse_vec(s: &str) -> Result<DVec3, String> {

@@ -28,10 +28,10 @@
 //! Departures: none from the formats; OFF files without the `OFF` keyword (counts first) are
 //! accepted, as many tools write them.
 
-use crate::error::PolycdError;
+use crate::error::{ConvexityDefect, PolycdError};
 use crate::math::DVec3;
 use crate::polyhedron::ConvexPolyhedron;
-use crate::tolerance::MAX_COORDINATE;
+use crate::tolerance::{HULL_AREA_REL, MAX_COORDINATE, VALIDATION_REL};
 use std::io::Write;
 use std::path::Path;
 
@@ -164,6 +164,167 @@ pub fn read_polyhedron(path: impl AsRef<Path>) -> Result<ConvexPolyhedron, Polyc
     let path = path.as_ref();
     let pts = read_points(path)?;
     ConvexPolyhedron::from_points(&pts).map_err(|e| file_err(path, format!("no convex polyhedron: {e}")))
+}
+
+/// The convex polyhedron a file describes, refusing files whose faces describe anything else.
+///
+/// A point list (or an OBJ file without faces) is its convex hull, as with
+/// [`read_polyhedron`]. A mesh file's faces must be the boundary of the convex hull of all its
+/// vertices ([`hull_boundary_defect`]); otherwise the error is [`PolycdError::NotConvex`],
+/// naming the first face in file order that is not on the hull, or the edge or coverage
+/// defect. Callers that want the hull of a non-convex file say so with [`read_polyhedron`].
+pub fn read_convex_polyhedron(path: impl AsRef<Path>) -> Result<ConvexPolyhedron, PolycdError> {
+    let path = path.as_ref();
+    let format = MeshFormat::from_path(path)?;
+    let bytes = read_bytes(path)?;
+    let name = path.display().to_string();
+    // Points in file order (as `read_points` gives them) and faces indexing them.
+    let (pts, faces) = match format {
+        MeshFormat::Obj => scan_obj(&name, as_text(&name, &bytes)?)?,
+        MeshFormat::Off => parse_off_named(&name, as_text(&name, &bytes)?)?,
+        MeshFormat::Stl => parse_stl_named(&name, &bytes)?,
+        MeshFormat::Points => (parse_points_named(&name, as_text(&name, &bytes)?)?, Vec::new()),
+    };
+    if pts.is_empty() {
+        return Err(named_err(&name, "the file contains no vertices"));
+    }
+    let hull = ConvexPolyhedron::from_points(&pts).map_err(|e| file_err(path, format!("no convex polyhedron: {e}")))?;
+    if faces.is_empty() {
+        return Ok(hull);
+    }
+    match hull_boundary_defect(&pts, &faces, &hull) {
+        None => Ok(hull),
+        Some(defect) => Err(PolycdError::NotConvex { path: name, defect }),
+    }
+}
+
+/// Whether `faces` (vertex index loops into `points`) are exactly the boundary of `hull`, the
+/// convex hull of `points`: `None` if so, else the first defect found. Faces may be
+/// triangulated or split, carry extra vertices on hull edges and faces, and be wound either
+/// way consistently; points no face uses may lie anywhere in the hull.
+///
+/// The test, in order (each step's failure names a face, 1-based in file order):
+/// 1. every face lies in the plane of one hull face: each of its vertices within
+///    [`VALIDATION_REL`] × the hull's scale of that plane (the files' decimal rounding), the
+///    hull face found by a support query along the face's normal (both ways) and, failing
+///    that, among all hull faces. A convex polygon in the plane of a face of a convex
+///    polyhedron lies in that face: the faces lie on the hull's boundary;
+/// 2. every directed edge `u → v` is matched by exactly one `v → u` of another face: a closed,
+///    consistently wound surface;
+/// 3. such a surface on the boundary of a convex body winds around its interior an integer
+///    number `w` of times, its signed volume is `w` × the hull's volume: `|w| = 1` is checked;
+///    with `|w| = 1` it covers every boundary point at least once, so its area equals the
+///    hull's (to [`HULL_AREA_REL`]) exactly when it covers it once.
+///
+/// Cost: O(F log V) support queries plus O(E) hashing; the all-faces fallback only for faces
+/// that turn out not to be on the hull (the first ends the test) or lie at rounding distance
+/// from a hull edge.
+pub fn hull_boundary_defect(points: &[DVec3], faces: &[Vec<u32>], hull: &ConvexPolyhedron) -> Option<ConvexityDefect> {
+    use std::collections::HashMap;
+    let tol = VALIDATION_REL * hull.magnitude().max(hull.scale());
+    let arr = |p: DVec3| p.to_array();
+    let on_plane = |f: u32, face: &[u32]| {
+        let pl = hull.face_plane(f);
+        face.iter()
+            .all(|&v| pl.signed_distance(points[v as usize]).abs() <= tol)
+    };
+    // Areas and volumes in coordinates scaled by a power of two (exact) near the magnitude,
+    // about the hull's centroid: no overflow, little cancellation.
+    let m = hull.magnitude().max(f64::MIN_POSITIVE);
+    let s = 2f64.powi(-(m.log2().ceil() as i32));
+    let c = hull.centroid() * s;
+    let newell = |pos: &[DVec3], face: &[u32]| {
+        let mut n = DVec3::ZERO;
+        for k in 0..face.len() {
+            let a = pos[face[k] as usize] * s - c;
+            let b = pos[face[(k + 1) % face.len()] as usize] * s - c;
+            n += a.cross(b);
+        }
+        n
+    };
+    let mut area = 0.0;
+    let mut volume = 0.0;
+    for (i, face) in faces.iter().enumerate() {
+        let n = newell(points, face);
+        let repeats = (0..face.len()).any(|k| face[k] == face[(k + 1) % face.len()]);
+        if repeats || !(n.length() > 0.0) {
+            return Some(ConvexityDefect::DegenerateFace { face: i + 1 });
+        }
+        // Twice the area; six times the signed volume of the cone from the centroid.
+        area += n.length() / 2.0;
+        volume += n.dot(points[face[0] as usize] * s - c) / 6.0;
+        let mut found = false;
+        for dir in [n, -n] {
+            let v = hull.support_hierarchy(dir);
+            if hull
+                .outgoing(v)
+                .iter()
+                .any(|&h| on_plane(hull.half_edge(h).face, face))
+            {
+                found = true;
+                break;
+            }
+        }
+        if !found {
+            found = (0..hull.faces().len() as u32).any(|f| on_plane(f, face));
+        }
+        if !found {
+            // The deepest vertex below every hull plane, if any is strictly inside.
+            let inner = face
+                .iter()
+                .map(|&v| {
+                    let p = points[v as usize];
+                    let depth = (0..hull.faces().len() as u32)
+                        .map(|f| -hull.face_plane(f).signed_distance(p))
+                        .fold(f64::INFINITY, f64::min);
+                    (arr(p), depth)
+                })
+                .filter(|&(_, d)| d > tol)
+                .max_by(|a, b| a.1.total_cmp(&b.1));
+            return Some(ConvexityDefect::OffHull {
+                face: i + 1,
+                inner_vertex: inner,
+            });
+        }
+    }
+    // Directed edges: each must meet its reverse exactly once.
+    let mut directed: HashMap<(u32, u32), (usize, u32)> = HashMap::with_capacity(faces.iter().map(Vec::len).sum());
+    for (i, face) in faces.iter().enumerate() {
+        for k in 0..face.len() {
+            let e = (face[k], face[(k + 1) % face.len()]);
+            directed.entry(e).or_insert((i, 0)).1 += 1;
+        }
+    }
+    for (i, face) in faces.iter().enumerate() {
+        for k in 0..face.len() {
+            let (a, b) = (face[k], face[(k + 1) % face.len()]);
+            let once = |e| directed.get(&e).map(|&(_, n)| n) == Some(1);
+            if !once((a, b)) || !once((b, a)) {
+                return Some(ConvexityDefect::OpenEdge {
+                    face: i + 1,
+                    from: arr(points[a as usize]),
+                    to: arr(points[b as usize]),
+                });
+            }
+        }
+    }
+    // Winding number and single coverage.
+    let s3 = s * s * s;
+    let hull_volume = hull.volume() * s3;
+    let hull_area: f64 = (0..hull.faces().len() as u32)
+        .map(|f| newell(hull.vertices(), hull.face_vertices(f)).length() / 2.0)
+        .sum::<f64>();
+    let winding = volume / hull_volume;
+    if !((0.5..1.5).contains(&winding.abs())) || (area - hull_area).abs() > HULL_AREA_REL * hull_area {
+        let s2 = s * s;
+        return Some(ConvexityDefect::Coverage {
+            volume: volume / s3,
+            area: area / s2,
+            hull_volume: hull.volume(),
+            hull_area: hull_area / s2,
+        });
+    }
+    None
 }
 
 /// Parses a plain point list: one point per line, three coordinates separated by whitespace
