@@ -41,14 +41,34 @@ const fn key(name: &'static str, ty: &'static str, default: &'static str, meanin
 
 /// The keys of a query line.
 pub const LINE_KEYS: &[Key] = &[
-    key("id", "any JSON value", "`null`", "echoed in the answer; the only free-form key"),
+    key(
+        "id",
+        "any JSON value",
+        "`null`",
+        "echoed in the answer; the only free-form key",
+    ),
     key("a", "shape object", "required", "shape A"),
     key("b", "shape object", "required", "shape B"),
     key("pose_a", "pose object", "identity", "placement of A"),
     key("pose_b", "pose object", "identity", "placement of B"),
-    key("query", "string", "`\"intersect\"`", "`\"intersect\"`, `\"distance\"` or `\"directional\"`"),
-    key("algorithm", "string", "`\"auto\"`", "`\"auto\"`, `\"gjk\"`, `\"vclip\"`, `\"cd_dual\"`, `\"hs_jump\"`, `\"qp\"`, `\"qp_fast\"`"),
-    key("direction", "`[x, y, z]`", "required for `\"directional\"`", "translation direction of B (any non-zero length); ignored by other queries"),
+    key(
+        "query",
+        "string",
+        "`\"intersect\"`",
+        "`\"intersect\"`, `\"distance\"` or `\"directional\"`",
+    ),
+    key(
+        "algorithm",
+        "string",
+        "`\"auto\"`",
+        "`\"auto\"`, `\"gjk\"`, `\"vclip\"`, `\"cd_dual\"`, `\"hs_jump\"`, `\"qp\"`, `\"qp_fast\"`",
+    ),
+    key(
+        "direction",
+        "`[x, y, z]`",
+        "required for `\"directional\"`",
+        "translation direction of B (any non-zero length); ignored by other queries",
+    ),
 ];
 
 /// The keys of a shape object (`a`, `b`): exactly one of `vertices`, `file`, `shape`.
@@ -63,7 +83,12 @@ pub const SHAPE_KEYS: &[Key] = &[
 /// The keys of a pose object (`pose_a`, `pose_b`).
 pub const POSE_KEYS: &[Key] = &[
     key("translation", "`[x, y, z]`", "`[0, 0, 0]`", "translation"),
-    key("rotation", "`[w, x, y, z]`", "`[1, 0, 0, 0]`", "rotation quaternion, scalar first; normalised on input (zero length is an error)"),
+    key(
+        "rotation",
+        "`[w, x, y, z]`",
+        "`[1, 0, 0, 0]`",
+        "rotation quaternion, scalar first; normalised on input (zero length is an error)",
+    ),
 ];
 
 /// The schema table of the README's batch section, generated from the key tables.
@@ -664,28 +689,28 @@ fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Res
         .map_err(|e| e.to_string())?;
         return Ok(Rc::new(poly));
     }
-    let (key, build): (String, Box<dyn Fn() -> Result<ConvexPolyhedron, PolycdError>>) =
-        if let Some(f) = given("file") {
-            let path = f.as_str().ok_or("\"file\" must be a string")?.to_string();
-            let p2 = path.clone();
-            (
-                format!("file:{hull}:{path}"),
-                Box::new(move || {
-                    if hull {
-                        polycd::io::read_polyhedron(&p2)
-                    } else {
-                        polycd::io::read_convex_polyhedron(&p2)
-                    }
-                }),
-            )
-        } else if let Some(s) = given("shape") {
-            // Built-in shapes are convex: "hull" changes nothing.
-            let spec = s.as_str().ok_or("\"shape\" must be a string")?.to_string();
-            let s2 = spec.clone();
-            (format!("shape:{spec}"), Box::new(move || shapes::from_spec(&s2)))
-        } else {
-            return Err("a shape needs \"vertices\", \"file\" or \"shape\"".into());
-        };
+    let (key, build): (String, Box<dyn Fn() -> Result<ConvexPolyhedron, PolycdError>>) = if let Some(f) = given("file")
+    {
+        let path = f.as_str().ok_or("\"file\" must be a string")?.to_string();
+        let p2 = path.clone();
+        (
+            format!("file:{hull}:{path}"),
+            Box::new(move || {
+                if hull {
+                    polycd::io::read_polyhedron(&p2)
+                } else {
+                    polycd::io::read_convex_polyhedron(&p2)
+                }
+            }),
+        )
+    } else if let Some(s) = given("shape") {
+        // Built-in shapes are convex: "hull" changes nothing.
+        let spec = s.as_str().ok_or("\"shape\" must be a string")?.to_string();
+        let s2 = spec.clone();
+        (format!("shape:{spec}"), Box::new(move || shapes::from_spec(&s2)))
+    } else {
+        return Err("a shape needs \"vertices\", \"file\" or \"shape\"".into());
+    };
     if let Some(p) = cache.get(&key) {
         return Ok(p.clone());
     }
@@ -697,4 +722,59 @@ fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Res
         cache.insert(key, p.clone());
     }
     Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that gives `data`, then fails with `kind` on every later read (as a failing
+    /// disk does).
+    struct FailingAfter {
+        data: std::io::Cursor<Vec<u8>>,
+        kind: std::io::ErrorKind,
+        reads_after: u32,
+    }
+
+    impl std::io::Read for FailingAfter {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.data.read(buf)?;
+            if n > 0 {
+                return Ok(n);
+            }
+            self.reads_after += 1;
+            Err(std::io::Error::new(self.kind, "simulated"))
+        }
+    }
+
+    /// Issue 29 item 1: a read error after some input answers every line read before it (the
+    /// partial last line as it is), then ends the run with the error: one failing read, not a
+    /// loop.
+    #[test]
+    fn a_read_error_ends_the_run_after_answering_what_was_read() {
+        let line = r#"{"id":1,"a":{"shape":"cube"},"b":{"shape":"cube"},"pose_b":{"translation":[3,0,0]}}"#;
+        let mut reader = std::io::BufReader::new(FailingAfter {
+            data: std::io::Cursor::new(format!("{line}\nnot json\n{{\"id\":3").into_bytes()),
+            kind: std::io::ErrorKind::Other,
+            reads_after: 0,
+        });
+        let mut out = Vec::new();
+        let s = run(&mut reader, &mut out).unwrap();
+        assert_eq!(reader.get_ref().reads_after, 1);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].contains(r#""status":"disjoint""#), "{}", lines[0]);
+        assert!(
+            lines[1].contains("invalid JSON") && lines[2].contains("invalid JSON"),
+            "{text}"
+        );
+        assert_eq!((s.lines, s.errors), (3, 2));
+        assert_eq!(s.read_error.as_ref().map(|e| e.kind()), Some(std::io::ErrorKind::Other));
+        assert_eq!(s.exit_code(), 3);
+        // A clean end: 1 with error lines, 0 without.
+        let mut out = Vec::new();
+        assert_eq!(run(format!("{line}\n\n").as_bytes(), &mut out).unwrap().exit_code(), 1);
+        assert_eq!(run(format!("{line}\n").as_bytes(), &mut out).unwrap().exit_code(), 0);
+    }
 }

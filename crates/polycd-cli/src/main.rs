@@ -335,10 +335,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             match summary {
                 Ok(s) => {
                     if let Some(e) = &s.read_error {
-                        eprintln!(
-                            "polycd: batch: cannot read the input after {} lines: {e}",
-                            s.lines
-                        );
+                        eprintln!("polycd: batch: cannot read the input after {} lines: {e}", s.lines);
                     }
                     Ok(ExitCode::from(s.exit_code()))
                 }

@@ -172,9 +172,12 @@ pub enum ConvexityDefect {
     OffHull {
         /// The face, counting from 1 in file order.
         face: usize,
-        /// One of its vertices strictly inside the hull, and how deep, if it has one
-        /// (otherwise its vertices lie on the boundary, but on different hull faces).
-        inner_vertex: Option<([f64; 3], f64)>,
+        /// The face's unit normal (as the face is wound, or reversed: the side of the nearer
+        /// supporting plane).
+        normal: [f64; 3],
+        /// How far inside the hull the face lies: the distance from its vertex nearest that
+        /// side to the hull's supporting plane with that normal.
+        gap: f64,
     },
     /// A directed edge of a face has no partner running the other way in another face (or has
     /// more than one): the faces are not a closed, consistently wound surface.
@@ -210,17 +213,11 @@ impl std::fmt::Display for ConvexityDefect {
             ConvexityDefect::DegenerateFace { face } => {
                 write!(f, "face {face} (counting from 1 in file order) has zero area or repeats a vertex")
             }
-            ConvexityDefect::OffHull { face, inner_vertex } => {
-                write!(
-                    f,
-                    "face {face} (counting from 1 in file order) is not on the boundary of the convex hull of the file's vertices"
-                )?;
-                match inner_vertex {
-                    Some((p, depth)) => write!(f, " (its vertex {} lies {depth:e} inside the hull)", pt(p))?,
-                    None => write!(f, " (its vertices lie on different faces of the hull)")?,
-                }
-                write!(f, ": the solid is not convex")
-            }
+            ConvexityDefect::OffHull { face, normal, gap } => write!(
+                f,
+                "face {face} (counting from 1 in file order) is not on the boundary of the convex hull of the file's vertices: it lies {gap:e} inside the hull's supporting plane with normal {}, so the solid is not convex",
+                pt(normal)
+            ),
             ConvexityDefect::OpenEdge { face, from, to } => write!(
                 f,
                 "the edge {} -> {} of face {face} (counting from 1 in file order) is not matched by exactly one edge running the other way: the faces are not a closed, consistently wound surface",

@@ -256,11 +256,7 @@ pub fn hull_boundary_defect(points: &[DVec3], faces: &[Vec<u32>], hull: &ConvexP
         let mut found = false;
         for dir in [n, -n] {
             let v = hull.support_hierarchy(dir);
-            if hull
-                .outgoing(v)
-                .iter()
-                .any(|&h| on_plane(hull.half_edge(h).face, face))
-            {
+            if hull.outgoing(v).iter().any(|&h| on_plane(hull.half_edge(h).face, face)) {
                 found = true;
                 break;
             }
@@ -269,21 +265,25 @@ pub fn hull_boundary_defect(points: &[DVec3], faces: &[Vec<u32>], hull: &ConvexP
             found = (0..hull.faces().len() as u32).any(|f| on_plane(f, face));
         }
         if !found {
-            // The deepest vertex below every hull plane, if any is strictly inside.
-            let inner = face
-                .iter()
-                .map(|&v| {
-                    let p = points[v as usize];
-                    let depth = (0..hull.faces().len() as u32)
-                        .map(|f| -hull.face_plane(f).signed_distance(p))
-                        .fold(f64::INFINITY, f64::min);
-                    (arr(p), depth)
+            // A face that is not on the hull lies strictly inside the hull's two supporting
+            // planes parallel to it (touching one, a plane polygon of positive area would lie
+            // in a hull face): report the nearer gap, measured from the face's nearest vertex.
+            let unit = n.normalize();
+            let (normal, gap) = [unit, -unit]
+                .into_iter()
+                .map(|d| {
+                    let h = d.dot(hull.vertices()[hull.support_hierarchy(d) as usize]);
+                    let top = face
+                        .iter()
+                        .map(|&v| d.dot(points[v as usize]))
+                        .fold(f64::NEG_INFINITY, f64::max);
+                    (d, h - top)
                 })
-                .filter(|&(_, d)| d > tol)
-                .max_by(|a, b| a.1.total_cmp(&b.1));
+                .fold((unit, f64::INFINITY), |best, c| if c.1 < best.1 { c } else { best });
             return Some(ConvexityDefect::OffHull {
                 face: i + 1,
-                inner_vertex: inner,
+                normal: arr(normal),
+                gap,
             });
         }
     }

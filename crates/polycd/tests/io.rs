@@ -2,8 +2,8 @@
 //! `tests/data/`, and every kind of broken file (each must give a typed `PolycdError::File`
 //! naming the file and the problem, never a panic).
 
-use polycd::io::{self, MeshFormat};
 use polycd::error::ConvexityDefect;
+use polycd::io::{self, MeshFormat};
 use polycd::{shapes, ConvexPolyhedron, DVec3, PolycdError};
 use std::path::{Path, PathBuf};
 
@@ -389,22 +389,20 @@ fn arbitrary_bytes_never_panic() {
 
 /// Issue 29 item 5: a mesh file whose faces bound a non-convex solid was silently replaced by
 /// its hull (the L-shaped prism of volume 3 became a hull of volume 3.5, "valid").
-/// `read_convex_polyhedron` refuses it, naming the first face in file order off the hull and a
-/// vertex inside the hull; `read_polyhedron` still gives the hull on request.
+/// `read_convex_polyhedron` refuses it, naming the first face in file order off the hull and how
+/// far inside the hull it lies; `read_polyhedron` still gives the hull on request.
 #[test]
-fn non_convex_files_are_refused_with_the_face_and_vertex() {
+fn non_convex_files_are_refused_naming_the_face() {
     match io::read_convex_polyhedron(data("L.obj")) {
         Err(PolycdError::NotConvex { path, defect }) => {
             assert!(path.ends_with("L.obj"), "{path}");
-            // Face 5 in file order is the inner side y = 1 from (2,1) to (1,1); its vertex
-            // (1, 1, 0) lies 1/√2 inside the hull (below the hull face x + y = 3).
+            // Face 5 in file order is the inner side y = 1 from (2,1) to (1,1): it lies 1 inside
+            // the hull's supporting planes y = 2 and y = 0 (the first, its outward side, named).
             match defect {
-                ConvexityDefect::OffHull {
-                    face: 5,
-                    inner_vertex: Some((p, depth)),
-                } => {
-                    assert_eq!(p, [1.0, 1.0, 0.0]);
-                    assert!((depth - 0.5f64.sqrt()).abs() < 1e-12, "{depth}");
+                ConvexityDefect::OffHull { face: 5, normal, gap } => {
+                    let n = DVec3::from_array(normal);
+                    assert!((n - DVec3::Y).length() < 1e-14, "{n}");
+                    assert!((gap - 1.0).abs() < 1e-14, "{gap}");
                 }
                 other => panic!("expected face 5 off the hull, got {other:?}"),
             }
@@ -415,12 +413,18 @@ fn non_convex_files_are_refused_with_the_face_and_vertex() {
     assert!(text.contains("face 5") && text.contains("not convex"), "{text}");
     let hull = io::read_polyhedron(data("L.obj")).unwrap();
     assert!((hull.volume() - 3.5).abs() < 1e-12);
-    // The dented octahedron: a face at its dent, vertex (0, 0, -0.5) inside.
+    // The dented octahedron: its first face (1,0,0), (0,1,0), (0,0,-0.5) has the plane
+    // x + y - 2z = 1; the hull's supporting plane with normal (1,1,-2)/√6 passes through
+    // (0,0,-1) at x + y - 2z = 2, so the face lies 1/√6 inside it (the other side: 2/√6).
     match io::read_convex_polyhedron(data("nonconvex.off")) {
         Err(PolycdError::NotConvex {
-            defect: ConvexityDefect::OffHull { face: 1, inner_vertex: Some((p, _)) },
+            defect: ConvexityDefect::OffHull { face: 1, normal, gap },
             ..
-        }) => assert_eq!(p, [0.0, 0.0, -0.5]),
+        }) => {
+            let n = DVec3::from_array(normal);
+            assert!((n - DVec3::new(1.0, 1.0, -2.0) / 6f64.sqrt()).length() < 1e-14, "{n}");
+            assert!((gap - 1.0 / 6f64.sqrt()).abs() < 1e-14, "{gap}");
+        }
         other => panic!("expected face 1 off the hull, got {other:?}"),
     }
 }
@@ -453,7 +457,11 @@ fn convex_files_are_accepted_however_their_faces_are_split() {
     }
     // Rotated and written with 17 significant digits: faces are planar only to rounding.
     let q = polycd::DQuat::from_axis_angle(DVec3::new(1.0, 2.0, 3.0).normalize(), 0.7);
-    let pts: Vec<DVec3> = cube.vertices().iter().map(|&v| q * v * 1e-3 + DVec3::splat(1e3)).collect();
+    let pts: Vec<DVec3> = cube
+        .vertices()
+        .iter()
+        .map(|&v| q * v * 1e-3 + DVec3::splat(1e3))
+        .collect();
     let mut s = String::new();
     for p in &pts {
         s.push_str(&format!("v {:.17e} {:.17e} {:.17e}\n", p.x, p.y, p.z));
