@@ -416,6 +416,17 @@ fn non_convex_files_are_refused_unless_the_hull_is_asked_for() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("3.5"), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("using its convex hull"));
+    // toc: refused as a convex shape (hint: --mesh); as a mesh, the L moving from x = 3 to 0
+    // first meets the cube [-0.5, 0.5]^3 when its side x = 3 - 3t reaches 0.5: t = 5/6.
+    let toc = ["toc", &l, "cube", "--pose-a0", "3 0 0", "--pose-a1", "0 0 0"];
+    let out = polycd().args(toc).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("face 5 "), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--mesh"), "{out:?}");
+    let out = polycd().args(toc).args(["--mesh", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!((v["t"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-12, "{v}");
     // Convex files however their faces are split: answered as before, no note.
     for f in ["cube.obj", "cube_tri.obj", "cube_split.off", "cube.off", "tetra.stl"] {
         let out = polycd().args(["info", &data(f)]).output().unwrap();
