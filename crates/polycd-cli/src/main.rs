@@ -31,6 +31,10 @@ enum Command {
         /// on stderr.
         #[arg(long)]
         timings: bool,
+        /// Use the convex hull of a mesh file whose faces bound a non-convex solid (refused
+        /// otherwise).
+        #[arg(long)]
+        hull: bool,
     },
     /// Convex hull of a point file (x y z per line, or any mesh file's vertices).
     Hull {
@@ -70,6 +74,10 @@ enum Command {
         /// Check the answer's certificate independently.
         #[arg(long)]
         verify: bool,
+        /// Use the convex hull of a mesh file whose faces bound a non-convex solid (refused
+        /// otherwise).
+        #[arg(long)]
+        hull: bool,
     },
     /// First time of contact of A moving from --pose-a0 to --pose-a1 (constant linear and
     /// angular velocity about its centroid) with B (fixed at --pose-b, identity by default, or
@@ -111,6 +119,11 @@ enum Command {
         json: bool,
     },
     /// Answer JSON-lines queries from stdin, one answer line per input line (see README).
+    ///
+    /// Exit status: 0 every line answered, 1 some lines were answered with "status": "error"
+    /// (bad JSON, invalid UTF-8, unknown keys, bad shapes…; the run goes on), 2 usage error,
+    /// 3 I/O error: the input could not be read (e.g. stdin is a directory; the lines read
+    /// before are answered, the reason is on stderr) or the answers could not be written.
     Batch,
     /// The main job on built-in shapes: every algorithm on the papers' ellipsoid polyhedra,
     /// agreement and timings.
@@ -158,15 +171,23 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Info { shape, timings } => {
+        Command::Info { shape, timings, hull } => {
             let mut bar = polycd_cli::progress::Bar::new();
-            let p = input::load_shape_with_progress(&shape, &mut |ph, d, t| bar.update(ph, d, t));
-            let p = p.map_err(|e| e.to_string())?;
+            let (p, note) = match load(&shape, hull, &mut bar) {
+                Ok(x) => x,
+                Err(e) => {
+                    bar.finish();
+                    return Err(e);
+                }
+            };
             let (v, e, f) = p.counts();
             let rep = p.validate_with_progress(&mut |ph, d, t| bar.update(ph, d, t));
             bar.finish();
             if timings {
                 eprintln!("{}", bar.timings());
+            }
+            if let Some(n) = note {
+                eprintln!("{n}");
             }
             let (c, r) = p.bounding_sphere();
             println!("shape:            {shape}");
@@ -249,16 +270,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             algo,
             json,
             verify,
+            hull,
         } => {
             let mut bar = polycd_cli::progress::Bar::new();
-            let loaded = input::load_shape_with_progress(&a, &mut |ph, d, t| bar.update(ph, d, t)).and_then(|sa| {
-                Ok((
-                    sa,
-                    input::load_shape_with_progress(&b, &mut |ph, d, t| bar.update(ph, d, t))?,
-                ))
-            });
+            let loaded = load(&a, hull, &mut bar).and_then(|sa| Ok((sa, load(&b, hull, &mut bar)?)));
             bar.finish();
-            let (sa, sb) = loaded.map_err(|e| e.to_string())?;
+            let ((sa, note_a), (sb, note_b)) = loaded?;
+            for n in [note_a, note_b].into_iter().flatten() {
+                eprintln!("{n}");
+            }
             let pa = parse_pose(pose_a.as_deref())?;
             let pb = parse_pose(pose_b.as_deref())?;
             let algorithm = Algorithm::parse(&algo).ok_or_else(|| {
@@ -350,9 +370,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            batch::run(stdin.lock(), &mut out).map_err(|e| format!("batch: {e}"))?;
-            out.flush().map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
+            let summary = batch::run(stdin.lock(), &mut out).and_then(|s| out.flush().map(|_| s));
+            match summary {
+                Ok(s) => {
+                    if let Some(e) = &s.read_error {
+                        eprintln!("polycd: batch: cannot read the input after {} lines: {e}", s.lines);
+                    }
+                    Ok(ExitCode::from(s.exit_code()))
+                }
+                Err(e) => {
+                    eprintln!("polycd: batch: cannot write the answers: {e}");
+                    Ok(ExitCode::from(3))
+                }
+            }
         }
         Command::Demo { pairs } => {
             demo::run(pairs)?;
@@ -470,6 +500,19 @@ fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
     if let Some(i) = ans.iterations {
         println!("iterations:      {i}");
     }
+}
+
+/// A shape for `query` or `info`; with `hull`, the note that a file's hull is used goes to
+/// stderr.
+/// A shape for `info` and `query` ([`input::load_shape_hull`]), with the progress of its
+/// construction on `bar`, and the note to print (on stderr, after the bar) when `--hull`
+/// replaced a non-convex file by its hull.
+fn load(
+    s: &str,
+    hull: bool,
+    bar: &mut polycd_cli::progress::Bar,
+) -> Result<(polycd::ConvexPolyhedron, Option<String>), String> {
+    input::load_shape_hull(s, hull, &mut |ph, d, t| bar.update(ph, d, t)).map_err(|e| input::shape_error_text(&e))
 }
 
 fn parse_vec(s: &str) -> Result<DVec3, String> {

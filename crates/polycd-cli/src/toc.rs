@@ -127,7 +127,10 @@ fn pose_json(p: &Pose) -> Value {
 /// Runs the query and returns the answer as JSON (`status`: `contact`, `none` or
 /// `not_converged`); other failures are errors.
 pub fn run(input: &TocInput) -> Result<Value, String> {
-    let e = |e: PolycdError| e.to_string();
+    let e = |e: PolycdError| match e {
+        PolycdError::NotConvex { .. } => format!("{e}; pass --mesh to answer for the solid itself"),
+        e => e.to_string(),
+    };
     let knot = |s: &str| s.trim().starts_with("torus-knot:");
     let mesh_mode = input.mesh || knot(input.a) || knot(input.b);
     let sa = load(input.a, mesh_mode).map_err(e)?;

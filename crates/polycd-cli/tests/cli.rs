@@ -17,8 +17,17 @@ fn batch_text(input: &str) -> String {
         .expect("spawn polycd");
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Exit status (issue 29): 0 when every line is answered without error, 1 when some
+    // answer is an error line.
+    let errors = text.lines().any(|l| l.contains("\"status\":\"error\""));
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(errors)),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
 }
 
 fn batch(input: &str) -> Vec<serde_json::Value> {
@@ -546,4 +555,221 @@ fn info_timings_and_quiet_stderr() {
         .unwrap()
         .starts_with("timings (wall): read "));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The directory of the library's test meshes.
+fn data(name: &str) -> String {
+    format!("{}/../polycd/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Issue 29 item 1: a read error that is not a bad line (stdin is a directory: EISDIR on
+/// every read) ended in an endless stream of identical error lines (281 MB in 3 s). Now the
+/// run ends at once: no answer line (nothing was read), the reason on stderr, exit status 3.
+#[test]
+fn batch_ends_on_a_read_error_with_status_3() {
+    let start = std::time::Instant::now();
+    let mut child = polycd()
+        .arg("batch")
+        .stdin(std::fs::File::open(std::env::temp_dir()).expect("open the temp directory"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Bounded wait: a run that loops is killed after 10 s and fails the test.
+    let mut status = None;
+    while start.elapsed() < std::time::Duration::from_secs(10) {
+        if let Some(s) = child.try_wait().unwrap() {
+            status = Some(s);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    if status.is_none() {
+        child.kill().unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(status.and_then(|s| s.code()), Some(3), "{out:?}");
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("polycd: batch: cannot read the input after 0 lines"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // The usage error keeps clap's status 2; `--help` documents the four statuses.
+    let usage = polycd().args(["batch", "--bogus"]).output().unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+    let help = polycd().args(["batch", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for needle in ["0 every line answered", "1 some lines", "2 usage", "3 I/O error"] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+}
+
+/// Issue 29 item 5: a file whose faces bound a non-convex solid (the L-shaped prism, volume 3;
+/// its hull has volume 3.5) was silently replaced by its hull: `info` said volume 3.5 "valid",
+/// `query` said overlapping for a box 0.2 from the solid. `query`/`info` now refuse it naming
+/// the file and the face (5, the inner side y = 1, in file order) unless `--hull` is given,
+/// which says on stderr that the hull is used; batch needs `"hull": true`.
+#[test]
+fn non_convex_files_are_refused_unless_the_hull_is_asked_for() {
+    let l = data("L.obj");
+    let q = [
+        "query",
+        &l,
+        "box:0.2,0.2,0.2",
+        "--pose-b",
+        "1.3 1.3 0.5",
+        "--query",
+        "intersect",
+    ];
+    let out = polycd().args(q).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    for needle in ["L.obj", "not a convex polyhedron", "face 5 ", "--hull"] {
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
+    let out = polycd().args(q).arg("--hull").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // The hull (x + y <= 3 cuts the corner) contains the box centred at (1.3, 1.3, 0.5).
+    assert!(String::from_utf8_lossy(&out.stdout).contains("overlapping"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("L.obj") && err.contains("using its convex hull"), "{err}");
+    // info: refused, then the hull's volume 3.5 with the note.
+    let out = polycd().args(["info", &l]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("face 5 "));
+    let out = polycd().args(["info", &l, "--hull"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3.5"), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("using its convex hull"));
+    // toc: refused as a convex shape (hint: --mesh); as a mesh, the L moving from x = 3 to 0
+    // first meets the cube [-0.5, 0.5]^3 when its side x = 3 - 3t reaches 0.5: t = 5/6.
+    let toc = ["toc", &l, "cube", "--pose-a0", "3 0 0", "--pose-a1", "0 0 0"];
+    let out = polycd().args(toc).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("face 5 "), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--mesh"), "{out:?}");
+    let out = polycd().args(toc).args(["--mesh", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!((v["t"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-12, "{v}");
+    // Convex files however their faces are split: answered as before, no note.
+    for f in ["cube.obj", "cube_tri.obj", "cube_split.off", "cube.off", "tetra.stl"] {
+        let out = polycd().args(["info", &data(f)]).output().unwrap();
+        assert!(out.status.success(), "{f}: {out:?}");
+        assert!(out.stderr.is_empty(), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // Batch: refused naming the face, answered with "hull": true; a convex file either way.
+    let l_json = serde_json::to_string(&l).unwrap();
+    let cube_json = serde_json::to_string(&data("cube_split.off")).unwrap();
+    let ans = batch(&format!(
+        concat!(
+            r#"{{"id":1,"a":{{"file":{l}}},"b":{{"shape":"box:0.2,0.2,0.2"}},"pose_b":{{"translation":[1.3,1.3,0.5]}}}}"#,
+            "\n",
+            r#"{{"id":2,"a":{{"file":{l},"hull":true}},"b":{{"shape":"box:0.2,0.2,0.2"}},"pose_b":{{"translation":[1.3,1.3,0.5]}}}}"#,
+            "\n",
+            r#"{{"id":3,"a":{{"file":{c}}},"b":{{"shape":"cube"}},"pose_b":{{"translation":[3,0.5,0.5]}},"query":"distance"}}"#,
+            "\n",
+            r#"{{"id":4,"a":{{"file":{l},"hull":"yes"}},"b":{{"shape":"cube"}}}}"#,
+            "\n",
+        ),
+        l = l_json,
+        c = cube_json
+    ));
+    assert_eq!(ans[0]["status"], "error");
+    let e = ans[0]["error"].as_str().unwrap();
+    assert!(
+        e.contains("L.obj") && e.contains("face 5 ") && e.contains("\"hull\": true"),
+        "{e}"
+    );
+    assert_eq!(ans[1]["status"], "overlapping", "{}", ans[1]);
+    // The unit cube [0,1]^3 and the unit cube centred at (3, 0.5, 0.5), x from 2.5: 1.5 apart.
+    assert_eq!(ans[2]["status"], "disjoint", "{}", ans[2]);
+    assert!((ans[2]["distance"].as_f64().unwrap() - 1.5).abs() < 1e-12, "{}", ans[2]);
+    assert_eq!(ans[3]["status"], "error");
+    assert!(ans[3]["error"].as_str().unwrap().contains("\"hull\" must be"));
+}
+
+/// Issue 29 item 6: misspelt keys fell back to defaults (a confident wrong answer) and extra
+/// spec parameters were ignored. Now every unknown key of a line, a shape object or a pose
+/// object is an error naming it; `id` is free-form; a known key a query does not use is
+/// accepted.
+#[test]
+fn unknown_keys_and_extra_spec_parameters_are_errors() {
+    let base = r#""a":{"shape":"cube"},"b":{"shape":"cube"}"#;
+    let cases = [
+        (
+            r#""pose_B":{"translation":[3,0,0]}"#,
+            "unknown key \"pose_B\" in the query line",
+        ),
+        (
+            r#""pose_b":{"translaton":[3,0,0]}"#,
+            "unknown key \"translaton\" in the pose object",
+        ),
+        (r#""querry":"distance""#, "unknown key \"querry\" in the query line"),
+        (r#""algo":"gjk""#, "unknown key \"algo\" in the query line"),
+        (r#""c":{"shape":"cube"}"#, "unknown key \"c\" in the query line"),
+    ];
+    let mut input = String::new();
+    for (extra, _) in &cases {
+        input.push_str(&format!("{{{base},{extra}}}\n"));
+    }
+    // Shape objects: an unknown key, two sources, extra spec parameters.
+    for shape in [
+        r#"{"shape":"cube","hul":true}"#,
+        r#"{"shape":"cube","file":"x.obj"}"#,
+        r#"{"shape":"cube:1:2"}"#,
+        r#"{"shape":"disk:foo"}"#,
+        r#"{"shape":"icosphere:1:1,2"}"#,
+    ] {
+        input.push_str(&format!(r#"{{"a":{shape},"b":{{"shape":"cube"}}}}"#));
+        input.push('\n');
+    }
+    // Accepted: any id; "direction" on a distance query (unused, ignored); null for absent.
+    input.push_str(&format!(
+        r#"{{"id":{{"any":["thing"]}},{base},"pose_b":{{"translation":[3,0,0],"rotation":null}},"query":"distance","direction":[1,0,0]}}"#
+    ));
+    input.push('\n');
+    let ans = batch(&input);
+    assert_eq!(ans.len(), cases.len() + 6);
+    for (a, (_, needle)) in ans.iter().zip(&cases) {
+        assert_eq!(a["status"], "error");
+        assert!(a["error"].as_str().unwrap().contains(needle), "{needle}: {a}");
+    }
+    let shape_errors = [
+        "unknown key \"hul\" in the shape object (did you mean \"hull\"?",
+        "exactly one of",
+        "unexpected parameter '2'",
+        "unexpected parameter 'foo'",
+        "must be a single number",
+    ];
+    for (a, needle) in ans[cases.len()..].iter().zip(shape_errors) {
+        assert_eq!(a["status"], "error");
+        let e = a["error"].as_str().unwrap();
+        assert!(e.starts_with("a: ") && e.contains(needle), "{needle}: {a}");
+    }
+    let last = &ans[cases.len() + 5];
+    assert_eq!(last["id"]["any"][0], "thing");
+    assert_eq!(last["status"], "disjoint", "{last}");
+    assert!((last["distance"].as_f64().unwrap() - 2.0).abs() < 1e-12);
+    // `query` and `info` take the same spec parser.
+    for spec in ["cube:1:2", "disk:foo"] {
+        let out = polycd().args(["info", spec]).output().unwrap();
+        assert!(!out.status.success());
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("unexpected parameter"),
+            "{out:?}"
+        );
+    }
+}
+
+/// The README's schema table is the one the key check uses (batch::schema_markdown), so the
+/// documentation and the check cannot drift apart.
+#[test]
+fn readme_schema_table_is_the_checked_key_list() {
+    let readme = std::fs::read_to_string(format!("{}/../../README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let table = polycd_cli::batch::schema_markdown();
+    assert!(readme.contains(&table), "README.md must contain exactly:\n{table}");
 }

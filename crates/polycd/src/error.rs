@@ -63,6 +63,17 @@ pub enum PolycdError {
         /// What went wrong.
         message: String,
     },
+    /// A mesh file's faces are not the boundary of the convex hull of its vertices: the solid
+    /// they bound is not convex, or they are no closed surface (see
+    /// [`crate::io::read_convex_polyhedron`]). [`crate::io::read_polyhedron`] takes the hull
+    /// instead.
+    #[error("{path}: not a convex polyhedron: {defect}")]
+    NotConvex {
+        /// The file's path.
+        path: String,
+        /// What is wrong, and where.
+        defect: ConvexityDefect,
+    },
     /// A built-in shape specification could not be parsed.
     #[error("bad shape specification '{spec}': {message}")]
     ShapeSpec {
@@ -294,3 +305,84 @@ fn vertex_list(v: &[MeshVertex; 3]) -> String {
         MeshNumbering::Stl => format!("{}, {} and {}", v[0], v[1], v[2]),
     }
 }
+
+/// Why a mesh file's faces are not the boundary of the convex hull of its vertices
+/// ([`PolycdError::NotConvex`]). Faces are numbered from 1 in file order; vertices are given by
+/// their coordinates (the same in every format).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConvexityDefect {
+    /// A face has (numerically) zero area or repeats a vertex.
+    DegenerateFace {
+        /// The face, counting from 1 in file order.
+        face: usize,
+    },
+    /// A face does not lie in the boundary of the hull: the solid is not convex.
+    OffHull {
+        /// The face, counting from 1 in file order.
+        face: usize,
+        /// The face's unit normal (as the face is wound, or reversed: the side of the nearer
+        /// supporting plane).
+        normal: [f64; 3],
+        /// How far inside the hull the face lies: the distance from its vertex nearest that
+        /// side to the hull's supporting plane with that normal.
+        gap: f64,
+    },
+    /// A directed edge of a face has no partner running the other way in another face (or has
+    /// more than one): the faces are not a closed, consistently wound surface.
+    OpenEdge {
+        /// The face, counting from 1 in file order.
+        face: usize,
+        /// The edge's start vertex.
+        from: [f64; 3],
+        /// The edge's end vertex.
+        to: [f64; 3],
+    },
+    /// The faces lie on the hull's boundary and close up, but do not enclose it exactly once
+    /// (signed volume) or cover it exactly once (area): repeated, folded or overlapping faces.
+    Coverage {
+        /// The faces' signed enclosed volume.
+        volume: f64,
+        /// The faces' total area.
+        area: f64,
+        /// The hull's volume.
+        hull_volume: f64,
+        /// The hull's surface area.
+        hull_area: f64,
+    },
+}
+
+fn pt(p: &[f64; 3]) -> String {
+    format!("({}, {}, {})", p[0], p[1], p[2])
+}
+
+impl std::fmt::Display for ConvexityDefect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConvexityDefect::DegenerateFace { face } => {
+                write!(f, "face {face} (counting from 1 in file order) has zero area or repeats a vertex")
+            }
+            ConvexityDefect::OffHull { face, normal, gap } => write!(
+                f,
+                "face {face} (counting from 1 in file order) is not on the boundary of the convex hull of the file's vertices: it lies {gap:e} inside the hull's supporting plane with normal {}, so the solid is not convex",
+                pt(normal)
+            ),
+            ConvexityDefect::OpenEdge { face, from, to } => write!(
+                f,
+                "the edge {} -> {} of face {face} (counting from 1 in file order) is not matched by exactly one edge running the other way: the faces are not a closed, consistently wound surface",
+                pt(from),
+                pt(to)
+            ),
+            ConvexityDefect::Coverage {
+                volume,
+                area,
+                hull_volume,
+                hull_area,
+            } => write!(
+                f,
+                "the faces enclose volume {volume:e} with area {area:e}, but the hull of the vertices has volume {hull_volume:e} and area {hull_area:e}: faces are repeated, folded or overlapping"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConvexityDefect {}

@@ -48,6 +48,14 @@ pub const COPLANAR_REL: f64 = 64.0 * f64::EPSILON;
 /// are written with limited decimal precision.
 pub const VALIDATION_REL: f64 = 1e-9;
 
+/// A mesh file's faces, each on the boundary of the convex hull of its vertices and closed
+/// into a surface that winds once around it, are that boundary when their total area agrees
+/// with the hull's to this fraction (`io::hull_boundary_defect`). Such a surface covers the
+/// boundary at least once, so any excess is a fold or overlap; the vertices may each sit
+/// [`VALIDATION_REL`] × scale off their plane (decimal rounding of files), which moves the
+/// area by a few times that fraction, far below this bound.
+pub const HULL_AREA_REL: f64 = 1e-6;
+
 /// Two shapes whose signed distance lies within this fraction of the pair's scale of zero are
 /// reported as *touching*. Applying a pose alone rounds coordinates by a few ulps of the pair
 /// scale, so contact cannot be resolved more finely than this from floating-point input.
