@@ -14,6 +14,137 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::rc::Rc;
 
+/// One key of a batch object: the schema the README's table shows (its test checks that the
+/// table is [`schema_markdown`] exactly). Adding a key is one line in [`LINE_KEYS`],
+/// [`SHAPE_KEYS`] or [`POSE_KEYS`] (plus the code that reads it); any key not listed is refused
+/// by [`check_keys`].
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    /// The key as written in JSON.
+    pub name: &'static str,
+    /// Its JSON type.
+    pub ty: &'static str,
+    /// Its default when absent (or `null`).
+    pub default: &'static str,
+    /// What it means.
+    pub meaning: &'static str,
+}
+
+const fn key(name: &'static str, ty: &'static str, default: &'static str, meaning: &'static str) -> Key {
+    Key {
+        name,
+        ty,
+        default,
+        meaning,
+    }
+}
+
+/// The keys of a query line.
+pub const LINE_KEYS: &[Key] = &[
+    key(
+        "id",
+        "any JSON value",
+        "`null`",
+        "echoed in the answer; the only free-form key",
+    ),
+    key("a", "shape object", "required", "shape A"),
+    key("b", "shape object", "required", "shape B"),
+    key("pose_a", "pose object", "identity", "placement of A"),
+    key("pose_b", "pose object", "identity", "placement of B"),
+    key(
+        "query",
+        "string",
+        "`\"intersect\"`",
+        "`\"intersect\"`, `\"distance\"` or `\"directional\"`",
+    ),
+    key(
+        "algorithm",
+        "string",
+        "`\"auto\"`",
+        "`\"auto\"`, `\"gjk\"`, `\"vclip\"`, `\"cd_dual\"`, `\"hs_jump\"`, `\"qp\"`, `\"qp_fast\"`",
+    ),
+    key(
+        "direction",
+        "`[x, y, z]`",
+        "required for `\"directional\"`",
+        "translation direction of B (any non-zero length); ignored by other queries",
+    ),
+];
+
+/// The keys of a shape object (`a`, `b`): exactly one of `vertices`, `file`, `shape`.
+pub const SHAPE_KEYS: &[Key] = &[
+    key("vertices", "`[[x, y, z], …]`", "—", "points: their convex hull"),
+    key("faces", "`[[i, j, k, …], …]`", "none", "with `vertices`: the boundary representation, used as given and validated (0-based indices, counter-clockwise seen from outside)"),
+    key("file", "string", "—", "a mesh file (OBJ, OFF, STL) or point list (.xyz, .pts, .txt); its faces must bound a convex solid"),
+    key("shape", "string", "—", "a built-in shape spec, e.g. `\"icosphere:2\"`"),
+    key("hull", "boolean", "`false`", "`true`: use the convex hull of the vertices of a `file` (or of `vertices` with `faces`) even when the faces bound a non-convex solid"),
+];
+
+/// The keys of a pose object (`pose_a`, `pose_b`).
+pub const POSE_KEYS: &[Key] = &[
+    key("translation", "`[x, y, z]`", "`[0, 0, 0]`", "translation"),
+    key(
+        "rotation",
+        "`[w, x, y, z]`",
+        "`[1, 0, 0, 0]`",
+        "rotation quaternion, scalar first; normalised on input (zero length is an error)",
+    ),
+];
+
+/// The schema table of the README's batch section, generated from the key tables.
+pub fn schema_markdown() -> String {
+    let mut s = String::from("| object | key | type | default | meaning |\n|---|---|---|---|---|\n");
+    for (object, keys) in [("line", LINE_KEYS), ("shape", SHAPE_KEYS), ("pose", POSE_KEYS)] {
+        for k in keys {
+            s.push_str(&format!(
+                "| {object} | `{}` | {} | {} | {} |\n",
+                k.name, k.ty, k.default, k.meaning
+            ));
+        }
+    }
+    s
+}
+
+/// Refuses any key of `obj` not in `keys`, naming it, the object kind and the known keys (and
+/// the known key it most likely misspells).
+pub fn check_keys(obj: &Map<String, Value>, keys: &[Key], what: &str) -> Result<(), String> {
+    for name in obj.keys() {
+        if keys.iter().any(|k| k.name == name) {
+            continue;
+        }
+        let known: Vec<&str> = keys.iter().map(|k| k.name).collect();
+        let hint = keys
+            .iter()
+            .map(|k| (edit_distance(&name.to_ascii_lowercase(), k.name), k.name))
+            .filter(|&(d, _)| d <= 2)
+            .min()
+            .map(|(_, k)| format!("did you mean \"{k}\"? "))
+            .unwrap_or_default();
+        return Err(format!(
+            "unknown key \"{name}\" in {what} ({hint}known: {})",
+            known.join(", ")
+        ));
+    }
+    Ok(())
+}
+
+/// Levenshtein distance of two short keys (bounded: keys longer than 64 bytes are "far").
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, &y) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(x != y)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
 /// Which question a line asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum QueryKind {
@@ -312,28 +443,82 @@ pub fn verify_answer(
     verify(a, pa, b, pb, &answer).map_err(|e| e.to_string())
 }
 
+/// How a batch run ended: what the exit status reports.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Lines answered.
+    pub lines: u64,
+    /// Lines answered with `"status": "error"`.
+    pub errors: u64,
+    /// The read error that ended the run early, if any (not a bad line: the input itself
+    /// could not be read, e.g. stdin is a directory).
+    pub read_error: Option<std::io::Error>,
+}
+
+impl Summary {
+    /// The exit status: 0 every line answered without error, 1 some lines were errors, 3 the
+    /// input could not be read (2 is clap's, for usage errors).
+    pub fn exit_code(&self) -> u8 {
+        if self.read_error.is_some() {
+            3
+        } else if self.errors > 0 {
+            1
+        } else {
+            0
+        }
+    }
+}
+
 /// Reads JSON lines from `input`, writes one answer per line to `out`.
-pub fn run(input: impl BufRead, out: &mut impl Write) -> std::io::Result<()> {
+///
+/// A line that is not valid UTF-8 is a bad line (an error answer, the run goes on). A read
+/// error ends the run after the lines read before it are answered (a partial last line is
+/// answered as it is): it is reported in [`Summary::read_error`], not as an answer line, so a
+/// failure that repeats (reading a directory) cannot loop. Errors writing `out` are returned.
+pub fn run(mut input: impl BufRead, out: &mut impl Write) -> std::io::Result<Summary> {
     let mut shapes_cache: HashMap<String, Rc<ConvexPolyhedron>> = HashMap::new();
-    for line in input.lines() {
-        let line = match line {
-            Ok(l) => l,
+    let mut summary = Summary::default();
+    let mut buf = Vec::new();
+    // Bounded by the input: every pass consumes at least one byte or ends the loop.
+    loop {
+        buf.clear();
+        let end = match input.read_until(b'\n', &mut buf) {
+            Ok(0) => true,
+            Ok(_) => false,
             Err(e) => {
-                // Not valid UTF-8 or an I/O failure: still one answer line.
-                let ans = Answer::error(Value::Null, format!("unreadable line: {e}"));
-                writeln!(out, "{}", ans.to_json())?;
-                continue;
+                summary.read_error = Some(e);
+                true
             }
         };
-        if line.trim().is_empty() {
-            let ans = Answer::error(Value::Null, "empty line".into());
+        if !buf.is_empty() {
+            let ans = answer_bytes(&buf, &mut shapes_cache);
+            summary.lines += 1;
+            summary.errors += u64::from(ans.status == "error");
             writeln!(out, "{}", ans.to_json())?;
-            continue;
         }
-        let ans = answer_line(&line, &mut shapes_cache);
-        writeln!(out, "{}", ans.to_json())?;
+        if end {
+            return Ok(summary);
+        }
     }
-    Ok(())
+}
+
+/// Answers one raw input line (its newline, and a carriage return before it, are dropped).
+fn answer_bytes(raw: &[u8], cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Answer {
+    let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+    let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+    let line = match std::str::from_utf8(raw) {
+        Ok(l) => l,
+        Err(e) => {
+            return Answer::error(
+                Value::Null,
+                format!("the line is not valid UTF-8 (byte {})", e.valid_up_to() + 1),
+            )
+        }
+    };
+    if line.trim().is_empty() {
+        return Answer::error(Value::Null, "empty line".into());
+    }
+    answer_line(line, cache)
 }
 
 /// Answers one input line (used by `run`, and by the fuzz target for the batch parser).
@@ -356,6 +541,7 @@ pub fn answer_line(line: &str, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>
 
 fn answer_value(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Result<Answer, String> {
     let obj = v.as_object().ok_or("a query line must be a JSON object")?;
+    check_keys(obj, LINE_KEYS, "the query line")?;
     let a = shape_of(obj.get("a").ok_or("missing \"a\"")?, cache).map_err(|e| format!("a: {e}"))?;
     let b = shape_of(obj.get("b").ok_or("missing \"b\"")?, cache).map_err(|e| format!("b: {e}"))?;
     let pa = pose_of(obj.get("pose_a")).map_err(|e| format!("pose_a: {e}"))?;
@@ -415,6 +601,7 @@ fn pose_of(v: Option<&Value>) -> Result<Pose, String> {
     let obj = v
         .as_object()
         .ok_or("expected {\"translation\": [x,y,z], \"rotation\": [w,x,y,z]}")?;
+    check_keys(obj, POSE_KEYS, "the pose object")?;
     let t = match obj.get("translation") {
         None | Some(Value::Null) => DVec3::ZERO,
         Some(t) => vec3(t).map_err(|e| format!("translation: {e}"))?,
@@ -449,13 +636,33 @@ fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Res
     let obj = v
         .as_object()
         .ok_or("a shape is {\"vertices\": [[x,y,z],…]}, {\"file\": path} or {\"shape\": spec}")?;
-    if let Some(verts) = obj.get("vertices") {
+    check_keys(obj, SHAPE_KEYS, "the shape object")?;
+    let given = |k: &str| obj.get(k).filter(|v| !v.is_null());
+    let sources: Vec<&str> = ["vertices", "file", "shape"]
+        .into_iter()
+        .filter(|k| given(k).is_some())
+        .collect();
+    if sources.len() > 1 {
+        return Err(format!(
+            "a shape takes exactly one of \"vertices\", \"file\", \"shape\" (found \"{}\")",
+            sources.join("\" and \"")
+        ));
+    }
+    let hull = match given("hull") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err("\"hull\" must be true or false".into()),
+    };
+    if given("faces").is_some() && given("vertices").is_none() {
+        return Err("\"faces\" needs \"vertices\"".into());
+    }
+    if let Some(verts) = given("vertices") {
         let arr = verts.as_array().ok_or("\"vertices\" must be an array of [x, y, z]")?;
         let mut pts = Vec::with_capacity(arr.len());
         for (i, p) in arr.iter().enumerate() {
             pts.push(vec3(p).map_err(|e| format!("vertex {i}: {e}"))?);
         }
-        let poly = match obj.get("faces") {
+        let poly = match given("faces") {
             Some(Value::Array(faces)) => {
                 let mut fs: Vec<Vec<u32>> = Vec::with_capacity(faces.len());
                 for (i, f) in faces.iter().enumerate() {
@@ -470,35 +677,104 @@ fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Res
                     }
                     fs.push(face);
                 }
-                ConvexPolyhedron::from_faces(&pts, &fs)
+                if hull {
+                    ConvexPolyhedron::from_points(&pts)
+                } else {
+                    ConvexPolyhedron::from_faces(&pts, &fs)
+                }
             }
-            None | Some(Value::Null) => ConvexPolyhedron::from_points(&pts),
+            None => ConvexPolyhedron::from_points(&pts),
             Some(_) => return Err("\"faces\" must be an array of index lists [[i, j, k, …], …]".into()),
         }
         .map_err(|e| e.to_string())?;
         return Ok(Rc::new(poly));
     }
-    let (key, build): (String, Box<dyn Fn() -> Result<ConvexPolyhedron, PolycdError>>) =
-        if let Some(f) = obj.get("file") {
-            let path = f.as_str().ok_or("\"file\" must be a string")?.to_string();
-            let p2 = path.clone();
-            (
-                format!("file:{path}"),
-                Box::new(move || polycd::io::read_polyhedron(&p2)),
-            )
-        } else if let Some(s) = obj.get("shape") {
-            let spec = s.as_str().ok_or("\"shape\" must be a string")?.to_string();
-            let s2 = spec.clone();
-            (format!("shape:{spec}"), Box::new(move || shapes::from_spec(&s2)))
-        } else {
-            return Err("a shape needs \"vertices\", \"file\" or \"shape\"".into());
-        };
+    let (key, build): (String, Box<dyn Fn() -> Result<ConvexPolyhedron, PolycdError>>) = if let Some(f) = given("file")
+    {
+        let path = f.as_str().ok_or("\"file\" must be a string")?.to_string();
+        let p2 = path.clone();
+        (
+            format!("file:{hull}:{path}"),
+            Box::new(move || {
+                if hull {
+                    polycd::io::read_polyhedron(&p2)
+                } else {
+                    polycd::io::read_convex_polyhedron(&p2)
+                }
+            }),
+        )
+    } else if let Some(s) = given("shape") {
+        // Built-in shapes are convex: "hull" changes nothing.
+        let spec = s.as_str().ok_or("\"shape\" must be a string")?.to_string();
+        let s2 = spec.clone();
+        (format!("shape:{spec}"), Box::new(move || shapes::from_spec(&s2)))
+    } else {
+        return Err("a shape needs \"vertices\", \"file\" or \"shape\"".into());
+    };
     if let Some(p) = cache.get(&key) {
         return Ok(p.clone());
     }
-    let p = Rc::new(build().map_err(|e| e.to_string())?);
+    let p = Rc::new(build().map_err(|e| match e {
+        PolycdError::NotConvex { .. } => format!("{e}; set \"hull\": true to use its convex hull"),
+        e => e.to_string(),
+    })?);
     if cache.len() < 256 {
         cache.insert(key, p.clone());
     }
     Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that gives `data`, then fails with `kind` on every later read (as a failing
+    /// disk does).
+    struct FailingAfter {
+        data: std::io::Cursor<Vec<u8>>,
+        kind: std::io::ErrorKind,
+        reads_after: u32,
+    }
+
+    impl std::io::Read for FailingAfter {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.data.read(buf)?;
+            if n > 0 {
+                return Ok(n);
+            }
+            self.reads_after += 1;
+            Err(std::io::Error::new(self.kind, "simulated"))
+        }
+    }
+
+    /// Issue 29 item 1: a read error after some input answers every line read before it (the
+    /// partial last line as it is), then ends the run with the error: one failing read, not a
+    /// loop.
+    #[test]
+    fn a_read_error_ends_the_run_after_answering_what_was_read() {
+        let line = r#"{"id":1,"a":{"shape":"cube"},"b":{"shape":"cube"},"pose_b":{"translation":[3,0,0]}}"#;
+        let mut reader = std::io::BufReader::new(FailingAfter {
+            data: std::io::Cursor::new(format!("{line}\nnot json\n{{\"id\":3").into_bytes()),
+            kind: std::io::ErrorKind::Other,
+            reads_after: 0,
+        });
+        let mut out = Vec::new();
+        let s = run(&mut reader, &mut out).unwrap();
+        assert_eq!(reader.get_ref().reads_after, 1);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].contains(r#""status":"disjoint""#), "{}", lines[0]);
+        assert!(
+            lines[1].contains("invalid JSON") && lines[2].contains("invalid JSON"),
+            "{text}"
+        );
+        assert_eq!((s.lines, s.errors), (3, 2));
+        assert_eq!(s.read_error.as_ref().map(|e| e.kind()), Some(std::io::ErrorKind::Other));
+        assert_eq!(s.exit_code(), 3);
+        // A clean end: 1 with error lines, 0 without.
+        let mut out = Vec::new();
+        assert_eq!(run(format!("{line}\n\n").as_bytes(), &mut out).unwrap().exit_code(), 1);
+        assert_eq!(run(format!("{line}\n").as_bytes(), &mut out).unwrap().exit_code(), 0);
+    }
 }

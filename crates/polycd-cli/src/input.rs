@@ -3,11 +3,29 @@
 use polycd::{shapes, ConvexPolyhedron, DVec3, PolycdError};
 use std::path::Path;
 
-/// A mesh file if the path exists, a built-in shape spec otherwise.
+/// A mesh file if the path exists, a built-in shape spec otherwise. A mesh file whose faces
+/// do not bound a convex solid is refused ([`PolycdError::NotConvex`]).
 pub fn load_shape(s: &str) -> Result<ConvexPolyhedron, PolycdError> {
+    load_shape_hull(s, false, &mut |_, _, _| {}).map(|(p, _)| p)
+}
+
+/// As [`load_shape`], reporting the construction's progress (see [`polycd::progress`]); with
+/// `hull`, a mesh file whose faces do not bound a convex solid gives its convex hull, and a
+/// note saying so (for stderr) comes with it.
+pub fn load_shape_hull(
+    s: &str,
+    hull: bool,
+    progress: &mut dyn FnMut(polycd::Phase, u64, u64),
+) -> Result<(ConvexPolyhedron, Option<String>), PolycdError> {
     let p = Path::new(s);
     if p.is_file() {
-        polycd::io::read_polyhedron(p)
+        match polycd::io::read_convex_polyhedron_with_progress(p, progress) {
+            Err(PolycdError::NotConvex { path, defect }) if hull => {
+                let note = format!("polycd: {path}: not a convex polyhedron ({defect}); --hull: using its convex hull");
+                polycd::io::read_polyhedron_with_progress(p, progress).map(|c| (c, Some(note)))
+            }
+            r => r.map(|c| (c, None)),
+        }
     } else {
         let looks_like_file = [".obj", ".off", ".stl", ".txt", ".xyz"]
             .iter()
@@ -18,7 +36,16 @@ pub fn load_shape(s: &str) -> Result<ConvexPolyhedron, PolycdError> {
                 message: "no such file".into(),
             });
         }
-        shapes::from_spec(s)
+        shapes::from_spec(s).map(|c| (c, None))
+    }
+}
+
+/// The message of a shape loading error for `query` and `info`: a non-convex file gets the
+/// hint to pass `--hull`.
+pub fn shape_error_text(e: &PolycdError) -> String {
+    match e {
+        PolycdError::NotConvex { .. } => format!("{e}; pass --hull to use its convex hull"),
+        e => e.to_string(),
     }
 }
 

@@ -5,6 +5,7 @@ pub mod batch;
 pub mod demo;
 pub mod differential;
 pub mod input;
+pub mod progress;
 pub mod toc;
 
 use polycd::query::Status;

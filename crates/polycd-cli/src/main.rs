@@ -27,6 +27,14 @@ enum Command {
     Info {
         /// A mesh file (.obj, .off, .stl) or a built-in shape such as `icosphere:3`.
         shape: String,
+        /// Print the wall time of each phase (read, hull, merge, topology, tables, validate)
+        /// on stderr.
+        #[arg(long)]
+        timings: bool,
+        /// Use the convex hull of a mesh file whose faces bound a non-convex solid (refused
+        /// otherwise).
+        #[arg(long)]
+        hull: bool,
     },
     /// Convex hull of a point file (x y z per line, or any mesh file's vertices).
     Hull {
@@ -35,6 +43,9 @@ enum Command {
         /// Output file (.obj, .off or .stl).
         #[arg(short, long)]
         output: PathBuf,
+        /// Print the wall time of each phase (read, hull, merge, topology, tables) on stderr.
+        #[arg(long)]
+        timings: bool,
     },
     /// One query between two shapes.
     Query {
@@ -63,27 +74,32 @@ enum Command {
         /// Check the answer's certificate independently.
         #[arg(long)]
         verify: bool,
+        /// Use the convex hull of a mesh file whose faces bound a non-convex solid (refused
+        /// otherwise).
+        #[arg(long)]
+        hull: bool,
     },
     /// First time of contact of A moving from --pose-a0 to --pose-a1 (constant linear and
-    /// angular velocity about its centroid, t from 0 to 1) with B (fixed at --pose-b, or
-    /// moving to --pose-b1): FAST conservative advancement. Shapes: files or built-in specs,
-    /// including `torus-knot:P,Q:SEGMENTS,SIDES[:TUBE]` (closed meshes; `--mesh` reads files as
-    /// non-convex meshes too).
+    /// angular velocity about its centroid) with B (fixed at --pose-b, identity by default, or
+    /// moving to --pose-b1): FAST conservative advancement. t is the fraction of the motion:
+    /// 0 at the first poses, 1 at the last. Distances are in the input's units. Shapes: files
+    /// or built-in specs, including `torus-knot:P,Q:SEGMENTS,SIDES[:TUBE]` (closed meshes;
+    /// `--mesh` reads files as non-convex meshes too).
     Toc {
-        /// Shape A: a file or a built-in spec.
+        /// Shape A (the moving one): a file or a built-in spec.
         a: String,
         /// Shape B: a file or a built-in spec.
         b: String,
-        /// A's pose at t = 0: "tx ty tz [qw qx qy qz]".
-        #[arg(long, allow_hyphen_values = true)]
-        pose_a0: Option<String>,
-        /// A's pose at t = 1.
-        #[arg(long, allow_hyphen_values = true)]
-        pose_a1: Option<String>,
-        /// B's pose (at t = 0).
+        /// A's pose at t = 0: "tx ty tz [qw qx qy qz]" (required).
+        #[arg(long, allow_hyphen_values = true, required = true)]
+        pose_a0: String,
+        /// A's pose at t = 1: "tx ty tz [qw qx qy qz]" (required).
+        #[arg(long, allow_hyphen_values = true, required = true)]
+        pose_a1: String,
+        /// B's pose at t = 0 [default: identity, B at the origin of its file or spec].
         #[arg(long, allow_hyphen_values = true)]
         pose_b: Option<String>,
-        /// B's pose at t = 1 (default: B stays at --pose-b).
+        /// B's pose at t = 1 [default: --pose-b, B fixed].
         #[arg(long, allow_hyphen_values = true)]
         pose_b1: Option<String>,
         /// Treat both shapes as closed triangle meshes (non-convex).
@@ -103,6 +119,11 @@ enum Command {
         json: bool,
     },
     /// Answer JSON-lines queries from stdin, one answer line per input line (see README).
+    ///
+    /// Exit status: 0 every line answered, 1 some lines were answered with "status": "error"
+    /// (bad JSON, invalid UTF-8, unknown keys, bad shapes…; the run goes on), 2 usage error,
+    /// 3 I/O error: the input could not be read (e.g. stdin is a directory; the lines read
+    /// before are answered, the reason is on stderr) or the answers could not be written.
     Batch,
     /// The main job on built-in shapes: every algorithm on the papers' ellipsoid polyhedra,
     /// agreement and timings.
@@ -150,10 +171,24 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Info { shape } => {
-            let p = input::load_shape(&shape).map_err(|e| e.to_string())?;
+        Command::Info { shape, timings, hull } => {
+            let mut bar = polycd_cli::progress::Bar::new();
+            let (p, note) = match load(&shape, hull, &mut bar) {
+                Ok(x) => x,
+                Err(e) => {
+                    bar.finish();
+                    return Err(e);
+                }
+            };
             let (v, e, f) = p.counts();
-            let rep = p.validate();
+            let rep = p.validate_with_progress(&mut |ph, d, t| bar.update(ph, d, t));
+            bar.finish();
+            if timings {
+                eprintln!("{}", bar.timings());
+            }
+            if let Some(n) = note {
+                eprintln!("{n}");
+            }
             let (c, r) = p.bounding_sphere();
             println!("shape:            {shape}");
             println!("vertices:         {v}");
@@ -187,9 +222,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 Ok(ExitCode::FAILURE)
             }
         },
-        Command::Hull { points, output } => {
+        Command::Hull {
+            points,
+            output,
+            timings,
+        } => {
+            let mut bar = polycd_cli::progress::Bar::new();
             let pts = input::load_points(&points).map_err(|e| e.to_string())?;
-            let p = polycd::ConvexPolyhedron::from_points(&pts).map_err(|e| format!("{}: {e}", points.display()))?;
+            let p = polycd::ConvexPolyhedron::from_points_with_progress(&pts, &mut |ph, d, t| bar.update(ph, d, t));
+            bar.finish();
+            if timings {
+                eprintln!("{}", bar.timings());
+            }
+            let p = p.map_err(|e| format!("{}: {e}", points.display()))?;
             let ext = output
                 .extension()
                 .and_then(|e| e.to_str())
@@ -225,9 +270,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             algo,
             json,
             verify,
+            hull,
         } => {
-            let sa = input::load_shape(&a).map_err(|e| e.to_string())?;
-            let sb = input::load_shape(&b).map_err(|e| e.to_string())?;
+            let mut bar = polycd_cli::progress::Bar::new();
+            let loaded = load(&a, hull, &mut bar).and_then(|sa| Ok((sa, load(&b, hull, &mut bar)?)));
+            bar.finish();
+            let ((sa, note_a), (sb, note_b)) = loaded?;
+            for n in [note_a, note_b].into_iter().flatten() {
+                eprintln!("{n}");
+            }
             let pa = parse_pose(pose_a.as_deref())?;
             let pb = parse_pose(pose_b.as_deref())?;
             let algorithm = Algorithm::parse(&algo).ok_or_else(|| {
@@ -238,7 +289,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             })?;
             let kind = batch::QueryKind::parse(&q)?;
             let dir = match direction {
-                Some(d) => Some(parse_vec(&d)?),
+                Some(d) => Some(parse_vec(&d).map_err(|e| format!("--direction: {e}"))?),
+                None if kind == batch::QueryKind::Directional => {
+                    return Err(
+                        "--query directional needs --direction \"x y z\": the line along which B is translated".into(),
+                    )
+                }
                 None => None,
             };
             let ans = batch::answer(&sa, &pa, &sb, &pb, kind, dir, algorithm);
@@ -249,11 +305,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     Err(e) => eprintln!("verify: FAILED: {e}"),
                 }
                 if v.is_err() {
-                    print_answer(&ans, json);
+                    print_answer(&ans, kind, json);
                     return Ok(ExitCode::FAILURE);
                 }
             }
-            print_answer(&ans, json);
+            print_answer(&ans, kind, json);
             Ok(if ans.status == "error" {
                 ExitCode::FAILURE
             } else {
@@ -273,11 +329,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             algo,
             json,
         } => {
-            let pa0 = parse_pose(pose_a0.as_deref())?;
-            let pa1 = match pose_a1 {
-                Some(p) => parse_pose(Some(&p))?,
-                None => pa0,
-            };
+            let pa0 = parse_pose(Some(&pose_a0))?;
+            let pa1 = parse_pose(Some(&pose_a1))?;
             let pb0 = parse_pose(pose_b.as_deref())?;
             let pb1 = match pose_b1 {
                 Some(p) => parse_pose(Some(&p))?,
@@ -317,9 +370,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            batch::run(stdin.lock(), &mut out).map_err(|e| format!("batch: {e}"))?;
-            out.flush().map_err(|e| e.to_string())?;
-            Ok(ExitCode::SUCCESS)
+            let summary = batch::run(stdin.lock(), &mut out).and_then(|s| out.flush().map(|_| s));
+            match summary {
+                Ok(s) => {
+                    if let Some(e) = &s.read_error {
+                        eprintln!("polycd: batch: cannot read the input after {} lines: {e}", s.lines);
+                    }
+                    Ok(ExitCode::from(s.exit_code()))
+                }
+                Err(e) => {
+                    eprintln!("polycd: batch: cannot write the answers: {e}");
+                    Ok(ExitCode::from(3))
+                }
+            }
         }
         Command::Demo { pairs } => {
             demo::run(pairs)?;
@@ -339,6 +402,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 #[cfg(feature = "bench")]
 fn demo_versus_parry() -> Result<(), String> {
     println!("== side by side with parry3d (quick runs; full runs: `polycd bench NAME`, see BENCHMARKS.md)");
+    println!("Timings of two of the papers' experiments, polycd's algorithms beside parry3d's. \"median of");
+    println!("N\": each time is the median of N repetitions (quick runs use few, so expect noise); \"Fig. N\"");
+    println!("names the paper's figure a row reproduces; FV/VF/EE are CD-Dual's three searches");
+    println!("(face-vertex, vertex-face and edge-edge feature pairs).");
     let out = std::env::temp_dir().join(format!("polycd-demo-{}", std::process::id()));
     for name in ["random-distance", "ellipsoid-sweep"] {
         let opts = polycd_bench::RunOptions {
@@ -395,7 +462,7 @@ fn bench(_scenario: Option<String>, _list: bool, _quick: bool, _out: PathBuf) ->
     Err("this build of polycd has no benchmark harness: build it with `cargo run --release -p polycd-cli --features bench -- bench …` (the feature pulls in parry3d and plotters)".into())
 }
 
-fn print_answer(ans: &batch::Answer, json: bool) {
+fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
     if json {
         println!("{}", serde_json::to_string(&ans.to_json()).unwrap_or_default());
         return;
@@ -410,8 +477,12 @@ fn print_answer(ans: &batch::Answer, json: bool) {
     if let Some(d) = ans.signed_distance {
         println!("signed distance: {d:.17e}");
     }
-    if let Some(t) = ans.directional {
-        println!("directional t:   {t:.17e}");
+    match ans.directional {
+        Some(t) => println!("directional t:   {t:.17e}"),
+        None if kind == batch::QueryKind::Directional && ans.error.is_none() => {
+            println!("directional t:   none: no translation of B along the direction makes it touch A")
+        }
+        None => {}
     }
     if let Some(p) = ans.point_a {
         println!("point on A:      [{:.17e}, {:.17e}, {:.17e}]", p.x, p.y, p.z);
@@ -429,6 +500,19 @@ fn print_answer(ans: &batch::Answer, json: bool) {
     if let Some(i) = ans.iterations {
         println!("iterations:      {i}");
     }
+}
+
+/// A shape for `query` or `info`; with `hull`, the note that a file's hull is used goes to
+/// stderr.
+/// A shape for `info` and `query` ([`input::load_shape_hull`]), with the progress of its
+/// construction on `bar`, and the note to print (on stderr, after the bar) when `--hull`
+/// replaced a non-convex file by its hull.
+fn load(
+    s: &str,
+    hull: bool,
+    bar: &mut polycd_cli::progress::Bar,
+) -> Result<(polycd::ConvexPolyhedron, Option<String>), String> {
+    input::load_shape_hull(s, hull, &mut |ph, d, t| bar.update(ph, d, t)).map_err(|e| input::shape_error_text(&e))
 }
 
 fn parse_vec(s: &str) -> Result<DVec3, String> {

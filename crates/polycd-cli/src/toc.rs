@@ -69,7 +69,21 @@ pub fn load(s: &str, mesh: bool) -> Result<Solid, PolycdError> {
     }
     if mesh {
         if std::path::Path::new(s).is_file() {
-            return TriMesh::read(s).map(|m| Solid::Mesh(Box::new(m)));
+            let m = TriMesh::read(s)?;
+            // Components wound against their nesting were reversed: say so (the answer is
+            // for the solid the nesting describes).
+            for c in m.components().iter().filter(|c| c.reoriented) {
+                let what = if c.depth % 2 == 0 {
+                    "an outer surface wound inward"
+                } else {
+                    "a cavity wound outward"
+                };
+                eprintln!(
+                    "note: {s}: the closed component starting at {} is {what}; it was re-oriented",
+                    c.face
+                );
+            }
+            return Ok(Solid::Mesh(Box::new(m)));
         }
         let c = crate::input::load_shape(s)?;
         return convex_to_mesh(&c).map(|m| Solid::Mesh(Box::new(m)));
@@ -113,7 +127,10 @@ fn pose_json(p: &Pose) -> Value {
 /// Runs the query and returns the answer as JSON (`status`: `contact`, `none` or
 /// `not_converged`); other failures are errors.
 pub fn run(input: &TocInput) -> Result<Value, String> {
-    let e = |e: PolycdError| e.to_string();
+    let e = |e: PolycdError| match e {
+        PolycdError::NotConvex { .. } => format!("{e}; pass --mesh to answer for the solid itself"),
+        e => e.to_string(),
+    };
     let knot = |s: &str| s.trim().starts_with("torus-knot:");
     let mesh_mode = input.mesh || knot(input.a) || knot(input.b);
     let sa = load(input.a, mesh_mode).map_err(e)?;
@@ -186,11 +203,123 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
     }
 }
 
-/// Human-readable text of a `run` answer.
+fn num_text(x: &Value) -> String {
+    match x.as_f64() {
+        Some(v) => format!("{v}"),
+        None => x.to_string(),
+    }
+}
+
+fn vec_text(x: &Value) -> String {
+    match x.as_array() {
+        Some(a) => format!("[{}]", a.iter().map(num_text).collect::<Vec<_>>().join(", ")),
+        None => x.to_string(),
+    }
+}
+
+fn pose_text(x: &Value) -> String {
+    format!(
+        "translation {}, rotation {}",
+        vec_text(&x["translation"]),
+        vec_text(&x["rotation"])
+    )
+}
+
+/// Human-readable text of a `run` answer: a sentence, then labelled numbers (the same
+/// content as the JSON answer, which stays the machine format).
 pub fn text(v: &Value) -> String {
     let mut s = String::new();
-    for (k, x) in v.as_object().into_iter().flatten() {
-        s.push_str(&format!("{:<12} {}\n", format!("{k}:"), x));
+    let mut line = |label: &str, value: String| s.push_str(&format!("{:<15} {value}\n", format!("{label}:")));
+    match v["status"].as_str() {
+        Some("contact") => {
+            let t = v["t"].as_f64().unwrap_or(f64::NAN);
+            // No closest points: the shapes overlap at t (only at t = 0, or by rounding in the
+            // last step).
+            let overlapping = v.get("point_a").is_none();
+            let sentence = if overlapping && t == 0.0 {
+                "A and B already overlap at t = 0, where the motion starts: no motion is needed for contact."
+                    .to_string()
+            } else if overlapping {
+                format!("A first touches B at t = {t}, where they overlap by rounding in the last step; they are apart for every earlier t.")
+            } else {
+                format!(
+                    "A first touches B at t = {t}, {:.4}% of the way through the motion; they are apart for every earlier t.",
+                    100.0 * t
+                )
+            };
+            line("answer", sentence);
+            line(
+                "t",
+                format!(
+                    "{} (fraction of the motion: 0 at the first poses, 1 at the last)",
+                    num_text(&v["t"])
+                ),
+            );
+            line(
+                "gap at t",
+                format!(
+                    "{} (at most the stop distance; in the input's units)",
+                    num_text(&v["distance"])
+                ),
+            );
+            line("A at t", pose_text(&v["pose_a"]));
+            line("B at t", pose_text(&v["pose_b"]));
+            if let Some(p) = v.get("point_a") {
+                line("point on A", vec_text(p));
+            }
+            if let Some(p) = v.get("point_b") {
+                line("point on B", vec_text(p));
+            }
+            if let Some(f) = v["features"].as_array() {
+                let f: Vec<&str> = f.iter().map(|x| x.as_str().unwrap_or("?")).collect();
+                line(
+                    "features",
+                    format!("A {}  B {}", f.first().unwrap_or(&"?"), f.get(1).unwrap_or(&"?")),
+                );
+            }
+            if let Some(p) = v["pieces"].as_array() {
+                line("convex pieces", format!("A {}  B {}", num_text(&p[0]), num_text(&p[1])));
+            } else if v["overlapping"] == json!(true) {
+                line(
+                    "convex pieces",
+                    "none overlap: one solid contains the other".to_string(),
+                );
+            }
+            if let Some(p) = v["triangles"].as_array() {
+                line(
+                    "triangles",
+                    format!(
+                        "A {}  B {} (nearest the closest points)",
+                        num_text(&p[0]),
+                        num_text(&p[1])
+                    ),
+                );
+            }
+            line("iterations", num_text(&v["iterations"]));
+        }
+        Some("none") => {
+            line(
+                "answer",
+                "A does not touch B during the motion (t from 0 to 1): they stay apart.".to_string(),
+            );
+        }
+        Some("not_converged") => {
+            line(
+                "answer",
+                format!(
+                    "no answer: the advancement hit its bound of {} steps (raise --max-iterations); A and B are apart for t from 0 to {}.",
+                    num_text(&v["iterations"]),
+                    num_text(&v["t_free"])
+                ),
+            );
+            line("apart until t", num_text(&v["t_free"]));
+            line("iterations", num_text(&v["iterations"]));
+        }
+        _ => {
+            for (k, x) in v.as_object().into_iter().flatten() {
+                line(k, x.to_string());
+            }
+        }
     }
     s
 }

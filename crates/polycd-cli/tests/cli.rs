@@ -17,8 +17,17 @@ fn batch_text(input: &str) -> String {
         .expect("spawn polycd");
     child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout).unwrap()
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Exit status (issue 29): 0 when every line is answered without error, 1 when some
+    // answer is an error line.
+    let errors = text.lines().any(|l| l.contains("\"status\":\"error\""));
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(errors)),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
 }
 
 fn batch(input: &str) -> Vec<serde_json::Value> {
@@ -307,9 +316,25 @@ fn toc_convex_mesh_and_errors() {
     assert!(v["triangles"].is_array());
     // Bad input: one-line errors, non-zero status.
     for args in [
-        &["cube", "cube", "--threshold", "-1"][..],
-        &["torus-knot:2,3:2,6", "cube"][..],
-        &["cube", "cube", "--pose-a0", "nan 0 0"][..],
+        &[
+            "cube",
+            "cube",
+            "--pose-a0",
+            "-3 0 0",
+            "--pose-a1",
+            "3 0 0",
+            "--threshold",
+            "-1",
+        ][..],
+        &[
+            "torus-knot:2,3:2,6",
+            "cube",
+            "--pose-a0",
+            "-3 0 0",
+            "--pose-a1",
+            "3 0 0",
+        ][..],
+        &["cube", "cube", "--pose-a0", "nan 0 0", "--pose-a1", "3 0 0"][..],
     ] {
         let out = polycd().arg("toc").args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?}");
@@ -328,4 +353,433 @@ fn toc_convex_mesh_and_errors() {
     ]);
     assert!(!ok);
     assert_eq!(v["status"], "not_converged", "{v}");
+}
+
+/// Issue 29, item 3: large coordinates were "face 2 has zero area" (the products of the
+/// coordinates overflowed); two such tetrahedra 1e77 apart are 1e77 apart.
+#[test]
+fn batch_accepts_a_tetrahedron_with_coordinates_1e77() {
+    let tet = r#"{"vertices": [[0,0,0],[1e77,0,0],[0,1e77,0],[0,0,1e77]], "faces": [[0,2,1],[0,1,3],[0,3,2],[1,2,3]]}"#;
+    let line = format!(
+        r#"{{"id": 1, "a": {tet}, "b": {tet}, "pose_b": {{"translation": [2e77, 0, 0]}}, "query": "distance"}}"#
+    );
+    let ans = batch(&format!("{line}\n"));
+    assert_eq!(ans[0]["status"], "disjoint", "{}", ans[0]);
+    let d = ans[0]["distance"].as_f64().unwrap();
+    assert!((d - 1e77).abs() <= 1e-14 * 1e77, "{}", ans[0]);
+}
+
+/// Issue 29, item 3: `box:1e80,…` was "coplanar (thickness 0)" and `box:1e-100,…`
+/// "collinear". Two such boxes (sides `s`) with centres `3s` apart are `2s` apart, as two
+/// unit boxes 3 apart are 2 apart; every distance algorithm answers it and `--verify` accepts.
+#[test]
+fn query_answers_for_boxes_of_side_1e80_and_1e_100() {
+    for s in ["1e80", "1e-100"] {
+        let side: f64 = s.parse().unwrap();
+        let spec = format!("box:{s},{s},{s}");
+        let pose = format!("{} 0 0", 3.0 * side);
+        for algo in ["auto", "gjk", "vclip", "qp", "qp_fast"] {
+            let out = polycd()
+                .args([
+                    "query", &spec, &spec, "--pose-b", &pose, "--query", "distance", "--algo", algo, "--json",
+                    "--verify",
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{s} {algo}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["status"], "disjoint", "{s} {algo}: {v}");
+            let d = v["distance"].as_f64().unwrap();
+            assert!((d - 2.0 * side).abs() <= 1e-15 * side, "{s} {algo}: {v}");
+        }
+        // Overlapping by a quarter of the side: depth s/4 along x.
+        let pose = format!("{} 0 0", 0.75 * side);
+        let out = polycd()
+            .args([
+                "query", &spec, &spec, "--pose-b", &pose, "--query", "distance", "--json", "--verify",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{s}: {}", String::from_utf8_lossy(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "overlapping", "{s}: {v}");
+    }
+}
+
+/// Issue 29 item 2: a closed mesh file with an inside-out part (the first of two disjoint
+/// cubes wound inward) gives the correctly wound file's time of contact, and the analytic
+/// one: the unit cube moving from x = 2 to x = 8 meets the second cube's face x = 4 at
+/// t = 0.25. An open mesh file is refused naming the first open edge in the file's numbering,
+/// the same on every run.
+///
+/// The issue quotes t = 0.3462 (correct) and 0.2918 (inside-out) for its own file, which it does
+/// not give: with axis-aligned cubes and this motion the answer is (x_face − 2.5) / 6, so 0.3462
+/// would need a face at x ≈ 4.577. This file has the issue's structure (a reversed unit cube,
+/// then a cube of side 2: total signed volume +7); before the fix the inside-out file answered
+/// t = 0 here (0.5 apart at the start), the correctly wound one 0.25.
+#[test]
+fn toc_mesh_with_an_inside_out_part() {
+    let dir = std::env::temp_dir().join(format!("polycd-cli-orient-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cube = |lo: [f64; 3], s: f64, base: usize, rev: bool, v: &mut String, f: &mut String| {
+        for i in 0..8 {
+            let c = |k: usize| lo[k] + if i & (1 << k) != 0 { s } else { 0.0 };
+            v.push_str(&format!("v {} {} {}\n", c(0), c(1), c(2)));
+        }
+        for q in [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ] {
+            let mut q: Vec<usize> = q.iter().map(|i| i + base + 1).collect();
+            if rev {
+                q.reverse();
+            }
+            f.push_str(&format!("f {} {} {} {}\n", q[0], q[1], q[2], q[3]));
+        }
+    };
+    let file = |name: &str, rev: bool| {
+        let (mut v, mut f) = (String::new(), String::new());
+        cube([0.0, 0.0, 0.0], 1.0, 0, rev, &mut v, &mut f);
+        cube([4.0, -0.5, -0.5], 2.0, 8, false, &mut v, &mut f);
+        let p = dir.join(name);
+        std::fs::write(&p, v + &f).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let bad = file("inside_out.obj", true);
+    let good = file("wound_right.obj", false);
+    let t_of = |path: &str| {
+        let (ok, v) = toc_json(&[
+            "cube",
+            path,
+            "--mesh",
+            "--pose-a0",
+            "2 0.5 0.5",
+            "--pose-a1",
+            "8 0.5 0.5",
+        ]);
+        assert!(ok, "{v}");
+        assert_eq!(v["status"], "contact", "{v}");
+        v["t"].as_f64().unwrap()
+    };
+    let (tb, tg) = (t_of(&bad), t_of(&good));
+    // Threshold 1e-4 × (scales ≈ 0.87 + 3.2) over the closing speed 6: under 1e-4 in t.
+    assert!(tb <= 0.25 && tb > 0.25 - 1e-4, "inside-out part: t = {tb}");
+    assert!(tg <= 0.25 && tg > 0.25 - 1e-4, "wound right: t = {tg}");
+    assert!((tb - tg).abs() < 1e-4, "{tb} vs {tg}");
+    // The re-orientation is said on stderr, naming the component in the file's numbering
+    // (16 `v` lines, so the first face is on line 17); nothing is said for the good file.
+    let note = |path: &str| {
+        let out = polycd()
+            .args(["toc", "cube", path, "--mesh"])
+            .args(["--pose-a0", "2 0.5 0.5", "--pose-a1", "8 0.5 0.5"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let nb = note(&bad);
+    assert!(
+        nb.contains("inside_out.obj: the closed component starting at OBJ face 1 (1-based) on line 17 is an outer surface wound inward; it was re-oriented"),
+        "{nb}"
+    );
+    assert_eq!(nb.lines().count(), 1, "{nb}");
+    assert_eq!(note(&good), "");
+    // An open mesh (the last face dropped): the same first open edge on every run, in OBJ
+    // numbering (1-based), with the face's line.
+    let text = std::fs::read_to_string(&good).unwrap();
+    // The first cube alone (its 8 `v` lines, then its first 5 `f` lines, lines 17–21 of the
+    // two-cube file), without its face x = 1.
+    let lines: Vec<&str> = text.lines().collect();
+    let open: String = lines[..8]
+        .iter()
+        .chain(&lines[16..21])
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.join("open.obj"), open).unwrap();
+    let path = dir.join("open.obj");
+    let mut first = None;
+    for _ in 0..3 {
+        let out = polycd()
+            .args(["toc", "cube", path.to_str().unwrap(), "--mesh"])
+            .args(["--pose-a0", "2 0.5 0.5", "--pose-a1", "8 0.5 0.5"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            err.contains("open.obj: invalid mesh: edge between OBJ vertices 4 and 2 (1-based) is open: used by 1 face (OBJ face 1 (1-based) on line 9)"),
+            "{err}"
+        );
+        assert_eq!(*first.get_or_insert_with(|| err.clone()), err);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `info --timings` adds one line of phase times on stderr and changes nothing on stdout;
+/// without it, stderr stays empty when it is not a terminal (no progress bar drawn).
+#[test]
+fn info_timings_and_quiet_stderr() {
+    let dir = std::env::temp_dir().join(format!("polycd-cli-timings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pts = dir.join("sphere.txt");
+    // 3000 points on a Fibonacci sphere: every point is a hull vertex.
+    let n = 3000;
+    let mut text = String::new();
+    for i in 0..n {
+        let z = 1.0 - (2.0 * i as f64 + 1.0) / n as f64;
+        let r = (1.0 - z * z).sqrt();
+        let phi = i as f64 * std::f64::consts::PI * (3.0 - 5f64.sqrt());
+        text.push_str(&format!("{} {} {}\n", r * phi.cos(), r * phi.sin(), z));
+    }
+    std::fs::write(&pts, text).unwrap();
+    let path = pts.to_str().unwrap();
+    let plain = polycd().args(["info", path]).output().unwrap();
+    assert!(plain.status.success());
+    assert!(plain.stderr.is_empty(), "{}", String::from_utf8_lossy(&plain.stderr));
+    let stdout = String::from_utf8(plain.stdout.clone()).unwrap();
+    assert!(stdout.contains(&format!("vertices:         {n}")), "{stdout}");
+    assert!(stdout.contains("valid:            yes"), "{stdout}");
+    let timed = polycd().args(["info", "--timings", path]).output().unwrap();
+    assert!(timed.status.success());
+    assert_eq!(timed.stdout, plain.stdout);
+    let err = String::from_utf8(timed.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    for phase in ["read", "hull", "merge", "topology", "tables", "validate", "total"] {
+        assert!(err.contains(&format!(" {phase} ")), "{phase} missing: {err}");
+    }
+    let obj = dir.join("hull.obj");
+    let out = polycd()
+        .args(["hull", "--timings", path, "-o", obj.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .starts_with("timings (wall): read "));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The directory of the library's test meshes.
+fn data(name: &str) -> String {
+    format!("{}/../polycd/tests/data/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Issue 29 item 1: a read error that is not a bad line (stdin is a directory: EISDIR on
+/// every read) ended in an endless stream of identical error lines (281 MB in 3 s). Now the
+/// run ends at once: no answer line (nothing was read), the reason on stderr, exit status 3.
+#[test]
+fn batch_ends_on_a_read_error_with_status_3() {
+    let start = std::time::Instant::now();
+    let mut child = polycd()
+        .arg("batch")
+        .stdin(std::fs::File::open(std::env::temp_dir()).expect("open the temp directory"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Bounded wait: a run that loops is killed after 10 s and fails the test.
+    let mut status = None;
+    while start.elapsed() < std::time::Duration::from_secs(10) {
+        if let Some(s) = child.try_wait().unwrap() {
+            status = Some(s);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    if status.is_none() {
+        child.kill().unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(status.and_then(|s| s.code()), Some(3), "{out:?}");
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("polycd: batch: cannot read the input after 0 lines"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // The usage error keeps clap's status 2; `--help` documents the four statuses.
+    let usage = polycd().args(["batch", "--bogus"]).output().unwrap();
+    assert_eq!(usage.status.code(), Some(2));
+    let help = polycd().args(["batch", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for needle in ["0 every line answered", "1 some lines", "2 usage", "3 I/O error"] {
+        assert!(help.contains(needle), "{needle}: {help}");
+    }
+}
+
+/// Issue 29 item 5: a file whose faces bound a non-convex solid (the L-shaped prism, volume 3;
+/// its hull has volume 3.5) was silently replaced by its hull: `info` said volume 3.5 "valid",
+/// `query` said overlapping for a box 0.2 from the solid. `query`/`info` now refuse it naming
+/// the file and the face (5, the inner side y = 1, in file order) unless `--hull` is given,
+/// which says on stderr that the hull is used; batch needs `"hull": true`.
+#[test]
+fn non_convex_files_are_refused_unless_the_hull_is_asked_for() {
+    let l = data("L.obj");
+    let q = [
+        "query",
+        &l,
+        "box:0.2,0.2,0.2",
+        "--pose-b",
+        "1.3 1.3 0.5",
+        "--query",
+        "intersect",
+    ];
+    let out = polycd().args(q).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    for needle in ["L.obj", "not a convex polyhedron", "face 5 ", "--hull"] {
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
+    let out = polycd().args(q).arg("--hull").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    // The hull (x + y <= 3 cuts the corner) contains the box centred at (1.3, 1.3, 0.5).
+    assert!(String::from_utf8_lossy(&out.stdout).contains("overlapping"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("L.obj") && err.contains("using its convex hull"), "{err}");
+    // info: refused, then the hull's volume 3.5 with the note.
+    let out = polycd().args(["info", &l]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("face 5 "));
+    let out = polycd().args(["info", &l, "--hull"]).output().unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("3.5"), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("using its convex hull"));
+    // toc: refused as a convex shape (hint: --mesh); as a mesh, the L moving from x = 3 to 0
+    // first meets the cube [-0.5, 0.5]^3 when its side x = 3 - 3t reaches 0.5: t = 5/6.
+    let toc = ["toc", &l, "cube", "--pose-a0", "3 0 0", "--pose-a1", "0 0 0"];
+    let out = polycd().args(toc).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("face 5 "), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--mesh"), "{out:?}");
+    let out = polycd().args(toc).args(["--mesh", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!((v["t"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-12, "{v}");
+    // Convex files however their faces are split: answered as before, no note.
+    for f in ["cube.obj", "cube_tri.obj", "cube_split.off", "cube.off", "tetra.stl"] {
+        let out = polycd().args(["info", &data(f)]).output().unwrap();
+        assert!(out.status.success(), "{f}: {out:?}");
+        assert!(out.stderr.is_empty(), "{f}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // Batch: refused naming the face, answered with "hull": true; a convex file either way.
+    let l_json = serde_json::to_string(&l).unwrap();
+    let cube_json = serde_json::to_string(&data("cube_split.off")).unwrap();
+    let ans = batch(&format!(
+        concat!(
+            r#"{{"id":1,"a":{{"file":{l}}},"b":{{"shape":"box:0.2,0.2,0.2"}},"pose_b":{{"translation":[1.3,1.3,0.5]}}}}"#,
+            "\n",
+            r#"{{"id":2,"a":{{"file":{l},"hull":true}},"b":{{"shape":"box:0.2,0.2,0.2"}},"pose_b":{{"translation":[1.3,1.3,0.5]}}}}"#,
+            "\n",
+            r#"{{"id":3,"a":{{"file":{c}}},"b":{{"shape":"cube"}},"pose_b":{{"translation":[3,0.5,0.5]}},"query":"distance"}}"#,
+            "\n",
+            r#"{{"id":4,"a":{{"file":{l},"hull":"yes"}},"b":{{"shape":"cube"}}}}"#,
+            "\n",
+        ),
+        l = l_json,
+        c = cube_json
+    ));
+    assert_eq!(ans[0]["status"], "error");
+    let e = ans[0]["error"].as_str().unwrap();
+    assert!(
+        e.contains("L.obj") && e.contains("face 5 ") && e.contains("\"hull\": true"),
+        "{e}"
+    );
+    assert_eq!(ans[1]["status"], "overlapping", "{}", ans[1]);
+    // The unit cube [0,1]^3 and the unit cube centred at (3, 0.5, 0.5), x from 2.5: 1.5 apart.
+    assert_eq!(ans[2]["status"], "disjoint", "{}", ans[2]);
+    assert!((ans[2]["distance"].as_f64().unwrap() - 1.5).abs() < 1e-12, "{}", ans[2]);
+    assert_eq!(ans[3]["status"], "error");
+    assert!(ans[3]["error"].as_str().unwrap().contains("\"hull\" must be"));
+}
+
+/// Issue 29 item 6: misspelt keys fell back to defaults (a confident wrong answer) and extra
+/// spec parameters were ignored. Now every unknown key of a line, a shape object or a pose
+/// object is an error naming it; `id` is free-form; a known key a query does not use is
+/// accepted.
+#[test]
+fn unknown_keys_and_extra_spec_parameters_are_errors() {
+    let base = r#""a":{"shape":"cube"},"b":{"shape":"cube"}"#;
+    let cases = [
+        (
+            r#""pose_B":{"translation":[3,0,0]}"#,
+            "unknown key \"pose_B\" in the query line",
+        ),
+        (
+            r#""pose_b":{"translaton":[3,0,0]}"#,
+            "unknown key \"translaton\" in the pose object",
+        ),
+        (r#""querry":"distance""#, "unknown key \"querry\" in the query line"),
+        (r#""algo":"gjk""#, "unknown key \"algo\" in the query line"),
+        (r#""c":{"shape":"cube"}"#, "unknown key \"c\" in the query line"),
+    ];
+    let mut input = String::new();
+    for (extra, _) in &cases {
+        input.push_str(&format!("{{{base},{extra}}}\n"));
+    }
+    // Shape objects: an unknown key, two sources, extra spec parameters.
+    for shape in [
+        r#"{"shape":"cube","hul":true}"#,
+        r#"{"shape":"cube","file":"x.obj"}"#,
+        r#"{"shape":"cube:1:2"}"#,
+        r#"{"shape":"disk:foo"}"#,
+        r#"{"shape":"icosphere:1:1,2"}"#,
+    ] {
+        input.push_str(&format!(r#"{{"a":{shape},"b":{{"shape":"cube"}}}}"#));
+        input.push('\n');
+    }
+    // Accepted: any id; "direction" on a distance query (unused, ignored); null for absent.
+    input.push_str(&format!(
+        r#"{{"id":{{"any":["thing"]}},{base},"pose_b":{{"translation":[3,0,0],"rotation":null}},"query":"distance","direction":[1,0,0]}}"#
+    ));
+    input.push('\n');
+    let ans = batch(&input);
+    assert_eq!(ans.len(), cases.len() + 6);
+    for (a, (_, needle)) in ans.iter().zip(&cases) {
+        assert_eq!(a["status"], "error");
+        assert!(a["error"].as_str().unwrap().contains(needle), "{needle}: {a}");
+    }
+    let shape_errors = [
+        "unknown key \"hul\" in the shape object (did you mean \"hull\"?",
+        "exactly one of",
+        "unexpected parameter '2'",
+        "unexpected parameter 'foo'",
+        "must be a single number",
+    ];
+    for (a, needle) in ans[cases.len()..].iter().zip(shape_errors) {
+        assert_eq!(a["status"], "error");
+        let e = a["error"].as_str().unwrap();
+        assert!(e.starts_with("a: ") && e.contains(needle), "{needle}: {a}");
+    }
+    let last = &ans[cases.len() + 5];
+    assert_eq!(last["id"]["any"][0], "thing");
+    assert_eq!(last["status"], "disjoint", "{last}");
+    assert!((last["distance"].as_f64().unwrap() - 2.0).abs() < 1e-12);
+    // `query` and `info` take the same spec parser.
+    for spec in ["cube:1:2", "disk:foo"] {
+        let out = polycd().args(["info", spec]).output().unwrap();
+        assert!(!out.status.success());
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("unexpected parameter"),
+            "{out:?}"
+        );
+    }
+}
+
+/// The README's schema table is the one the key check uses (batch::schema_markdown), so the
+/// documentation and the check cannot drift apart.
+#[test]
+fn readme_schema_table_is_the_checked_key_list() {
+    let readme = std::fs::read_to_string(format!("{}/../../README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let table = polycd_cli::batch::schema_markdown();
+    assert!(readme.contains(&table), "README.md must contain exactly:\n{table}");
 }

@@ -44,7 +44,7 @@ pub mod shape;
 pub mod vclip;
 pub mod verify;
 
-pub use crate::core::{error, geometry, math, predicates, tolerance};
+pub use crate::core::{error, geometry, math, predicates, progress, tolerance};
 #[cfg(feature = "io")]
 pub use shape::io;
 pub use shape::{dk, hull, polyhedron, shapes, support};
@@ -61,6 +61,7 @@ pub use glam;
 pub use error::PolycdError;
 pub use math::{DQuat, DVec3, Plane, Pose};
 pub use polyhedron::{ConvexPolyhedron, Edge, Face, HalfEdge, ValidityReport};
+pub use progress::Phase;
 pub use query::{
     Algorithm, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness, PairCache,
     Penetration, Status,

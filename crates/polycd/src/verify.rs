@@ -344,6 +344,13 @@ fn check_simplex(s: &MinkowskiSimplex, w: &World) -> Result<(), VerifyError> {
         };
         pts[k] = va - vb;
     }
+    // The exact orientation test multiplies three coordinates, the distances below four: at
+    // very large or very small scales (beyond 2^±120) those products overflow or underflow
+    // (every sign would read "on", every triangle degenerate). The checks run on the points
+    // scaled by a power of two `k` (exact), and the distance is compared with `k · tol`.
+    let m = pts.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+    let k = crate::math::pow2_normaliser(m).unwrap_or(1.0);
+    let pts = pts.map(|p| p * k);
     let o = DVec3::ZERO;
     if n == 4 {
         let full = orient3d(pts[0], pts[1], pts[2], pts[3]);
@@ -377,11 +384,12 @@ fn check_simplex(s: &MinkowskiSimplex, w: &World) -> Result<(), VerifyError> {
                 .fold(f64::INFINITY, f64::min)
         }
     };
-    if d <= w.tol {
+    if d <= w.tol * k {
         Ok(())
     } else {
         Err(VerifyError::NoOverlap(format!(
-            "the origin lies {d:e} outside the hull of the {n} Minkowski points (tolerance {:e})",
+            "the origin lies {:e} outside the hull of the {n} Minkowski points (tolerance {:e})",
+            d / k,
             w.tol
         )))
     }

@@ -572,14 +572,14 @@ fn mesh_validation_errors_are_typed() {
     let open = f[1..].to_vec();
     assert!(matches!(
         TriMesh::new(&v, &open),
-        Err(PolycdError::InvalidMesh(MeshDefect::OpenEdge { .. }))
+        Err(PolycdError::InvalidMesh(d)) if matches!(*d, MeshDefect::OpenEdge { .. })
     ));
     // Inconsistent orientation: flip one face.
     let mut flipped = f.clone();
     flipped[0].reverse();
     assert!(matches!(
         TriMesh::new(&v, &flipped),
-        Err(PolycdError::InvalidMesh(MeshDefect::NonManifoldEdge { .. }))
+        Err(PolycdError::InvalidMesh(d)) if matches!(*d, MeshDefect::NonManifoldEdge { .. })
     ));
     // Degenerate triangle.
     let mut dv = v.clone();
@@ -597,11 +597,11 @@ fn mesh_validation_errors_are_typed() {
     }
     assert!(matches!(
         TriMesh::new(&vv, &f),
-        Err(PolycdError::InvalidMesh(MeshDefect::NonManifoldVertex { .. }))
+        Err(PolycdError::InvalidMesh(d)) if matches!(*d, MeshDefect::NonManifoldVertex { .. })
     ));
     assert!(matches!(
         TriMesh::new(&v, &[vec![0, 1, 99]]),
-        Err(PolycdError::InvalidMesh(MeshDefect::BadFace { .. }))
+        Err(PolycdError::InvalidMesh(d)) if matches!(*d, MeshDefect::BadFace { .. })
     ));
     let bad = vec![DVec3::new(f64::NAN, 0.0, 0.0); 8];
     assert!(TriMesh::new(&bad, &box_mesh(DVec3::ONE, DVec3::ZERO).1).is_err());

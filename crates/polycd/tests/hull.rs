@@ -317,3 +317,32 @@ fn vertex_ids_follow_the_input_order() {
     let p = ConvexPolyhedron::from_points(&tetra).unwrap();
     assert_eq!(p.vertices(), &tetra[..4]);
 }
+
+/// Large clouds (the validity check is O(V + E + F) now; timings are in BENCHMARKS.md, not
+/// here): 10⁵ points in a ball and 3·10⁴ on a sphere (every point a vertex, rotated so that
+/// nothing is axis-aligned) give valid hulls; sampled input points lie inside every face plane.
+#[test]
+fn large_clouds_give_valid_hulls() {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let q: DQuat = shapes::random_rotation(&mut rng);
+    for (kind, n) in [(0u8, 100_000usize), (1, 30_000)] {
+        let pts: Vec<DVec3> = cloud(kind, n, 7 + kind as u64).into_iter().map(|p| q * p).collect();
+        let p = ConvexPolyhedron::from_points(&pts).unwrap();
+        let rep = p.validate();
+        assert!(rep.valid, "kind {kind}: {rep:?}");
+        assert_eq!(rep.ray_crossings, 1);
+        assert_eq!((rep.non_convex_edges, rep.non_convex_corners), (0, 0));
+        let (v, e, f) = p.counts();
+        assert_eq!(v as i64 - e as i64 + f as i64, 2);
+        if kind == 1 {
+            assert_eq!(v, n, "every point on the sphere is a vertex");
+        }
+        let scale = p.magnitude().max(p.scale());
+        for fi in (0..f as u32).step_by(97) {
+            let pl = p.face_plane(fi);
+            for q in pts.iter().step_by(13) {
+                assert!(pl.signed_distance(*q) <= 1e-12 * scale, "point {q} outside face {fi}");
+            }
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //! `tests/data/`, and every kind of broken file (each must give a typed `PolycdError::File`
 //! naming the file and the problem, never a panic).
 
+use polycd::error::ConvexityDefect;
 use polycd::io::{self, MeshFormat};
 use polycd::{shapes, ConvexPolyhedron, DVec3, PolycdError};
 use std::path::{Path, PathBuf};
@@ -384,4 +385,123 @@ fn arbitrary_bytes_never_panic() {
             }
         }
     }
+}
+
+/// Issue 29 item 5: a mesh file whose faces bound a non-convex solid was silently replaced by
+/// its hull (the L-shaped prism of volume 3 became a hull of volume 3.5, "valid").
+/// `read_convex_polyhedron` refuses it, naming the first face in file order off the hull and how
+/// far inside the hull it lies; `read_polyhedron` still gives the hull on request.
+#[test]
+fn non_convex_files_are_refused_naming_the_face() {
+    match io::read_convex_polyhedron(data("L.obj")) {
+        Err(PolycdError::NotConvex { path, defect }) => {
+            assert!(path.ends_with("L.obj"), "{path}");
+            // Face 5 in file order is the inner side y = 1 from (2,1) to (1,1): it lies 1 inside
+            // the hull's supporting planes y = 2 and y = 0 (the first, its outward side, named).
+            match defect {
+                ConvexityDefect::OffHull { face: 5, normal, gap } => {
+                    let n = DVec3::from_array(normal);
+                    assert!((n - DVec3::Y).length() < 1e-14, "{n}");
+                    assert!((gap - 1.0).abs() < 1e-14, "{gap}");
+                }
+                other => panic!("expected face 5 off the hull, got {other:?}"),
+            }
+        }
+        other => panic!("expected NotConvex, got {other:?}"),
+    }
+    let text = io::read_convex_polyhedron(data("L.obj")).unwrap_err().to_string();
+    assert!(text.contains("face 5") && text.contains("not convex"), "{text}");
+    let hull = io::read_polyhedron(data("L.obj")).unwrap();
+    assert!((hull.volume() - 3.5).abs() < 1e-12);
+    // The dented octahedron: its first face (1,0,0), (0,1,0), (0,0,-0.5) has the plane
+    // x + y - 2z = 1; the hull's supporting plane with normal (1,1,-2)/√6 passes through
+    // (0,0,-1) at x + y - 2z = 2, so the face lies 1/√6 inside it (the other side: 2/√6).
+    match io::read_convex_polyhedron(data("nonconvex.off")) {
+        Err(PolycdError::NotConvex {
+            defect: ConvexityDefect::OffHull { face: 1, normal, gap },
+            ..
+        }) => {
+            let n = DVec3::from_array(normal);
+            assert!((n - DVec3::new(1.0, 1.0, -2.0) / 6f64.sqrt()).length() < 1e-14, "{n}");
+            assert!((gap - 1.0 / 6f64.sqrt()).abs() < 1e-14, "{gap}");
+        }
+        other => panic!("expected face 1 off the hull, got {other:?}"),
+    }
+}
+
+/// Convex files keep loading, whatever their faces' split: quads (OBJ, OFF), triangles (OBJ,
+/// binary STL written by fans), a face split around a centre vertex and an edge split at its
+/// midpoint (the hull drops both extra points), point lists and a face-less OBJ; and the
+/// answer is the hull itself.
+#[test]
+fn convex_files_are_accepted_however_their_faces_are_split() {
+    let cube = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
+    let stl = scratch("cube-fans.stl");
+    io::write_stl(&stl, &cube).unwrap();
+    let ico = scratch("ico2.obj");
+    io::write_obj(&ico, &shapes::icosphere(2, 1.0).unwrap()).unwrap();
+    for (path, counts) in [
+        (data("cube.obj"), (8, 12, 6)),
+        (data("cube.off"), (8, 12, 6)),
+        (data("cube_tri.obj"), (8, 12, 6)),
+        (data("cube_split.off"), (8, 12, 6)),
+        (stl, (8, 12, 6)),
+        (data("tetra.stl"), (4, 6, 4)),
+        (data("points.xyz"), (6, 12, 8)),
+        (ico, (162, 480, 320)),
+    ] {
+        let p = io::read_convex_polyhedron(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert_eq!(p.counts(), counts, "{}", path.display());
+        let h = io::read_polyhedron(&path).unwrap();
+        assert_eq!(p.volume(), h.volume(), "{}", path.display());
+    }
+    // Rotated and written with 17 significant digits: faces are planar only to rounding.
+    let q = polycd::DQuat::from_axis_angle(DVec3::new(1.0, 2.0, 3.0).normalize(), 0.7);
+    let pts: Vec<DVec3> = cube
+        .vertices()
+        .iter()
+        .map(|&v| q * v * 1e-3 + DVec3::splat(1e3))
+        .collect();
+    let mut s = String::new();
+    for p in &pts {
+        s.push_str(&format!("v {:.17e} {:.17e} {:.17e}\n", p.x, p.y, p.z));
+    }
+    for f in 0..6u32 {
+        s.push('f');
+        for &v in cube.face_vertices(f) {
+            s.push_str(&format!(" {}", v + 1));
+        }
+        s.push('\n');
+    }
+    let rot = scratch("rotated-cube.obj");
+    std::fs::write(&rot, s).unwrap();
+    io::read_convex_polyhedron(&rot).unwrap();
+}
+
+/// Faces on the hull that are not its boundary: an open box (a missing face), a repeated face,
+/// a face wound against its neighbours, and an unused vertex outside the faces' solid (the
+/// hull of all vertices is then larger than the solid).
+#[test]
+fn face_sets_that_are_not_the_hull_boundary_are_refused() {
+    let cube = std::fs::read_to_string(data("cube.obj")).unwrap();
+    let cases = [
+        ("open.obj", cube.replace("f 4 1 5 8\n", ""), "edge"),
+        ("repeated.obj", format!("{cube}f 4 1 5 8\n"), "edge"),
+        ("flipped.obj", cube.replace("f 4 1 5 8", "f 8 5 1 4"), "edge"),
+        ("outside.obj", format!("{cube}v 3 3 3\n"), "not on the boundary"),
+    ];
+    for (name, text, needle) in cases {
+        let path = scratch(name);
+        std::fs::write(&path, text).unwrap();
+        match io::read_convex_polyhedron(&path) {
+            Err(e @ PolycdError::NotConvex { .. }) => {
+                assert!(e.to_string().contains(needle), "{name}: {e}")
+            }
+            other => panic!("{name}: expected NotConvex, got {other:?}"),
+        }
+    }
+    // An unused vertex inside is harmless.
+    let path = scratch("inside.obj");
+    std::fs::write(&path, format!("{cube}v 0.5 0.5 0.5\n")).unwrap();
+    assert_eq!(io::read_convex_polyhedron(&path).unwrap().counts(), (8, 12, 6));
 }

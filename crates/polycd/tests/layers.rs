@@ -30,7 +30,7 @@ const ALGORITHMS: [&str; 5] = ["gjk", "vclip", "cd_dual", "hs_jump", "qp"];
 /// The module a root re-export (`pub use` in lib.rs) stands for.
 fn canonical(name: &str) -> &str {
     match name {
-        "error" | "geometry" | "math" | "predicates" | "tolerance" | "hash" => "core",
+        "error" | "geometry" | "math" | "predicates" | "tolerance" | "hash" | "progress" => "core",
         "dk" | "hull" | "io" | "polyhedron" | "shapes" | "support" | "tables" | "topology" | "feature" => "shape",
         other => other,
     }

@@ -8,8 +8,11 @@
 //!
 //! # Outline
 //! 1. [`TriMesh::new`] checks the mesh is a closed, consistently oriented 2-manifold without
-//!    degenerate triangles (typed [`MeshDefect`] otherwise), orients it outward (positive
-//!    volume) and computes its volume centroid (the reference point of the motion).
+//!    degenerate triangles (typed [`MeshDefect`] otherwise, naming the first defect in face
+//!    order), orients each closed component by its nesting (outward at even depth, inward for
+//!    a cavity at odd depth; a component wound otherwise is reversed and reported by
+//!    [`TriMesh::reoriented_components`]) and computes its volume centroid (the reference
+//!    point of the motion).
 //! 2. Convex surface decomposition (§3.3): triangles are grouped greedily into *patches*. A
 //!    patch grows from an unassigned seed triangle across edges, by breadth-first search; a
 //!    neighbouring triangle joins when (a) the patch stays convex — no vertex of the patch lies
@@ -107,11 +110,13 @@ use crate::core::hash::IdBuildHasher;
 use std::collections::HashMap;
 
 use super::{closing, directional_bound, safe_step, CcdOptions, DirectionalBound, RigidMotion};
-use crate::core::error::{MeshDefect, PolycdError};
+use crate::core::error::{MeshDefect, MeshFace, MeshNumbering, MeshVertex, PolycdError};
 use crate::core::geometry::closest_on_triangle;
 use crate::core::math::{DVec3, Pose};
-use crate::core::predicates::strictly_above;
+use crate::core::predicates::{orient3d, strictly_above, Orientation};
 use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL, FLATNESS_REL};
+use crate::shape::hull::check_points;
+use crate::shape::polyhedron::ConvexPolyhedron;
 use crate::query::{self, Distance, PairCache};
 use crate::shape::hull::check_points;
 use crate::shape::polyhedron::ConvexPolyhedron;
@@ -153,6 +158,8 @@ pub struct TriMesh {
     root: u32,
     /// One vertex of each connected component of the surface (the containment test).
     component_vertices: Vec<u32>,
+    /// The components, their nesting and orientation.
+    components: Vec<MeshComponent>,
     centroid: DVec3,
     volume: f64,
     scale: f64,
@@ -163,20 +170,51 @@ pub struct TriMesh {
 impl TriMesh {
     /// Builds a mesh from vertices and polygon faces (fan-triangulated; faces should be convex
     /// polygons, as mesh files give them). Checks closedness, manifoldness, orientation
-    /// consistency and degeneracy; orients the surface outward; decomposes it.
+    /// consistency and degeneracy; orients each closed component by its nesting (see
+    /// [`TriMesh::components`]); decomposes it. Errors name vertices and faces by their
+    /// 0-based indices in `vertices` and `faces` ([`MeshNumbering::Input`]); where several
+    /// places are wrong, the first in face order is named.
+    ///
+    /// # Orientation of the components
+    /// The surface's connected components (closed shells, found by union–find over shared
+    /// edges) are oriented one by one. A component's *depth* is the number of other
+    /// components that enclose it (a vertex of it tested against each by an exact ray-crossing
+    /// count with [`crate::predicates::orient3d`]; the components do not cross, so one vertex
+    /// decides). At even depth (0: an outer surface; 2: a solid inside a cavity) a component
+    /// must face outward, at odd depth (a cavity) inward: a component whose signed volume has
+    /// the other sign is **re-oriented** (its triangles reversed), and
+    /// [`TriMesh::reoriented_components`] lists it. The sign of a component's volume is
+    /// certain: it is used only when the sum exceeds a rigorous bound of its rounding error;
+    /// a component within that bound (or thinner than [`FLATNESS_REL`] of its size) is
+    /// refused ([`MeshDefect::FlatComponent`]). Components found to cross or touch (a vertex on
+    /// another's surface, containment without the bounding box inside, mutual containment,
+    /// a crossing count above one) are refused ([`MeshDefect::IntersectingComponents`]); other
+    /// crossings of components are not detected (the input must bound a solid). Cost: O(n)
+    /// for the components and volumes; the nesting tests, made only when there are several
+    /// components, are at most O(components × triangles) (one vertex of each component
+    /// against each other component whose bounding box holds it). A single component (the
+    /// common case) costs what it did before, and gets the same triangles, volume and
+    /// centroid.
     pub fn new(vertices: &[DVec3], faces: &[Vec<u32>]) -> Result<TriMesh, PolycdError> {
+        TriMesh::build(vertices, faces, &Names::INPUT)
+    }
+
+    fn build(vertices: &[DVec3], faces: &[Vec<u32>], names: &Names<'_>) -> Result<TriMesh, PolycdError> {
         check_points(vertices)?;
-        let bad = |d: MeshDefect| PolycdError::InvalidMesh(d);
+        let bad = |d: MeshDefect| PolycdError::InvalidMesh(Box::new(d));
         if faces.is_empty() {
             return Err(bad(MeshDefect::Empty));
         }
         let mut triangles = Vec::new();
+        // The face of each triangle.
+        let mut tri_face: Vec<u32> = Vec::new();
         for (i, f) in faces.iter().enumerate() {
             if f.len() < 3 || f.iter().any(|&v| v as usize >= vertices.len()) {
-                return Err(bad(MeshDefect::BadFace { face: i }));
+                return Err(bad(MeshDefect::BadFace { face: names.face(i) }));
             }
             for k in 1..f.len() - 1 {
                 triangles.push([f[0], f[k], f[k + 1]]);
+                tri_face.push(i as u32);
             }
         }
         for (i, t) in triangles.iter().enumerate() {
@@ -187,56 +225,230 @@ impl TriMesh {
                 .max((c - b).length_squared());
             let area2 = (b - a).cross(c - a).length();
             if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || !(area2 > FLATNESS_REL * l2) {
-                return Err(bad(MeshDefect::DegenerateTriangle { triangle: i }));
+                return Err(bad(MeshDefect::DegenerateTriangle {
+                    face: names.face(tri_face[i] as usize),
+                    vertices: t.map(|v| names.vertex(v, vertices)),
+                }));
             }
         }
-        // Directed edges: each exactly once, each with its reverse.
+        // Directed edges: each exactly once, each with its reverse. Checked in face order, so
+        // the edge reported is the first one in the input.
         let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(triangles.len() * 3);
         for (i, t) in triangles.iter().enumerate() {
             for k in 0..3 {
                 let e = (t[k], t[(k + 1) % 3]);
-                if directed.insert(e, i as u32).is_some() {
-                    return Err(bad(MeshDefect::NonManifoldEdge { a: e.0, b: e.1 }));
+                if let Some(first) = directed.insert(e, i as u32) {
+                    return Err(bad(MeshDefect::NonManifoldEdge {
+                        a: names.vertex(e.0, vertices),
+                        b: names.vertex(e.1, vertices),
+                        faces: faces_using(&triangles, &tri_face, e),
+                        first: names.face(tri_face[first as usize] as usize),
+                        second: names.face(tri_face[i] as usize),
+                    }));
                 }
             }
         }
-        for &(a, b) in directed.keys() {
-            if !directed.contains_key(&(b, a)) {
-                return Err(bad(MeshDefect::OpenEdge { a, b }));
+        for (i, t) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                let (a, b) = (t[k], t[(k + 1) % 3]);
+                if !directed.contains_key(&(b, a)) {
+                    return Err(bad(MeshDefect::OpenEdge {
+                        a: names.vertex(a, vertices),
+                        b: names.vertex(b, vertices),
+                        faces: faces_using(&triangles, &tri_face, (a, b)),
+                        face: names.face(tri_face[i] as usize),
+                    }));
+                }
             }
         }
-        check_vertex_fans(&triangles)?;
-        // Orientation and centroid (divergence theorem over the tetrahedra from the origin,
-        // taken about the mean vertex to keep the products small).
+        let fans = check_vertex_fans(&triangles);
+        if let Some(&v) = fans.iter().min_by_key(|&&v| names.vertex_number(v)) {
+            return Err(bad(MeshDefect::NonManifoldVertex {
+                vertex: names.vertex(v, vertices),
+            }));
+        }
+        // Connected components: union–find over the edges (each edge's two triangles).
+        let n = triangles.len();
+        let mut parent: Vec<u32> = (0..n as u32).collect();
+        for (i, t) in triangles.iter().enumerate() {
+            for k in 0..3 {
+                if let Some(&j) = directed.get(&(t[(k + 1) % 3], t[k])) {
+                    let (ri, rj) = (find(&mut parent, i as u32), find(&mut parent, j));
+                    // The smaller root stays: a component's root is its first triangle.
+                    if ri < rj {
+                        parent[rj as usize] = ri;
+                    } else if rj < ri {
+                        parent[ri as usize] = rj;
+                    }
+                }
+            }
+        }
+        drop(directed);
+        let mut comp_of = vec![NONE; n];
+        let mut firsts: Vec<u32> = Vec::new();
+        for i in 0..n as u32 {
+            let r = find(&mut parent, i);
+            if r == i {
+                comp_of[i as usize] = firsts.len() as u32;
+                firsts.push(i);
+            } else {
+                comp_of[i as usize] = comp_of[r as usize];
+            }
+        }
+        let k = firsts.len();
+        // Signed volumes (divergence theorem over the tetrahedra from the origin, taken about
+        // the mean vertex to keep the products small) and first moments per component, with a
+        // bound of each sum's rounding error: per term, the rounded differences and the
+        // triple product are within 10u × its permanent, and a running sum of m terms adds at
+        // most (m − 1)u × the sum of their magnitudes; (m + 16)·ε = (2m + 32)u covers both.
         let origin = vertices.iter().copied().sum::<DVec3>() / vertices.len() as f64;
-        let mut vol6 = 0.0;
-        let mut moment = DVec3::ZERO;
-        for t in &triangles {
-            let [a, b, c] = t.map(|v| vertices[v as usize] - origin);
-            let w = a.dot(b.cross(c));
-            vol6 += w;
-            moment += (a + b + c) * w;
+        let mut vol6 = vec![0.0f64; k];
+        let mut perm = vec![0.0f64; k];
+        let mut count = vec![0usize; k];
+        let mut moment = vec![DVec3::ZERO; k];
+        for (i, t) in triangles.iter().enumerate() {
+            let c = comp_of[i] as usize;
+            let [a, b, cc] = t.map(|v| vertices[v as usize] - origin);
+            let w = a.dot(b.cross(cc));
+            vol6[c] += w;
+            moment[c] += (a + b + cc) * w;
+            let (a, b, cc) = (a.abs(), b.abs(), cc.abs());
+            perm[c] +=
+                a.x * (b.y * cc.z + b.z * cc.y) + a.y * (b.x * cc.z + b.z * cc.x) + a.z * (b.x * cc.y + b.y * cc.x);
+            count[c] += 1;
         }
-        let (lo, hi) = bounds(vertices.iter().copied());
-        let scale = 0.5 * (hi - lo).length();
-        if !(vol6.abs() > FLATNESS_REL * scale * scale * scale) {
-            return Err(bad(MeshDefect::Degenerate("zero enclosed volume")));
+        let mut boxes = vec![(DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)); k];
+        for (i, t) in triangles.iter().enumerate() {
+            let bx = &mut boxes[comp_of[i] as usize];
+            for &v in t {
+                bx.0 = bx.0.min(vertices[v as usize]);
+                bx.1 = bx.1.max(vertices[v as usize]);
+            }
         }
-        if vol6 < 0.0 {
-            for t in &mut triangles {
+        for c in 0..k {
+            let bound = (count[c] as f64 + 16.0) * f64::EPSILON * perm[c];
+            let s = 0.5 * (boxes[c].1 - boxes[c].0).length();
+            if !(vol6[c].abs() > bound) || !(vol6[c].abs() > FLATNESS_REL * s * s * s) {
+                return Err(bad(MeshDefect::FlatComponent {
+                    face: names.face(tri_face[firsts[c] as usize] as usize),
+                    volume: vol6[c] / 6.0,
+                    bound: bound / 6.0,
+                }));
+            }
+        }
+        // Nesting depth of each component (only with several).
+        let mut depth = vec![0u32; k];
+        if k > 1 {
+            let face_of_comp = |c: usize| names.face(tri_face[firsts[c] as usize] as usize);
+            // Each component's triangles, contiguous (counting sort by component).
+            let mut start = vec![0usize; k + 1];
+            for &c in &comp_of {
+                start[c as usize + 1] += 1;
+            }
+            for c in 0..k {
+                start[c + 1] += start[c];
+            }
+            let mut fill = start.clone();
+            let mut members = vec![0u32; n];
+            for (i, &c) in comp_of.iter().enumerate() {
+                members[fill[c as usize]] = i as u32;
+                fill[c as usize] += 1;
+            }
+            // The (inner, outer) pairs found, in increasing order (c, then d): as many as
+            // the sum of the depths (not a k × k table: many small shells stay cheap).
+            let mut inside: Vec<(u32, u32)> = Vec::new();
+            for c in 0..k {
+                let own = &members[start[c]..start[c + 1]];
+                for d in 0..k {
+                    if d == c {
+                        continue;
+                    }
+                    let theirs = &members[start[d]..start[d + 1]];
+                    match nested_in(vertices, &triangles, own, theirs, boxes[d]) {
+                        Nest::Out => {}
+                        Nest::In => {
+                            let (bc, bd) = (boxes[c], boxes[d]);
+                            if bc.0.cmplt(bd.0).any() || bc.1.cmpgt(bd.1).any() {
+                                return Err(bad(MeshDefect::IntersectingComponents {
+                                    first: face_of_comp(d),
+                                    second: face_of_comp(c),
+                                }));
+                            }
+                            inside.push((c as u32, d as u32));
+                            depth[c] += 1;
+                        }
+                        Nest::Touching => {
+                            return Err(bad(MeshDefect::IntersectingComponents {
+                                first: face_of_comp(d),
+                                second: face_of_comp(c),
+                            }))
+                        }
+                        Nest::SelfCrossing => {
+                            return Err(bad(MeshDefect::IntersectingComponents {
+                                first: face_of_comp(d),
+                                second: face_of_comp(d),
+                            }))
+                        }
+                    }
+                }
+            }
+            // Mutual containment: the shells cross. `inside` is sorted (pushed in order).
+            for &(c, d) in &inside {
+                if c < d && inside.binary_search(&(d, c)).is_ok() {
+                    return Err(bad(MeshDefect::IntersectingComponents {
+                        first: face_of_comp(c as usize),
+                        second: face_of_comp(d as usize),
+                    }));
+                }
+            }
+        }
+        // Each component's sign: outward (positive) at even depth, inward at odd depth.
+        let mut components = Vec::with_capacity(k);
+        let mut sign = vec![1.0f64; k];
+        for c in 0..k {
+            let want_positive = depth[c] % 2 == 0;
+            let reoriented = (vol6[c] > 0.0) != want_positive;
+            if reoriented {
+                sign[c] = -1.0;
+            }
+            components.push(MeshComponent {
+                first_face: tri_face[firsts[c] as usize] as usize,
+                face: names.face(tri_face[firsts[c] as usize] as usize),
+                triangles: count[c],
+                depth: depth[c],
+                reoriented,
+            });
+        }
+        for (i, t) in triangles.iter_mut().enumerate() {
+            if sign[comp_of[i] as usize] < 0.0 {
                 t.swap(1, 2);
             }
         }
-        let centroid = origin + moment / (4.0 * vol6);
+        // Totals of the oriented components (a single component's sums are today's, their
+        // sign flipped exactly when it was reversed, so volume and centroid keep their bits).
+        let mut total = 0.0;
+        let mut total_moment = DVec3::ZERO;
+        for c in 0..k {
+            total += sign[c] * vol6[c];
+            total_moment += moment[c] * sign[c];
+        }
+        let (lo, hi) = bounds(vertices.iter().copied());
+        let scale = 0.5 * (hi - lo).length();
+        if !(total > FLATNESS_REL * scale * scale * scale) {
+            return Err(bad(MeshDefect::Degenerate("zero enclosed volume")));
+        }
+        let centroid = origin + total_moment / (4.0 * total);
+        let component_vertices = firsts.iter().map(|&t| triangles[t as usize][0]).collect();
         let mut mesh = TriMesh {
             vertices: vertices.to_vec(),
             triangles,
             pieces: Vec::new(),
             nodes: Vec::new(),
             root: 0,
-            component_vertices: Vec::new(),
+            component_vertices,
+            components,
             centroid,
-            volume: vol6.abs() / 6.0,
+            volume: total / 6.0,
             scale,
             box_centre: 0.5 * (lo + hi),
         };
@@ -245,11 +457,41 @@ impl TriMesh {
         Ok(mesh)
     }
 
-    /// Reads a mesh file (`.obj`, `.off`, `.stl`) with [`crate::shape::io::read_mesh`].
+    /// Reads a mesh file (`.obj`, `.off`, `.stl`) with [`crate::shape::io::read_mesh_numbered`] and
+    /// builds it as [`TriMesh::new`] does. A defect of the mesh is a
+    /// [`PolycdError::MeshFile`] naming the file, and its vertices and faces in the file's own
+    /// numbering ([`MeshNumbering`]: OBJ vertices and faces 1-based with the face's line, OFF
+    /// 0-based with the line, STL triangles 1-based and vertices by their coordinates).
     #[cfg(feature = "io")]
     pub fn read(path: impl AsRef<std::path::Path>) -> Result<TriMesh, PolycdError> {
-        let (v, f) = crate::shape::io::read_mesh(path)?;
-        TriMesh::new(&v, &f)
+        let path = path.as_ref();
+        let m = crate::shape::io::read_mesh_numbered(path)?;
+        let names = Names {
+            numbering: m.numbering,
+            vertex_number: &m.vertex_number,
+            face_line: &m.face_line,
+        };
+        TriMesh::build(&m.vertices, &m.faces, &names).map_err(|e| match e {
+            PolycdError::InvalidMesh(defect) => PolycdError::MeshFile {
+                path: path.display().to_string(),
+                defect,
+            },
+            e => e,
+        })
+    }
+
+    /// The closed connected components of the surface (shells), in the order of their first
+    /// faces, with their nesting depth and whether [`TriMesh::new`] re-oriented them.
+    pub fn components(&self) -> &[MeshComponent] {
+        &self.components
+    }
+
+    /// The first faces (0-based indices into the faces given to [`TriMesh::new`], or into the
+    /// file's faces in file order for [`TriMesh::read`]) of the components whose winding
+    /// contradicted their nesting and which were therefore reversed. Empty for a mesh wound
+    /// as it should be.
+    pub fn reoriented_components(&self) -> impl Iterator<Item = usize> + '_ {
+        self.components.iter().filter(|c| c.reoriented).map(|c| c.first_face)
     }
 
     /// Vertex positions (mesh frame).
@@ -327,25 +569,6 @@ impl TriMesh {
                 nbr[i][k] = edge_tri.get(&(t[(k + 1) % 3], t[k])).copied().unwrap_or(NONE);
             }
         }
-        // Connected components (across edges; a closed manifold's components are its shells).
-        let mut seen = vec![false; n];
-        let mut stack = Vec::new();
-        for s in 0..n {
-            if seen[s] {
-                continue;
-            }
-            self.component_vertices.push(self.triangles[s][0]);
-            seen[s] = true;
-            stack.push(s as u32);
-            while let Some(f) = stack.pop() {
-                for &g in &nbr[f as usize] {
-                    if g != NONE && !seen[g as usize] {
-                        seen[g as usize] = true;
-                        stack.push(g);
-                    }
-                }
-            }
-        }
         let boxes: Vec<(DVec3, DVec3)> = self
             .triangles
             .iter()
@@ -361,11 +584,11 @@ impl TriMesh {
             }
             let id = self.pieces.len() as u32;
             let mut patch = vec![seed as u32];
-            let mut hull =
-                self.piece_hull_of(&patch, &boxes, eps)
-                    .ok_or(PolycdError::InvalidMesh(MeshDefect::Degenerate(
-                        "a triangle admits no solid convex piece inside the mesh",
-                    )))?;
+            let mut hull = self.piece_hull_of(&patch, &boxes, eps).ok_or_else(|| {
+                PolycdError::InvalidMesh(Box::new(MeshDefect::Degenerate(
+                    "a triangle admits no solid convex piece inside the mesh",
+                )))
+            })?;
             piece_of[seed] = id;
             queue.clear();
             queue.extend(nbr[seed].iter().copied().filter(|&f| f != NONE));
@@ -553,9 +776,10 @@ fn bounds(points: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
     )
 }
 
-/// Each vertex's triangles form a single fan (closed: every edge has its reverse, checked
-/// before).
-fn check_vertex_fans(triangles: &[[u32; 3]]) -> Result<(), PolycdError> {
+/// The vertices whose triangles do not form a single fan (closed: every edge has its reverse,
+/// checked before); empty when every vertex is manifold.
+fn check_vertex_fans(triangles: &[[u32; 3]]) -> Vec<u32> {
+    let mut bad = Vec::new();
     // (vertex, next, previous) per corner, grouped by vertex.
     let mut corners: Vec<(u32, u32, u32)> = Vec::with_capacity(triangles.len() * 3);
     for t in triangles {
@@ -584,11 +808,209 @@ fn check_vertex_fans(triangles: &[[u32; 3]]) -> Result<(), PolycdError> {
             steps += 1;
         }
         if cur != first || steps != group.len() {
-            return Err(PolycdError::InvalidMesh(MeshDefect::NonManifoldVertex { vertex: v }));
+            bad.push(v);
         }
         start = end;
     }
-    Ok(())
+    bad
+}
+
+/// A closed connected component (shell) of a mesh's surface, as [`TriMesh::new`] found it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeshComponent {
+    /// Its first face: a 0-based index into the faces given to [`TriMesh::new`] (for
+    /// [`TriMesh::read`], into the file's faces in file order).
+    pub first_face: usize,
+    /// The same face named in the input's numbering (for [`TriMesh::read`], the file's own,
+    /// with its line), as errors name faces.
+    pub face: MeshFace,
+    /// Its number of triangles (after fan triangulation of the faces).
+    pub triangles: usize,
+    /// How many other components enclose it: 0 for an outer surface, 1 for a cavity, 2 for a
+    /// solid inside a cavity, and so on.
+    pub depth: u32,
+    /// Whether its triangles were reversed because its winding contradicted its depth (an
+    /// outer surface wound inward, or a cavity wound outward).
+    pub reoriented: bool,
+}
+
+/// How [`TriMesh::build`] names vertices and faces in its errors: the input's numbering.
+struct Names<'a> {
+    numbering: MeshNumbering,
+    /// The input's number of each vertex (empty: its index).
+    vertex_number: &'a [u64],
+    /// The line of each face (empty: none).
+    face_line: &'a [usize],
+}
+
+impl Names<'static> {
+    /// Indices into `TriMesh::new`'s slices.
+    const INPUT: Names<'static> = Names {
+        numbering: MeshNumbering::Input,
+        vertex_number: &[],
+        face_line: &[],
+    };
+}
+
+impl Names<'_> {
+    fn vertex_number(&self, v: u32) -> u64 {
+        self.vertex_number.get(v as usize).copied().unwrap_or(u64::from(v))
+    }
+
+    fn vertex(&self, v: u32, vertices: &[DVec3]) -> MeshVertex {
+        MeshVertex {
+            numbering: self.numbering,
+            index: self.vertex_number(v),
+            position: vertices.get(v as usize).map_or([f64::NAN; 3], |p| p.to_array()),
+        }
+    }
+
+    fn face(&self, f: usize) -> MeshFace {
+        let index = match self.numbering {
+            MeshNumbering::Input | MeshNumbering::Off => f as u64,
+            MeshNumbering::Obj | MeshNumbering::Stl => f as u64 + 1,
+        };
+        MeshFace {
+            numbering: self.numbering,
+            index,
+            line: self.face_line.get(f).copied(),
+        }
+    }
+}
+
+/// Root of `i` in the union–find forest (with path halving; each step moves up, so at most
+/// the forest's height).
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let g = parent[parent[i as usize] as usize];
+        parent[i as usize] = g;
+        i = g;
+    }
+    i
+}
+
+/// Number of faces that use the edge `e` (either direction); for error messages.
+fn faces_using(triangles: &[[u32; 3]], tri_face: &[u32], e: (u32, u32)) -> usize {
+    let mut count = 0;
+    let mut last = u32::MAX;
+    for (t, &f) in triangles.iter().zip(tri_face) {
+        let has = (0..3).any(|k| {
+            let d = (t[k], t[(k + 1) % 3]);
+            d == e || d == (e.1, e.0)
+        });
+        if has && f != last {
+            count += 1;
+            last = f;
+        }
+    }
+    count
+}
+
+/// Where one component lies relative to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Nest {
+    /// Outside it.
+    Out,
+    /// Enclosed by it.
+    In,
+    /// No vertex of it is off the other's surface, or every ray from its vertices grazes an
+    /// edge: the two touch.
+    Touching,
+    /// The other component's crossing count exceeds one: it crosses itself.
+    SelfCrossing,
+}
+
+/// Directions of the rays of [`nested_in`]: fixed, and in no plane or line of the simple
+/// coordinates a mesh usually has (a ray that grazes an edge or vertex is retried along the
+/// next one).
+const RAY_DIRECTIONS: [[f64; 3]; 8] = [
+    [0.8173, 0.3141, 0.4827],
+    [-0.2718, 0.9016, 0.3363],
+    [0.4142, -0.5772, 0.7032],
+    [-0.6933, -0.4472, -0.5654],
+    [0.1234, 0.7073, -0.6962],
+    [0.9273, -0.2236, -0.3005],
+    [-0.3827, 0.1618, 0.9096],
+    [-0.5878, -0.8090, 0.1049],
+];
+
+/// Is the component whose triangles are `own` inside the closed component `theirs` (with
+/// bounding box `bx`)? A vertex of `own` outside the box is outside. Otherwise the segment
+/// from the vertex to a point beyond the box along a fixed direction is tested against each
+/// triangle of `theirs` with exact [`orient3d`] signs, and the signed crossings summed (the
+/// winding number: 0 outside, ±1 inside an embedded closed surface). A vertex on the other
+/// surface, or a ray through an edge or vertex, is retried with the next direction and then
+/// the next vertex. Bounded: at most 8 rays per vertex of `own`, each over `theirs`.
+fn nested_in(vertices: &[DVec3], triangles: &[[u32; 3]], own: &[u32], theirs: &[u32], bx: (DVec3, DVec3)) -> Nest {
+    let centre = 0.5 * (bx.0 + bx.1);
+    let radius = 0.5 * (bx.1 - bx.0).length();
+    for &t in own {
+        for &v in &triangles[t as usize] {
+            let p = vertices[v as usize];
+            if p.cmplt(bx.0).any() || p.cmpgt(bx.1).any() {
+                return Nest::Out;
+            }
+            'rays: for d in RAY_DIRECTIONS {
+                let d = DVec3::from_array(d);
+                // The far end: beyond the box (checked, as the sum rounds).
+                let mut reach = 2.0 * ((p - centre).length() + radius);
+                let mut q = p + d * reach;
+                for _ in 0..64 {
+                    if q.cmplt(bx.0).any() || q.cmpgt(bx.1).any() {
+                        break;
+                    }
+                    reach *= 2.0;
+                    q = p + d * reach;
+                }
+                if !(q.cmplt(bx.0).any() || q.cmpgt(bx.1).any()) {
+                    continue;
+                }
+                let mut winding = 0i64;
+                for &u in theirs {
+                    let [a, b, c] = triangles[u as usize].map(|w| vertices[w as usize]);
+                    let sp = orient3d(a, b, c, p);
+                    let sq = orient3d(a, b, c, q);
+                    let sides = [orient3d(p, q, a, b), orient3d(p, q, b, c), orient3d(p, q, c, a)];
+                    let above = sides.iter().filter(|&&o| o == Orientation::Above).count();
+                    let below = sides.iter().filter(|&&o| o == Orientation::Below).count();
+                    match (sp, sq) {
+                        (Orientation::On, Orientation::On) => {
+                            // The segment lies in the triangle's plane: retry unless the
+                            // line misses it.
+                            if above > 0 && below > 0 {
+                                continue;
+                            }
+                            continue 'rays;
+                        }
+                        (Orientation::On, _) => {
+                            // The segment meets the plane at p only: p on the triangle?
+                            if above == 0 || below == 0 {
+                                // p lies on the other surface: try another vertex.
+                                break 'rays;
+                            }
+                        }
+                        // q is beyond the box, so not on the triangle: meets the plane only there.
+                        (_, Orientation::On) => {}
+                        (x, y) if x == y => {}
+                        _ => {
+                            if above == 3 || below == 3 {
+                                winding += if sp == Orientation::Below { 1 } else { -1 };
+                            } else if above == 0 || below == 0 {
+                                // Through an edge or a vertex of the triangle.
+                                continue 'rays;
+                            }
+                        }
+                    }
+                }
+                return match winding.abs() {
+                    0 => Nest::Out,
+                    1 => Nest::In,
+                    _ => Nest::SelfCrossing,
+                };
+            }
+        }
+    }
+    Nest::Touching
 }
 
 /// A front node of the BVTT (Alg. 3): a pair of hull-tree nodes, their distance and closest

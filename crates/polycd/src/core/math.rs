@@ -171,6 +171,37 @@ impl Plane {
     }
 }
 
+/// `2^k` for `k` in `-1022..=1023` (a normal power of two; `k` is clamped to that range).
+#[inline]
+pub(crate) fn pow2(k: i32) -> f64 {
+    f64::from_bits(((k.clamp(-1022, 1023) + 1023) as u64) << 52)
+}
+
+/// The binary exponent `e` of a finite positive `m` (`2^e ≤ m < 2^(e+1)`, subnormals included).
+pub(crate) fn exponent_of(m: f64) -> i32 {
+    if m >= f64::MIN_POSITIVE {
+        ((m.to_bits() >> 52) & 0x7ff) as i32 - 1023
+    } else {
+        // Subnormal: lift it into the normal range first (exact).
+        exponent_of(m * pow2(200)) - 200
+    }
+}
+
+/// The power of two `s` that brings a coordinate magnitude `m` into the safe band
+/// `[SAFE_MAGNITUDE_MIN, SAFE_MAGNITUDE_MAX]` (tolerance.rs), or `None` when `m` is in it
+/// already (or is zero or not finite). Multiplying coordinates by `s` is exact (barring
+/// subnormal coordinates far below `m`), and so is multiplying results back by `1/s`: every
+/// computation done on the scaled coordinates gives the bits it would give at the scale
+/// `m·s`, where products of up to four coordinates are neither infinite nor subnormal.
+#[inline]
+pub(crate) fn pow2_normaliser(m: f64) -> Option<f64> {
+    use crate::tolerance::{SAFE_MAGNITUDE_MAX, SAFE_MAGNITUDE_MIN};
+    if (SAFE_MAGNITUDE_MIN..=SAFE_MAGNITUDE_MAX).contains(&m) || !(m > 0.0) || !m.is_finite() {
+        return None;
+    }
+    Some(pow2(-exponent_of(m)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

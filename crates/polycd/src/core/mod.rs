@@ -6,4 +6,6 @@ pub mod geometry;
 pub(crate) mod hash;
 pub mod math;
 pub mod predicates;
+pub mod progress;
+pub mod progress;
 pub mod tolerance;

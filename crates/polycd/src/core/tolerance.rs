@@ -6,9 +6,24 @@
 //! a coordinate after a pose is applied grows with the translation too). Combinatorial
 //! decisions in the hull use exact predicates and need no tolerance at all.
 
-/// Largest accepted coordinate magnitude. Squared lengths of differences must stay finite
-/// (2·(1e150)² < f64::MAX); beyond this bound the algebra of every algorithm overflows.
+/// Largest accepted coordinate magnitude. Shapes and queries work over the whole range below
+/// it, down to the smallest (subnormal) floats: computations whose products of coordinates
+/// would overflow or underflow are done on coordinates scaled by a power of two
+/// ([`SAFE_MAGNITUDE_MAX`]). The bound keeps what is still computed on the raw coordinates
+/// finite: squared lengths of differences (3·(2·1e150)² < f64::MAX: the pair scale, bounding
+/// spheres, the broad phase's boxes, `verify`). A shape's volume beyond f64::MAX is +∞.
 pub const MAX_COORDINATE: f64 = 1e150;
+
+/// Coordinates whose largest magnitude (of a shape, or of a pair with its translations) lies
+/// outside `[SAFE_MAGNITUDE_MIN, SAFE_MAGNITUDE_MAX]` are first scaled by a power of two into
+/// it (`math::pow2_normaliser`): exactly, so every answer is the answer at the scaled size
+/// multiplied back, exactly. Inside the band the arithmetic is untouched. The bound: products
+/// of up to four coordinates (a squared cross product, a Gram determinant) stay far from
+/// overflow (2^512) and from the subnormals (2^-512), with room for the algorithms' own
+/// ratios of lengths; `tests/scale.rs` checks every algorithm at both ends of the band.
+pub const SAFE_MAGNITUDE_MAX: f64 = 1.329_227_995_784_916e36; // 2^120
+/// Lower end of the safe band (see [`SAFE_MAGNITUDE_MAX`]).
+pub const SAFE_MAGNITUDE_MIN: f64 = 7.523_163_845_262_64e-37; // 2^-120
 
 /// A quaternion whose squared length is within this of 1 is used as a rotation as it is, not
 /// renormalised: dividing by a square root within a few ulps of 1 would only move it by
@@ -32,6 +47,14 @@ pub const COPLANAR_REL: f64 = 64.0 * f64::EPSILON;
 /// checked up to this fraction of the scale. Looser than [`COPLANAR_REL`] because input files
 /// are written with limited decimal precision.
 pub const VALIDATION_REL: f64 = 1e-9;
+
+/// A mesh file's faces, each on the boundary of the convex hull of its vertices and closed
+/// into a surface that winds once around it, are that boundary when their total area agrees
+/// with the hull's to this fraction (`io::hull_boundary_defect`). Such a surface covers the
+/// boundary at least once, so any excess is a fold or overlap; the vertices may each sit
+/// [`VALIDATION_REL`] × scale off their plane (decimal rounding of files), which moves the
+/// area by a few times that fraction, far below this bound.
+pub const HULL_AREA_REL: f64 = 1e-6;
 
 /// Two shapes whose signed distance lies within this fraction of the pair's scale of zero are
 /// reported as *touching*. Applying a pose alone rounds coordinates by a few ulps of the pair

@@ -27,6 +27,9 @@ use crate::core::tolerance::{GRAZING_COS, QP_CHECK_REL};
 use crate::shape::polyhedron::ConvexPolyhedron;
 use crate::{cd_dual, gjk, hs_jump, qp, vclip};
 
+mod rescale;
+use rescale::{on_scaled, pair_normaliser};
+
 /// `$pose` (a `&Pose`) validated: itself when [`pose_ok`] (no copy), else [`checked_pose`]'s
 /// normalised copy, bound to `$slot`; `?`-returns its error.
 macro_rules! checked {
@@ -174,6 +177,10 @@ pub fn intersect(
 ) -> Result<Intersection, PolycdError> {
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
+    if let Some(s) = pair_normaliser(a, pa, b, pb) {
+        return on_scaled(a, pa, b, pb, s, |a, pa, b, pb, c| intersect(a, pa, b, pb, algorithm, c))
+            .map(|r| r.unscaled(1.0 / s));
+    }
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => {
@@ -453,6 +460,10 @@ pub fn distance(
 ) -> Result<Distance, PolycdError> {
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
+    if let Some(s) = pair_normaliser(a, pa, b, pb) {
+        return on_scaled(a, pa, b, pb, s, |a, pa, b, pb, c| distance(a, pa, b, pb, algorithm, c))
+            .map(|r| r.unscaled(1.0 / s));
+    }
     let d = match algorithm {
         // GJK measures the depth itself (EPA) and is the fastest distance answer without
         // coherence; V-Clip is the choice for coherent sequences.
@@ -487,6 +498,12 @@ pub(crate) fn distance_or_overlap(
 ) -> Result<Distance, PolycdError> {
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
+    if let Some(s) = pair_normaliser(a, pa, b, pb) {
+        return on_scaled(a, pa, b, pb, s, |a, pa, b, pb, c| {
+            distance_or_overlap(a, pa, b, pb, algorithm, c)
+        })
+        .map(|r| r.unscaled(1.0 / s));
+    }
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::distance_or_overlap(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => match vclip::distance(a, pa, b, pb, &mut cache.vclip) {
@@ -629,6 +646,12 @@ pub fn directional(
     }
     let scaled = direction / m;
     let s = scaled / scaled.length();
+    if let Some(k) = pair_normaliser(a, pa, b, pb) {
+        return on_scaled(a, pa, b, pb, k, |a, pa, b, pb, c| {
+            directional(a, pa, b, pb, direction, algorithm, c)
+        })
+        .map(|r| r.unscaled(1.0 / k));
+    }
     let r = directional_by(a, pa, b, pb, s, algorithm, cache)?;
     settle_touching(a, pa, b, pb, s, r, cache)
 }

@@ -25,8 +25,40 @@
 use crate::core::error::PolycdError;
 use crate::core::math::DVec3;
 use crate::core::predicates::{orient3d, strictly_above, Orientation};
+use crate::core::progress::{Phase, PROGRESS_STRIDE};
 use crate::core::tolerance::{COPLANAR_REL, FLATNESS_REL, MAX_COORDINATE};
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A fast hasher for small integer keys (vertex ids, directed edges): the hull and the
+/// half-edge construction hash millions of edges of 10⁶-point clouds, where the default
+/// SipHash cost about a second. Keys are built by the library, not by an adversary.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        let h = self.0.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        h ^ (h >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u32(&mut self, k: u32) {
+        self.write_u64(u64::from(k));
+    }
+    fn write_u64(&mut self, k: u64) {
+        self.0 = (self.0.rotate_left(26) ^ k).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, k: usize) {
+        self.write_u64(k as u64);
+    }
+}
+
+/// A `HashMap` keyed by vertex or edge ids, hashed by [`IdHasher`].
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 /// A hull as polygonal faces over its extreme points.
 #[derive(Clone, Debug)]
@@ -48,6 +80,8 @@ struct Facet {
     nbr: [u32; 3],
     alive: bool,
     visible: bool,
+    /// Creation order: facet slots are reused, and the merge visits facets in this order.
+    seq: u64,
     outside: Vec<u32>,
     normal: DVec3,
     offset: f64,
@@ -69,7 +103,32 @@ pub fn check_points(points: &[DVec3]) -> Result<(), PolycdError> {
 
 /// Computes the hull of `points` as polygonal faces.
 pub fn convex_hull(points: &[DVec3]) -> Result<HullFaces, PolycdError> {
+    convex_hull_with_progress(points, &mut |_, _, _| {})
+}
+
+/// [`convex_hull`], reporting progress (see [`crate::core::progress`]); the same result.
+pub fn convex_hull_with_progress(
+    points: &[DVec3],
+    progress: &mut dyn FnMut(Phase, u64, u64),
+) -> Result<HullFaces, PolycdError> {
     check_points(points)?;
+    // Very large or very small clouds: the hull of the cloud scaled by a power of two into
+    // the safe band (exact; the floating-point choices scale with it), over the input points.
+    let m = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+    if let Some(s) = crate::math::pow2_normaliser(m) {
+        let scaled: Vec<DVec3> = points.iter().map(|p| *p * s).collect();
+        let mut h = convex_hull(&scaled).map_err(|e| match e {
+            PolycdError::Coplanar { thickness, diameter } => PolycdError::Coplanar {
+                thickness: thickness / s,
+                diameter: diameter / s,
+            },
+            e => e,
+        })?;
+        for (v, &i) in h.vertices.iter_mut().zip(&h.source) {
+            *v = points[i as usize];
+        }
+        return Ok(h);
+    }
     // Exact duplicates removed, keeping the first index of each.
     let mut order: Vec<u32> = (0..points.len() as u32).collect();
     order.sort_by(|&i, &j| {
@@ -92,9 +151,12 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullFaces, PolycdError> {
     // always a valid polytope) is used.
     for _round in 0..MERGE_ROUNDS {
         let mut hull = Quickhull::new(&pts)?;
-        hull.run()?;
+        hull.run(progress)?;
+        progress(Phase::Merge, 0, 1);
         let tol = COPLANAR_REL * hull.magnitude;
-        let Ok((faces, kept)) = hull.merge(tol) else {
+        let merged = hull.merge(tol);
+        progress(Phase::Merge, 1, 1);
+        let Ok((faces, kept)) = merged else {
             break;
         };
         if !faces_are_closed(&faces, kept.len()) {
@@ -116,7 +178,7 @@ pub fn convex_hull(points: &[DVec3]) -> Result<HullFaces, PolycdError> {
     }
     let pts: Vec<DVec3> = order.iter().map(|&i| points[i as usize]).collect();
     let mut hull = Quickhull::new(&pts)?;
-    hull.run()?;
+    hull.run(progress)?;
     let (faces, kept) = hull.merge(0.0)?;
     Ok(in_input_order(HullFaces {
         source: kept.iter().map(|&i| order[i as usize]).collect(),
@@ -153,6 +215,11 @@ const MERGE_ROUNDS: usize = 8;
 struct Quickhull<'a> {
     pts: &'a [DVec3],
     facets: Vec<Facet>,
+    /// Slots of dead facets, reused by new ones (a 10⁶-point sphere creates ~10⁷ facets, of
+    /// which ~2·10⁶ are alive at the end).
+    free: Vec<u32>,
+    /// Facets created so far (the next facet's `seq`).
+    created: u64,
     /// Coordinate magnitude that sets the coplanarity tolerance.
     magnitude: f64,
 }
@@ -236,6 +303,8 @@ impl<'a> Quickhull<'a> {
         let mut q = Quickhull {
             pts,
             facets: Vec::with_capacity(pts.len() * 2),
+            free: Vec::new(),
+            created: 0,
             magnitude,
         };
         let (a, b, c, d) = (i0 as u32, i1 as u32, i2 as u32, i3 as u32);
@@ -286,16 +355,24 @@ impl<'a> Quickhull<'a> {
             self.pts[v[1] as usize],
             self.pts[v[2] as usize],
         );
-        self.facets.push(Facet {
+        let facet = Facet {
             v,
             nbr: [NONE; 3],
             alive: true,
             visible: false,
+            seq: self.created,
             outside: Vec::new(),
             normal,
             offset,
-        });
-        (self.facets.len() - 1) as u32
+        };
+        self.created += 1;
+        if let Some(slot) = self.free.pop() {
+            self.facets[slot as usize] = facet;
+            slot
+        } else {
+            self.facets.push(facet);
+            (self.facets.len() - 1) as u32
+        }
     }
 
     fn vertex_count(&self) -> usize {
@@ -318,23 +395,36 @@ impl<'a> Quickhull<'a> {
         )
     }
 
-    fn run(&mut self) -> Result<(), PolycdError> {
-        let mut stack: Vec<u32> = (0..4)
+    /// Runs Quickhull; `progress` gets `(Phase::Hull, settled points, all points)`.
+    fn run(&mut self, progress: &mut dyn FnMut(Phase, u64, u64)) -> Result<(), PolycdError> {
+        let total = self.pts.len() as u64;
+        // Points not (or no longer) in any outside set: hull vertices or found inside.
+        let mut settled = total - self.facets.iter().map(|f| f.outside.len() as u64).sum::<u64>();
+        progress(Phase::Hull, settled, total);
+        // (facet, its seq): a slot may be reused after its facet died, and the entry must
+        // then be skipped as it was before slots were reused.
+        let mut stack: Vec<(u32, u64)> = (0..4)
             .filter(|&f| !self.facets[f as usize].outside.is_empty())
+            .map(|f| (f, self.facets[f as usize].seq))
             .collect();
         let mut visible: Vec<u32> = Vec::new();
         let mut horizon: Vec<(u32, u32, u32)> = Vec::new(); // (a, b, facet beyond)
         let mut dfs: Vec<u32> = Vec::new();
+        let mut by_start: IdMap<u32, u32> = IdMap::default();
+        let mut new_facets: Vec<u32> = Vec::new();
         let max_iterations = self.pts.len() + 1;
         let mut iterations = 0usize;
-        while let Some(f) = stack.pop() {
+        while let Some((f, seq)) = stack.pop() {
             let facet = &self.facets[f as usize];
-            if !facet.alive || facet.outside.is_empty() {
+            if facet.seq != seq || !facet.alive || facet.outside.is_empty() {
                 continue;
             }
             iterations += 1;
             if iterations > max_iterations {
                 return Err(internal("quickhull exceeded its iteration bound"));
+            }
+            if iterations % PROGRESS_STRIDE as usize == 0 {
+                progress(Phase::Hull, settled.min(total), total);
             }
             // Farthest outside point (float: only a heuristic choice).
             let (n, off) = (facet.normal, facet.offset);
@@ -371,8 +461,8 @@ impl<'a> Quickhull<'a> {
                 }
             }
             // New cone facets.
-            let mut by_start: HashMap<u32, u32> = HashMap::with_capacity(horizon.len());
-            let mut new_facets: Vec<u32> = Vec::with_capacity(horizon.len());
+            by_start.clear();
+            new_facets.clear();
             for &(a, b, beyond) in &horizon {
                 let nf = self.push_facet([a, b, p]);
                 self.facets[nf as usize].nbr[0] = beyond;
@@ -403,41 +493,78 @@ impl<'a> Quickhull<'a> {
                 self.facets[g as usize].alive = false;
                 for q in outside {
                     if q == p {
+                        settled += 1;
                         continue;
                     }
+                    let mut assigned = false;
                     for &nf in &new_facets {
                         if self.above(nf, q) {
                             self.facets[nf as usize].outside.push(q);
+                            assigned = true;
                             break;
                         }
                     }
+                    settled += u64::from(!assigned);
                 }
             }
             for &nf in &new_facets {
                 if !self.facets[nf as usize].outside.is_empty() {
-                    stack.push(nf);
+                    stack.push((nf, self.facets[nf as usize].seq));
                 }
             }
+            // The visible facets are dead and nothing points at them any more (the horizon
+            // facets now point at the new ones): their slots can be reused.
+            self.free.extend_from_slice(&visible);
         }
+        progress(Phase::Hull, total, total);
         Ok(())
     }
 
     /// Groups facets into planar faces and extracts the extreme vertices.
     /// Returns (faces over the returned vertex list, input index of each returned vertex).
     fn merge(&self, tol: f64) -> Result<(Vec<Vec<u32>>, Vec<u32>), PolycdError> {
-        let alive: Vec<u32> = (0..self.facets.len() as u32)
+        // Alive facets in creation order (slots are reused, so not in index order), copied
+        // into a compact table numbered in that order: the merge walks facets in seed and
+        // neighbour order, and on 10⁶-point clouds reading the large, scattered `Facet`
+        // records there was mostly cache misses. The same facets in the same order, so the
+        // same faces.
+        let mut by_seq: Vec<(u64, u32)> = (0..self.facets.len() as u32)
             .filter(|&f| self.facets[f as usize].alive)
+            .map(|f| (self.facets[f as usize].seq, f))
             .collect();
+        by_seq.sort_unstable();
+        let orig: Vec<u32> = by_seq.into_iter().map(|(_, f)| f).collect();
+        let mut compact = vec![NONE; self.facets.len()];
+        for (k, &f) in orig.iter().enumerate() {
+            compact[f as usize] = k as u32;
+        }
+        let tri: Vec<CompactFacet> = orig
+            .iter()
+            .map(|&f| {
+                let facet = &self.facets[f as usize];
+                CompactFacet {
+                    v: facet.v,
+                    nbr: facet.nbr.map(|h| compact.get(h as usize).copied().unwrap_or(NONE)),
+                }
+            })
+            .collect();
+        drop(compact);
+        if tri.iter().any(|t| t.nbr.contains(&NONE)) {
+            return Err(internal("an alive facet has a dead neighbour"));
+        }
+        let alive: Vec<u32> = (0..tri.len() as u32).collect();
         let pts = self.pts;
         let area = |f: u32| {
-            let v = self.facets[f as usize].v;
+            let v = tri[f as usize].v;
             (pts[v[1] as usize] - pts[v[0] as usize])
                 .cross(pts[v[2] as usize] - pts[v[0] as usize])
                 .length()
         };
-        let mut seeds = alive.clone();
-        seeds.sort_by(|&a, &b| area(b).total_cmp(&area(a)));
-        let mut group = vec![NONE; self.facets.len()];
+        // Largest area first, ties in creation order (a stable sort on areas computed once).
+        let mut seeds: Vec<(f64, u32)> = alive.iter().map(|&f| (area(f), f)).collect();
+        seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let seeds: Vec<u32> = seeds.into_iter().map(|(_, f)| f).collect();
+        let mut group = vec![NONE; tri.len()];
         let mut ngroups = 0u32;
         let mut queue: Vec<u32> = Vec::new();
         for &s in &seeds {
@@ -447,23 +574,30 @@ impl<'a> Quickhull<'a> {
             let gid = ngroups;
             ngroups += 1;
             group[s as usize] = gid;
-            let sv = self.facets[s as usize].v.map(|i| pts[i as usize]);
-            let (sn, soff) = (self.facets[s as usize].normal, self.facets[s as usize].offset);
+            let sv = tri[s as usize].v.map(|i| pts[i as usize]);
+            let seed = &self.facets[orig[s as usize] as usize];
+            let (sn, soff) = (seed.normal, seed.offset);
             let exact = |p: DVec3| orient3d(sv[0], sv[1], sv[2], p) == Orientation::On;
             let near = |p: DVec3| tol > 0.0 && (sn.dot(p) - soff).abs() <= tol;
             queue.clear();
             queue.push(s);
             while let Some(f) = queue.pop() {
                 for i in 0..3 {
-                    let h = self.facets[f as usize].nbr[i];
+                    let h = tri[f as usize].nbr[i];
                     if group[h as usize] != NONE {
                         continue;
                     }
-                    let hv = self.facets[h as usize].v;
+                    let hv = tri[h as usize].v;
                     // A neighbour whose vertices are all (nearly) in the seed plane lies in the
                     // same face: the shape is far thicker than the tolerance. The float normal
                     // of a sliver facet is unreliable, so it is not consulted.
-                    let joins = hv.iter().all(|&v| exact(pts[v as usize]) || near(pts[v as usize]));
+                    // (The seed's own corners are in its plane; the cheap tests go first, the
+                    // exact one — slow on the seed's own corners, which it cannot certify by
+                    // its float filter — last: the same answer.)
+                    let sids = tri[s as usize].v;
+                    let joins = hv
+                        .iter()
+                        .all(|&v| sids.contains(&v) || near(pts[v as usize]) || exact(pts[v as usize]));
                     if joins {
                         group[h as usize] = gid;
                         queue.push(h);
@@ -476,7 +610,7 @@ impl<'a> Quickhull<'a> {
         let mut vertex_groups: Vec<[u32; 3]> = vec![[NONE; 3]; pts.len()];
         for &f in &alive {
             let g = group[f as usize];
-            for &v in &self.facets[f as usize].v {
+            for &v in &tri[f as usize].v {
                 let e = &mut vertex_groups[v as usize];
                 if !e.contains(&g) {
                     if let Some(slot) = e.iter_mut().find(|x| **x == NONE) {
@@ -505,7 +639,7 @@ impl<'a> Quickhull<'a> {
                 continue;
             }
             for i in 0..3 {
-                if group[self.facets[h as usize].nbr[i] as usize] != g {
+                if group[tri[h as usize].nbr[i] as usize] != g {
                     first_boundary[g as usize] = Some((h, i));
                     break;
                 }
@@ -531,7 +665,7 @@ impl<'a> Quickhull<'a> {
                 if steps > limit {
                     return Err(internal("face boundary walk did not close"));
                 }
-                let v = self.facets[cf as usize].v[ci];
+                let v = tri[cf as usize].v[ci];
                 let nv = new_index[v as usize];
                 if nv != NONE {
                     loop_v.push(nv);
@@ -541,15 +675,15 @@ impl<'a> Quickhull<'a> {
                 let mut nf = cf;
                 let mut ni = (ci + 1) % 3;
                 let mut guard = 0usize;
-                while group[self.facets[nf as usize].nbr[ni] as usize] == g {
+                while group[tri[nf as usize].nbr[ni] as usize] == g {
                     guard += 1;
                     if guard > alive.len() {
                         return Err(internal("face rotation did not terminate"));
                     }
-                    let across = self.facets[nf as usize].nbr[ni];
-                    let start_v = self.facets[nf as usize].v[ni];
+                    let across = tri[nf as usize].nbr[ni];
+                    let start_v = tri[nf as usize].v[ni];
                     // In `across`, the edge entering start_v's... find edge starting at start_v.
-                    let av = self.facets[across as usize].v;
+                    let av = tri[across as usize].v;
                     let k = (0..3)
                         .find(|&k| av[k] == start_v)
                         .ok_or_else(|| internal("broken facet adjacency"))?;
@@ -571,10 +705,17 @@ impl<'a> Quickhull<'a> {
     }
 }
 
+/// A facet as the merge reads it: corners and neighbours (indices into the compact table).
+#[derive(Clone, Copy)]
+struct CompactFacet {
+    v: [u32; 3],
+    nbr: [u32; 3],
+}
+
 /// Light structural check of merged faces: every face has ≥ 3 corners, every directed edge
 /// appears once with its reverse once, and V − E + F = 2.
 fn faces_are_closed(faces: &[Vec<u32>], nv: usize) -> bool {
-    let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut directed: IdMap<(u32, u32), u32> = IdMap::default();
     for f in faces {
         if f.len() < 3 {
             return false;

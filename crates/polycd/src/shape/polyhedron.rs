@@ -12,6 +12,8 @@
 
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Plane};
+use crate::core::predicates::{orient3d, Orientation};
+use crate::core::progress::{Phase, PROGRESS_STRIDE};
 use crate::core::tolerance::{DEPTH_ROUND_DOWN, FACE_MERGE_COS, FEATURE_SNAP_REL, VALIDATION_REL};
 use crate::shape::dk::DkHierarchy;
 use crate::shape::feature::Feature;
@@ -68,10 +70,19 @@ pub struct ValidityReport {
     pub euler_characteristic: i64,
     /// Largest distance of a face's vertex from that face's plane.
     pub max_planarity_error: f64,
-    /// Largest distance of any vertex above any face plane (0 when convex).
+    /// Largest distance of a face's corner next to an edge above the plane of the face on
+    /// the other side of that edge (0 when convex: negative values are
+    /// not reported; local, see [`ConvexPolyhedron::validate`]).
     pub max_convexity_error: f64,
     /// Smallest interior margin: the least distance of the centroid below a face plane.
     pub min_centroid_depth: f64,
+    /// Edges where the corner after the edge on one face is not strictly below the plane
+    /// through the edge and the corner after it on the other face (exact `orient3d`).
+    pub non_convex_edges: usize,
+    /// Face corners where the polygon does not turn strictly left seen from outside (exact).
+    pub non_convex_corners: usize,
+    /// Faces crossed by a ray from the centroid through one face (1 when convex).
+    pub ray_crossings: usize,
     /// Whether every check passed within tolerance.
     pub valid: bool,
 }
@@ -79,8 +90,28 @@ pub struct ValidityReport {
 impl ConvexPolyhedron {
     /// The convex hull of a point cloud (duplicates allowed, interior points dropped).
     pub fn from_points(points: &[DVec3]) -> Result<Self, PolycdError> {
-        let h = hull::convex_hull(points)?;
-        let mut p = Self::build(h.vertices, &h.faces, false)?;
+        Self::from_points_with_progress(points, &mut |_, _, _| {})
+    }
+
+    /// [`from_points`](Self::from_points), reporting progress through `progress(phase, done,
+    /// total)` (see [`crate::core::progress`]); the same result.
+    ///
+    /// Cost of each phase at 10⁶ points (release build; BENCHMARKS.md, "Building large
+    /// hulls", has the figures and the command, `polycd info --timings` measures them):
+    /// - points uniform in a ball (≈ 5·10³ extreme): [`Phase::Hull`] (Quickhull over exact
+    ///   `orient3d`, O(n log n) expected) ≈ 0.5 s; every later phase is over the few
+    ///   thousand vertices only and takes milliseconds;
+    /// - points on a sphere (every point a vertex), shares of ≈ 40 s of CPU: hull ≈ 6 %,
+    ///   [`Phase::Merge`] (facets into faces, O(F)) ≈ 16–21 %, [`Phase::Topology`]
+    ///   (half-edges, rings, planes, O(E)) ≈ 15–18 %, [`Phase::Tables`] ≈ 50–56 % — mostly
+    ///   the DK hierarchy, which re-runs the hull on the survivors of each level (≈ 2.3 n
+    ///   points in all); [`Phase::Validate`] ≈ 2 % (about 1 s).
+    pub fn from_points_with_progress(
+        points: &[DVec3],
+        progress: &mut dyn FnMut(Phase, u64, u64),
+    ) -> Result<Self, PolycdError> {
+        let h = hull::convex_hull_with_progress(points, progress)?;
+        let mut p = Self::build_with_progress(h.vertices, &h.faces, false, progress)?;
         p.source = h.source;
         Ok(p)
     }
@@ -104,6 +135,16 @@ impl ConvexPolyhedron {
     }
 
     fn build(vertices: Vec<DVec3>, faces: &[Vec<u32>], strict: bool) -> Result<Self, PolycdError> {
+        Self::build_with_progress(vertices, faces, strict, &mut |_, _, _| {})
+    }
+
+    fn build_with_progress(
+        vertices: Vec<DVec3>,
+        faces: &[Vec<u32>],
+        strict: bool,
+        progress: &mut dyn FnMut(Phase, u64, u64),
+    ) -> Result<Self, PolycdError> {
+        progress(Phase::Topology, 0, 1);
         let bad = |m: String| PolycdError::InvalidBoundary(m);
         let nv = vertices.len();
         if nv < 4 {
@@ -115,19 +156,30 @@ impl ConvexPolyhedron {
         // Half-edges.
         let mut half_edges: Vec<HalfEdge> = Vec::new();
         let mut face_recs: Vec<Face> = Vec::with_capacity(faces.len());
-        let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut directed: hull::IdMap<(u32, u32), u32> = hull::IdMap::default();
+        directed.reserve(faces.iter().map(Vec::len).sum());
+        let mut stamp: Vec<u32> = vec![u32::MAX; nv];
         for (fi, f) in faces.iter().enumerate() {
             if f.len() < 3 {
                 return Err(bad(format!("face {fi} has {} vertices; at least 3 needed", f.len())));
             }
             let base = half_edges.len() as u32;
             let n = f.len() as u32;
+            // Whether the face repeats a vertex, in O(len) (stamps); only then is the first
+            // repeated vertex searched for, quadratically, to name it.
+            let mut repeats = false;
+            for &v in f {
+                if let Some(s) = stamp.get_mut(v as usize) {
+                    repeats |= *s == fi as u32;
+                    *s = fi as u32;
+                }
+            }
             for (k, &v) in f.iter().enumerate() {
                 if v as usize >= nv {
                     return Err(bad(format!("face {fi} refers to vertex {v}, but there are only {nv}")));
                 }
                 let w = f[(k + 1) % f.len()];
-                if v == w || f.iter().filter(|&&x| x == v).count() > 1 {
+                if v == w || (repeats && f.iter().filter(|&&x| x == v).count() > 1) {
                     return Err(bad(format!("face {fi} repeats vertex {v}")));
                 }
                 let id = base + k as u32;
@@ -239,14 +291,20 @@ impl ConvexPolyhedron {
             lo = lo.min(*p);
             hi = hi.max(*p);
         }
-        let extent = (hi - lo).length();
+        // Normals, areas and volumes are computed on coordinates scaled by `s`, a power of two
+        // that brings very large or very small shapes into the safe band (products of
+        // coordinates would overflow or underflow); `s = 1` otherwise, and the arithmetic is
+        // the same. Scaling by `s` and back by `inv` is exact.
+        let s = crate::math::pow2_normaliser(magnitude).unwrap_or(1.0);
+        let inv = 1.0 / s;
+        let extent = ((hi - lo) * s).length() * inv;
         let tol = VALIDATION_REL * magnitude.max(extent);
         for (fi, f) in faces.iter().enumerate() {
             let mut n = DVec3::ZERO;
             let c = f.iter().fold(DVec3::ZERO, |s, &v| s + vertices[v as usize]) / f.len() as f64;
             for k in 0..f.len() {
-                let a = vertices[f[k] as usize] - c;
-                let b = vertices[f[(k + 1) % f.len()] as usize] - c;
+                let a = (vertices[f[k] as usize] - c) * s;
+                let b = (vertices[f[(k + 1) % f.len()] as usize] - c) * s;
                 n += a.cross(b);
             }
             let len = n.length();
@@ -274,7 +332,7 @@ impl ConvexPolyhedron {
                     let a = vertices[f[k] as usize];
                     let b = vertices[f[(k + 1) % f.len()] as usize];
                     let d = vertices[f[(k + 2) % f.len()] as usize];
-                    let turn = (b - a).cross(d - b).dot(n);
+                    let turn = ((b - a) * s).cross((d - b) * s).dot(n);
                     if !(turn > 0.0) {
                         return Err(bad(format!(
                             "face {fi} is not a strictly convex polygon at vertex {} (or is listed clockwise)",
@@ -313,10 +371,10 @@ impl ConvexPolyhedron {
         let mut volume = 0.0;
         let mut moment = DVec3::ZERO;
         for f in faces {
-            let a = vertices[f[0] as usize] - reference;
+            let a = (vertices[f[0] as usize] - reference) * s;
             for k in 1..f.len() - 1 {
-                let b = vertices[f[k] as usize] - reference;
-                let c = vertices[f[k + 1] as usize] - reference;
+                let b = (vertices[f[k] as usize] - reference) * s;
+                let c = (vertices[f[k + 1] as usize] - reference) * s;
                 let v6 = a.dot(b.cross(c));
                 volume += v6;
                 moment += (a + b + c) * v6;
@@ -327,8 +385,9 @@ impl ConvexPolyhedron {
                 "the faces enclose no positive volume: they are listed clockwise (inward normals)".into(),
             ));
         }
-        let centroid = reference + moment / (4.0 * volume);
-        let volume = volume / 6.0;
+        let centroid = reference + moment / (4.0 * volume) * inv;
+        // In the input's units (+∞ when the volume itself exceeds the largest f64).
+        let volume = volume / 6.0 * inv * inv * inv;
         // The centroid must be strictly inside.
         for (fi, f) in face_recs.iter().enumerate() {
             if !(f.normal.dot(centroid) < f.offset) {
@@ -340,7 +399,7 @@ impl ConvexPolyhedron {
         let sphere_center = (lo + hi) * 0.5;
         let sphere_radius = vertices
             .iter()
-            .fold(0.0f64, |m, p| m.max((*p - sphere_center).length()));
+            .fold(0.0f64, |m, p| m.max(((*p - sphere_center) * s).length() * inv));
         let interior = [centroid, centroid + (vertices[0] - centroid) * 0.5];
         // The centroid's depth below every face plane; the second point is the midpoint of the
         // centroid and a vertex, so (convexity) at least half as deep. Rounded down a little
@@ -377,15 +436,26 @@ impl ConvexPolyhedron {
             start_table: StartTable::default(),
             vclip: VClipTables::default(),
         };
+        progress(Phase::Topology, 1, 1);
+        const TABLES: u64 = 6;
+        progress(Phase::Tables, 0, TABLES);
         poly.dk = DkHierarchy::build(&poly.topology());
+        progress(Phase::Tables, 1, TABLES);
         poly.hints = SupportHints::build(
             poly.vertices.len(),
             |d| poly.support_scan(d),
             |d, v| poly.support_climb(d, v),
         );
+        progress(Phase::Tables, 2, TABLES);
         let view = poly.topology();
-        let (scan_blocks, cones) = (ScanBlocks::build(&view), VertexCones::build(&view));
-        let (start_table, vclip) = (StartTable::build(&view), VClipTables::build(&view));
+        let scan_blocks = ScanBlocks::build(&view);
+        progress(Phase::Tables, 3, TABLES);
+        let cones = VertexCones::build(&view);
+        progress(Phase::Tables, 4, TABLES);
+        let start_table = StartTable::build(&view);
+        progress(Phase::Tables, 5, TABLES);
+        let vclip = VClipTables::build(&view);
+        progress(Phase::Tables, TABLES, TABLES);
         poly.scan_blocks = scan_blocks;
         poly.cones = cones;
         poly.start_table = start_table;
@@ -403,6 +473,19 @@ impl ConvexPolyhedron {
             adj_vertex: &self.adj_vertex,
             adj_half_edge: &self.adj_half_edge,
         }
+    }
+
+    /// This shape with every coordinate multiplied by `s`, a power of two (exact: the copy
+    /// has the same topology and the precomputed data the shape would have at that size).
+    /// For queries outside the safe band of coordinate magnitudes (`query::on_scaled`).
+    pub(crate) fn scaled_by(&self, s: f64) -> Result<Self, PolycdError> {
+        let vertices: Vec<DVec3> = self.vertices.iter().map(|v| *v * s).collect();
+        let faces: Vec<Vec<u32>> = (0..self.faces.len() as u32)
+            .map(|f| self.face_vertices(f).to_vec())
+            .collect();
+        let mut p = Self::build(vertices, &faces, false)?;
+        p.source = self.source.clone();
+        Ok(p)
     }
 
     /// Vertex positions (local frame).
@@ -558,31 +641,231 @@ impl ConvexPolyhedron {
         &self.dk
     }
 
-    /// Re-checks every structural and geometric invariant (O(V·F): for tests and `polycd info`,
-    /// not for the hot path).
+    /// Re-checks every structural and geometric invariant in O(V + E + F) (the same as
+    /// [`validate_with_progress`](Self::validate_with_progress) without a callback).
     pub fn validate(&self) -> ValidityReport {
+        self.validate_with_progress(&mut |_, _, _| {})
+    }
+
+    /// Re-checks every structural and geometric invariant, reporting progress as
+    /// `(Phase::Validate, done, total)` (total = edges + faces).
+    ///
+    /// The check is local, with one global step (Mehlhorn et al., "Checking geometric
+    /// programs or verification of geometric structures", 1999: a closed oriented surface
+    /// that is locally convex at every edge, with a point below every face plane, and a ray
+    /// from that point that crosses the surface once, bounds a convex body):
+    /// 1. V − E + F = 2 (the half-edge structure is a closed 2-manifold by construction);
+    /// 2. every face planar: its vertices within tolerance of its plane (O(E));
+    /// 3. every face a convex polygon: at each corner `a → b → c` the exact `orient3d` of
+    ///    `a, b, c` and a point above the face is positive (O(E));
+    /// 4. every edge convex: for the edge `a → b` of face L (next corner `c`) and `b → a` of
+    ///    face R (next corner `d`), `d` lies strictly below the plane `a, b, c` by the exact
+    ///    `orient3d`, and both corners lie within tolerance below the other face's plane
+    ///    (O(E));
+    /// 5. the centroid strictly below every face plane (O(F));
+    /// 6. the ray from the centroid through the vertex mean of the largest face crosses no
+    ///    other face (O(E)): this rules out a locally convex surface that winds around the
+    ///    centroid more than once.
+    ///
+    /// The former all-pairs test (every vertex against every face plane, O(V·F)) took 33 s at
+    /// 10⁵ points; this one takes milliseconds there, and about 1 s of CPU for the 3·10⁶
+    /// edges of a 10⁶-point sphere (BENCHMARKS.md, "Building large hulls").
+    pub fn validate_with_progress(&self, progress: &mut dyn FnMut(Phase, u64, u64)) -> ValidityReport {
         let (v, e, f) = self.counts();
+        let total = (e + f) as u64;
         let euler = v as i64 - e as i64 + f as i64;
+        let tol = VALIDATION_REL * self.magnitude.max(self.sphere_radius);
         let mut planarity: f64 = 0.0;
         let mut convexity: f64 = 0.0;
         let mut depth = f64::INFINITY;
+        let mut non_convex_corners = 0usize;
+        let mut largest = (f64::NEG_INFINITY, 0u32);
+        // A point above face f's plane for the exact corner test: far enough from the corner
+        // that rounding `a + n·lift` cannot put it in the plane.
+        let lift = self.sphere_radius.max(self.magnitude);
         for fi in 0..f as u32 {
-            let pl = self.face_plane(fi);
-            for &vi in self.face_vertices(fi) {
-                planarity = planarity.max(pl.signed_distance(self.vertex(vi)).abs());
+            if fi % PROGRESS_STRIDE == 0 {
+                progress(Phase::Validate, fi as u64, total);
             }
-            for p in &self.vertices {
-                convexity = convexity.max(pl.signed_distance(*p));
+            let pl = self.face_plane(fi);
+            let fv = self.face_vertices(fi);
+            let mut area = DVec3::ZERO;
+            for (k, &vi) in fv.iter().enumerate() {
+                let a = self.vertex(vi);
+                let b = self.vertex(fv[(k + 1) % fv.len()]);
+                let c = self.vertex(fv[(k + 2) % fv.len()]);
+                planarity = planarity.max(pl.signed_distance(a).abs());
+                if orient3d(a, b, c, a + pl.normal * lift) != Orientation::Above {
+                    non_convex_corners += 1;
+                }
+                area += (a - self.vertex(fv[0])).cross(b - self.vertex(fv[0]));
+            }
+            let area = area.length();
+            if area > largest.0 {
+                largest = (area, fi);
             }
             depth = depth.min(-pl.signed_distance(self.centroid));
         }
-        let tol = VALIDATION_REL * self.magnitude.max(self.sphere_radius);
+        let mut non_convex_edges = 0usize;
+        for (ei, edge) in self.edges.iter().enumerate() {
+            if ei as u32 % PROGRESS_STRIDE == 0 {
+                progress(Phase::Validate, (f + ei) as u64, total);
+            }
+            let h = &self.half_edges[edge.half_edge as usize];
+            let t = &self.half_edges[h.twin as usize];
+            let [a, b] = edge.vertices.map(|x| self.vertex(x));
+            // The corner after b on the left face, and after a on the right face.
+            let c = self.vertex(self.half_edges[self.half_edges[h.next as usize].next as usize].origin);
+            let d = self.vertex(self.half_edges[self.half_edges[t.next as usize].next as usize].origin);
+            if orient3d(a, b, c, d) != Orientation::Below {
+                non_convex_edges += 1;
+            }
+            let [l, r] = edge.faces;
+            convexity = convexity
+                .max(self.face_plane(l).signed_distance(d))
+                .max(self.face_plane(r).signed_distance(c));
+        }
+        let ray_crossings = self.ray_crossings(largest.1, tol);
+        progress(Phase::Validate, total, total);
         ValidityReport {
             euler_characteristic: euler,
             max_planarity_error: planarity,
             max_convexity_error: convexity,
             min_centroid_depth: depth,
-            valid: euler == 2 && planarity <= tol && convexity <= tol && depth > 0.0,
+            non_convex_edges,
+            non_convex_corners,
+            ray_crossings,
+            valid: euler == 2
+                && planarity <= tol
+                && convexity <= tol
+                && depth > 0.0
+                && non_convex_edges == 0
+                && non_convex_corners == 0
+                && ray_crossings == 1,
         }
+    }
+
+    /// How many faces the ray from the centroid through the vertex mean of face `through`
+    /// crosses (`through` itself counts once; any other face counts when the crossing point
+    /// lies inside it by more than `tol`). 1 for a convex polyhedron: every other face plane
+    /// that the ray meets, it meets beyond `through`, outside the polyhedron.
+    fn ray_crossings(&self, through: u32, tol: f64) -> usize {
+        let fv = self.face_vertices(through);
+        let q = fv.iter().fold(DVec3::ZERO, |s, &v| s + self.vertex(v)) / fv.len() as f64;
+        let o = self.centroid;
+        let dir = q - o;
+        let mut crossings = 1usize;
+        for fi in 0..self.faces.len() as u32 {
+            if fi == through {
+                continue;
+            }
+            let pl = self.face_plane(fi);
+            let along = pl.normal.dot(dir);
+            if !(along > 0.0) {
+                continue;
+            }
+            let x = o + dir * ((pl.offset - pl.normal.dot(o)) / along);
+            let fv = self.face_vertices(fi);
+            let inside = (0..fv.len()).all(|k| {
+                let a = self.vertex(fv[k]);
+                let b = self.vertex(fv[(k + 1) % fv.len()]);
+                let ab = b - a;
+                let len = ab.length();
+                len > 0.0 && ab.cross(x - a).dot(pl.normal) > tol * len
+            });
+            if inside {
+                crossings += 1;
+            }
+        }
+        crossings
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Recomputes every face plane from the vertices (Newell normal, largest offset), as
+    /// `build` does, after a test moved vertices.
+    fn replane(p: &mut ConvexPolyhedron) {
+        for fi in 0..p.faces.len() {
+            let fv = p.face_vertices(fi as u32).to_vec();
+            let mut n = DVec3::ZERO;
+            for k in 0..fv.len() {
+                n += p.vertices[fv[k] as usize].cross(p.vertices[fv[(k + 1) % fv.len()] as usize]);
+            }
+            let n = n.normalize();
+            let off = fv
+                .iter()
+                .map(|&v| n.dot(p.vertices[v as usize]))
+                .fold(f64::NEG_INFINITY, f64::max);
+            p.faces[fi].normal = n;
+            p.faces[fi].offset = off;
+        }
+    }
+
+    fn house(ridge_z: f64) -> (Vec<DVec3>, Vec<Vec<u32>>) {
+        let v = [
+            [0., 0., 0.],
+            [1., 0., 0.],
+            [1., 1., 0.],
+            [0., 1., 0.],
+            [0., 0., 1.],
+            [1., 0., 1.],
+            [1., 1., 1.],
+            [0., 1., 1.],
+            [0., 0.5, ridge_z],
+            [1., 0.5, ridge_z],
+        ]
+        .map(DVec3::from_array)
+        .to_vec();
+        let f = vec![
+            vec![0, 3, 2, 1],
+            vec![0, 1, 5, 4],
+            vec![2, 3, 7, 6],
+            vec![1, 2, 6, 9, 5],
+            vec![0, 4, 8, 7, 3],
+            vec![4, 5, 9, 8],
+            vec![6, 7, 8, 9],
+        ];
+        (v, f)
+    }
+
+    /// A house whose ridge is pushed below the eaves becomes a valley: every face stays
+    /// planar, V − E + F stays 2 and the centroid stays below every face plane, but the ridge
+    /// edge turns reflex and the gable pentagons lose their convexity. The
+    /// local checks find it; the valid house passes them.
+    #[test]
+    fn a_reflex_edge_is_caught_locally() {
+        let (v, f) = house(1.5);
+        let mut p = ConvexPolyhedron::from_faces(&v, &f).unwrap();
+        let rep = p.validate();
+        assert!(rep.valid, "{rep:?}");
+        assert_eq!(
+            (rep.non_convex_edges, rep.non_convex_corners, rep.ray_crossings),
+            (0, 0, 1)
+        );
+        p.vertices[8].z = 0.8;
+        p.vertices[9].z = 0.8;
+        replane(&mut p);
+        let rep = p.validate();
+        assert!(!rep.valid, "{rep:?}");
+        assert_eq!(rep.euler_characteristic, 2);
+        assert!(rep.max_planarity_error <= 1e-15, "{rep:?}");
+        assert!(rep.min_centroid_depth > 0.0, "{rep:?}");
+        // Reflex: the ridge 8–9 (the eaves stay convex: the roof still slopes down); an edge
+        // tested through a reflex corner of its face (the gables' edges at the ridge) counts
+        // too, as the plane through the edge and that corner faces inward.
+        assert!(rep.non_convex_edges >= 1, "{rep:?}");
+        // The front eave corner rises 0.4/√1.16 ≈ 0.37 above the back roof's plane.
+        assert!(
+            (rep.max_convexity_error - 0.4 / 1.16f64.sqrt()).abs() < 1e-12,
+            "{rep:?}"
+        );
+        // Each gable pentagon turns right at its ridge corner.
+        assert_eq!(rep.non_convex_corners, 2, "{rep:?}");
+        // The same shape given by faces is refused outright.
+        let (v, f) = house(0.8);
+        assert!(ConvexPolyhedron::from_faces(&v, &f).is_err());
     }
 }

@@ -284,10 +284,37 @@ pub fn from_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
     let mut parts = spec.trim().split(':');
     let name = parts.next().unwrap_or("").to_ascii_lowercase();
     let rest: Vec<&str> = parts.collect();
+    // How many ':'-separated parameters each name takes at most, and their syntax: nothing
+    // beyond them is ignored.
+    let (most, syntax) = match name.as_str() {
+        "box" | "cuboid" => (1, "box:X,Y,Z"),
+        "cube" => (1, "cube[:S]"),
+        "tetrahedron" | "octahedron" | "icosahedron" => (1, "NAME[:R]"),
+        "icosphere" => (2, "icosphere:K[:R]"),
+        "disk" => (0, "disk"),
+        "prism" | "cylinder" | "cone" => (1, "NAME:N,R,H"),
+        "ellipsoid" => (3, "ellipsoid:A,B,C:N[:SEED]"),
+        _ => (usize::MAX, ""),
+    };
+    if let Some(extra) = rest.get(most) {
+        let syntax = syntax.replace("NAME", &name);
+        return Err(err(&format!(
+            "unexpected parameter '{extra}' (parameter {} after the name; '{name}' takes at most {most}: {syntax})",
+            most + 1
+        )));
+    }
+    // A parameter that is a single number.
+    let single = |p: &str| -> Result<f64, PolycdError> {
+        let v = nums(spec, p)?;
+        match v[..] {
+            [x] => Ok(x),
+            _ => Err(err(&format!("'{p}' must be a single number, found {}", v.len()))),
+        }
+    };
     let one = |default: f64| -> Result<f64, PolycdError> {
         match rest.first() {
             None => Ok(default),
-            Some(p) => nums(spec, p)?.first().copied().ok_or_else(|| err("missing number")),
+            Some(p) => single(p),
         }
     };
     let three = |i: usize| -> Result<Vec<f64>, PolycdError> {
@@ -324,7 +351,7 @@ pub fn from_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
                 .parse()
                 .map_err(|_| err("the subdivision level must be a non-negative integer"))?;
             let r = match rest.get(1) {
-                Some(p) => nums(spec, p)?[0],
+                Some(p) => single(p)?,
                 None => 1.0,
             };
             icosphere(k, r)
