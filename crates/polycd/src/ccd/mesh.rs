@@ -118,8 +118,6 @@ use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL, FLATNESS_REL};
 use crate::shape::hull::check_points;
 use crate::shape::polyhedron::ConvexPolyhedron;
 use crate::query::{self, Distance, PairCache};
-use crate::shape::hull::check_points;
-use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// Largest number of triangles in one patch (bounds the decomposition's work per piece).
 pub const MAX_PATCH: usize = 256;

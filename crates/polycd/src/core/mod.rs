@@ -7,5 +7,4 @@ pub(crate) mod hash;
 pub mod math;
 pub mod predicates;
 pub mod progress;
-pub mod progress;
 pub mod tolerance;

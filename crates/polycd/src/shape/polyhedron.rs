@@ -21,7 +21,6 @@ use crate::shape::hull;
 use crate::shape::tables::{ScanBlocks, StartTable, SupportHints, VClipTables, VertexCones};
 use crate::shape::topology::TopologyView;
 pub use crate::shape::topology::{Edge, Face, HalfEdge};
-use std::collections::HashMap;
 
 /// A convex polyhedron with full vertex/edge/face topology.
 #[derive(Clone, Debug)]
