@@ -115,9 +115,9 @@ use crate::core::geometry::closest_on_triangle;
 use crate::core::math::{DVec3, Pose};
 use crate::core::predicates::{orient3d, strictly_above, Orientation};
 use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL, FLATNESS_REL};
+use crate::query::{self, Distance, PairCache};
 use crate::shape::hull::check_points;
 use crate::shape::polyhedron::ConvexPolyhedron;
-use crate::query::{self, Distance, PairCache};
 
 /// Largest number of triangles in one patch (bounds the decomposition's work per piece).
 pub const MAX_PATCH: usize = 256;
