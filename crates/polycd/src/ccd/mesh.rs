@@ -404,7 +404,7 @@ impl TriMesh {
         let mut components = Vec::with_capacity(k);
         let mut sign = vec![1.0f64; k];
         for c in 0..k {
-            let want_positive = depth[c] % 2 == 0;
+            let want_positive = depth[c].is_multiple_of(2);
             let reoriented = (vol6[c] > 0.0) != want_positive;
             if reoriented {
                 sign[c] = -1.0;

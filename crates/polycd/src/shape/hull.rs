@@ -423,7 +423,7 @@ impl<'a> Quickhull<'a> {
             if iterations > max_iterations {
                 return Err(internal("quickhull exceeded its iteration bound"));
             }
-            if iterations % PROGRESS_STRIDE as usize == 0 {
+            if iterations.is_multiple_of(PROGRESS_STRIDE as usize) {
                 progress(Phase::Hull, settled.min(total), total);
             }
             // Farthest outside point (float: only a heuristic choice).

@@ -707,7 +707,7 @@ impl ConvexPolyhedron {
         }
         let mut non_convex_edges = 0usize;
         for (ei, edge) in self.edges.iter().enumerate() {
-            if ei as u32 % PROGRESS_STRIDE == 0 {
+            if (ei as u32).is_multiple_of(PROGRESS_STRIDE) {
                 progress(Phase::Validate, (f + ei) as u64, total);
             }
             let h = &self.half_edges[edge.half_edge as usize];
