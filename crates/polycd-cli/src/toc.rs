@@ -4,8 +4,9 @@
 //! `torus-knot:…` spec or `--mesh` is given: then both are closed triangle meshes (files read
 //! as meshes, convex built-ins triangulated) and the hierarchical advancement answers.
 
-use polycd::ccd::mesh::{self, MeshCache, MeshDistance, TriMesh};
+use polycd::ccd::mesh::{self, MeshToiCache};
 use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
+use polycd::mesh::{MeshDistance, TriMesh};
 use polycd::{ConvexPolyhedron, DVec3, PolycdError, Pose};
 use serde_json::{json, Value};
 
@@ -167,7 +168,7 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
         (Solid::Mesh(a), Solid::Mesh(b)) => {
             let ma = RigidMotion::new(input.pose_a.0, input.pose_a.1, a.centroid()).map_err(e)?;
             let mb = RigidMotion::new(input.pose_b.0, input.pose_b.1, b.centroid()).map_err(e)?;
-            match mesh::time_of_contact(&a, &ma, &b, &mb, &input.options, &mut MeshCache::default()) {
+            match mesh::time_of_contact(&a, &ma, &b, &mb, &input.options, &mut MeshToiCache::default()) {
                 Ok(None) => Ok(json!({"status": "none"})),
                 Ok(Some(t)) => {
                     let mut v = json!({

@@ -124,7 +124,7 @@ pub enum OverlapWitness {
     Simplex(MinkowskiSimplex),
 }
 
-/// Answer to [`intersect`].
+/// Answer to [`intersect`](crate::query::intersect).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Intersection {
     /// Disjoint. A lies in `normal · x < offset`, B in `normal · x > offset`.
@@ -171,7 +171,7 @@ pub struct Penetration {
     pub point_b: DVec3,
 }
 
-/// Answer to [`distance`].
+/// Answer to [`distance`](crate::query::distance).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Distance {
     /// Separated (or touching, when `distance` is within the contact tolerance).
@@ -203,7 +203,7 @@ pub enum Distance {
     },
 }
 
-/// Answer to [`directional`]: translating B by `t · direction` (unit direction, world frame).
+/// Answer to [`directional`](crate::query::directional): translating B by `t · direction` (unit direction, world frame).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Directional {
     /// After translating B by `t · direction` the shapes just touch; `t` is the

@@ -37,6 +37,7 @@ pub mod contract;
 pub mod core;
 pub mod gjk;
 pub mod hs_jump;
+pub mod mesh;
 pub mod oracle;
 pub mod qp;
 pub mod query;

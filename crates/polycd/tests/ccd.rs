@@ -10,9 +10,10 @@
 //! The large randomized run is ignored by default:
 //! `cargo test -p polycd --release --test ccd -- --ignored`.
 
-use polycd::ccd::mesh::{self, MeshCache, MeshDistance, TriMesh};
+use polycd::ccd::mesh::{self, MeshToiCache};
 use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
 use polycd::error::MeshDefect;
+use polycd::mesh::{MeshCache, MeshDistance, TriMesh};
 use polycd::{shapes, ConvexPolyhedron, DQuat, DVec3, PolycdError, Pose};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -658,7 +659,7 @@ fn mesh_distance_matches_brute_force() {
             shapes::random_rotation(&mut rng),
             pa.translation + shapes::unit_vector(&mut rng) * rng.random_range(2.0..8.0),
         );
-        let d = mesh::distance(&a, &pa, &b, &pb, 0.0, &opts(), &mut cache).unwrap();
+        let d = polycd::mesh::distance(&a, &pa, &b, &pb, 0.0, opts().discrete(), &mut cache).unwrap();
         let o = oracle_distance(&Solid::of_mesh(&a, &pa), &Solid::of_mesh(&b, &pb));
         let slack = 2.0 * polycd::tolerance::CCD_PIECE_REL * (a.scale() + b.scale()) + 1e-10;
         match d {
@@ -684,14 +685,14 @@ fn mesh_inside_mesh_is_overlap_at_start() {
     )
     .unwrap();
     let fixed = stationary(Pose::IDENTITY);
-    let r = mesh::time_of_contact(&small, &m, &big, &fixed, &opts(), &mut MeshCache::default())
+    let r = mesh::time_of_contact(&small, &m, &big, &fixed, &opts(), &mut MeshToiCache::default())
         .unwrap()
         .unwrap();
     assert_eq!(r.t, 0.0);
     // A box is convex: its one piece is the whole solid, which the knot's pieces overlap.
     assert!(matches!(r.answer, MeshDistance::Overlapping { .. }));
     // And the other way round.
-    let r = mesh::time_of_contact(&big, &fixed, &small, &m, &opts(), &mut MeshCache::default())
+    let r = mesh::time_of_contact(&big, &fixed, &small, &m, &opts(), &mut MeshToiCache::default())
         .unwrap()
         .unwrap();
     assert_eq!(r.t, 0.0);
@@ -702,20 +703,20 @@ fn mesh_inside_mesh_is_overlap_at_start() {
     let big = TriMesh::new(&v, &f).unwrap();
     let (v, f) = box_mesh(DVec3::splat(0.1), DVec3::new(30.0, 0.0, 0.0));
     let cube = TriMesh::new(&v, &f).unwrap();
-    let d = mesh::distance(
+    let d = polycd::mesh::distance(
         &cube,
         &Pose::IDENTITY,
         &big,
         &Pose::IDENTITY,
         0.0,
-        &opts(),
+        opts().discrete(),
         &mut MeshCache::default(),
     )
     .unwrap();
     assert!(matches!(d, MeshDistance::Overlapping { .. }), "{d:?}");
     assert!(big.contains_point(DVec3::new(30.0, 0.0, 0.0)));
     assert!(!big.contains_point(DVec3::new(0.0, 0.0, 0.0)));
-    let r = mesh::time_of_contact(&cube, &fixed, &big, &fixed, &opts(), &mut MeshCache::default())
+    let r = mesh::time_of_contact(&cube, &fixed, &big, &fixed, &opts(), &mut MeshToiCache::default())
         .unwrap()
         .unwrap();
     assert_eq!(r.t, 0.0);
@@ -728,13 +729,13 @@ fn mesh_inside_mesh_is_overlap_at_start() {
     );
     v.extend(v2);
     let two = TriMesh::new(&v, &f).unwrap();
-    let d = mesh::distance(
+    let d = polycd::mesh::distance(
         &two,
         &Pose::IDENTITY,
         &big,
         &Pose::IDENTITY,
         0.0,
-        &opts(),
+        opts().discrete(),
         &mut MeshCache::default(),
     )
     .unwrap();
@@ -769,7 +770,7 @@ fn random_meshes(cases: usize, seed: u64, samples: usize, a: &TriMesh, b: &TriMe
         misses: 0,
         iterations: 0,
     };
-    let mut cache = MeshCache::default();
+    let mut cache = MeshToiCache::default();
     let thr = polycd::tolerance::CCD_DISTANCE_REL * (a.scale() + b.scale());
     let slack = 2.0 * polycd::tolerance::CCD_PIECE_REL * (a.scale() + b.scale()) + 1e-9;
     for case in 0..cases {
@@ -840,8 +841,8 @@ fn mesh_front_tracking_matches_restart() {
     let a = knot(24, 6);
     let b = knot(30, 6);
     let mut rng = ChaCha8Rng::seed_from_u64(23);
-    let mut tracked = MeshCache::default();
-    let mut restart = MeshCache::default();
+    let mut tracked = MeshToiCache::default();
+    let mut restart = MeshToiCache::default();
     restart.set_front_tracking(false);
     let thr = polycd::tolerance::CCD_DISTANCE_REL * (a.scale() + b.scale());
     let slack = 2.0 * polycd::tolerance::CCD_PIECE_REL * (a.scale() + b.scale()) + 1e-9;
@@ -879,13 +880,13 @@ fn mesh_front_tracking_matches_restart() {
                     y.t
                 );
                 for toc in [&x, &y] {
-                    let fresh = mesh::distance(
+                    let fresh = polycd::mesh::distance(
                         &a,
                         &toc.pose_a,
                         &b,
                         &toc.pose_b,
                         0.0,
-                        &opts(),
+                        opts().discrete(),
                         &mut MeshCache::default(),
                     )
                     .unwrap();
@@ -923,9 +924,9 @@ fn mesh_front_restart_safeguard() {
     let a = knot(24, 6);
     let b = knot(30, 6);
     let mut rng = ChaCha8Rng::seed_from_u64(31);
-    let mut tight = MeshCache::default();
+    let mut tight = MeshToiCache::default();
     tight.set_front_slack(0);
-    let mut restart = MeshCache::default();
+    let mut restart = MeshToiCache::default();
     restart.set_front_tracking(false);
     let thr = polycd::tolerance::CCD_DISTANCE_REL * (a.scale() + b.scale());
     let slack = 2.0 * polycd::tolerance::CCD_PIECE_REL * (a.scale() + b.scale()) + 1e-9;
@@ -961,7 +962,7 @@ fn mesh_front_restart_safeguard() {
     assert_eq!(restart.front_restarts(), 0);
 }
 
-/// A long-lived `MeshCache` holds only the node-pair caches of its last few queries: over
+/// A long-lived `MeshToiCache` holds only the node-pair caches of its last few queries: over
 /// many unrelated motions its size stays within a small multiple of what one query visits
 /// (it grew with every node pair ever visited before), and its answers are those of fresh
 /// caches.
@@ -970,14 +971,14 @@ fn mesh_cache_node_pairs_stay_bounded() {
     let a = knot(24, 6);
     let b = knot(30, 6);
     let mut rng = ChaCha8Rng::seed_from_u64(29);
-    let mut long_lived = MeshCache::default();
+    let mut long_lived = MeshToiCache::default();
     let mut visited: Vec<usize> = Vec::new();
     let mut most = 0;
     let mut contacts = 0usize;
     let mb = stationary(Pose::IDENTITY);
     for case in 0..40 {
         let ma = crossing_motion(&mut rng, &a, 8.0, 5.0, Some(2.5));
-        let mut fresh = MeshCache::default();
+        let mut fresh = MeshToiCache::default();
         let x = mesh::time_of_contact(&a, &ma, &b, &mb, &opts(), &mut fresh).unwrap();
         visited.push(fresh.node_pair_caches());
         let y = mesh::time_of_contact(&a, &ma, &b, &mb, &opts(), &mut long_lived).unwrap();
@@ -994,7 +995,11 @@ fn mesh_cache_node_pairs_stay_bounded() {
             }
             _ => panic!("case {case}: fresh {x:?}, long-lived {y:?}"),
         }
-        let recent: usize = visited.iter().rev().take(1 + mesh::NODE_CACHE_QUERIES as usize).sum();
+        let recent: usize = visited
+            .iter()
+            .rev()
+            .take(1 + polycd::mesh::NODE_CACHE_QUERIES as usize)
+            .sum();
         let held = long_lived.node_pair_caches();
         assert!(
             held <= 2 * recent,

@@ -10,8 +10,9 @@
 //! grow on first use (`gjk.rs` `epa_run`, listed in `tests/alloc.rs` `KNOWN_ALLOCATING`). Its
 //! front and node-pair caches do not allocate once sized; the count is asserted to stay small.
 
-use polycd::ccd::mesh::{self, MeshCache, TriMesh};
+use polycd::ccd::mesh::{self, MeshToiCache};
 use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
+use polycd::mesh::TriMesh;
 use polycd::{shapes, DQuat, DVec3, Pose};
 
 mod counting;
@@ -50,7 +51,7 @@ fn repeated_continuous_queries_do_not_allocate() {
         k.centroid(),
     )
     .unwrap();
-    let mut mc = MeshCache::default();
+    let mut mc = MeshToiCache::default();
     let first = mesh::time_of_contact(&k, &mk, &k, &mb, &opts, &mut mc).unwrap();
     assert!(first.is_some());
     let n = count(|| {

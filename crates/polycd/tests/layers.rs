@@ -3,7 +3,7 @@
 //!
 //! Layers, lowest first (ARCHITECTURE.md draws them):
 //! core ← shape ← contract ← {gjk, vclip, cd_dual, hs_jump, qp; verify, oracle} ← query ←
-//! ccd ← broad. `lib.rs` only declares and re-exports, and is not checked. Comments are
+//! mesh ← ccd ← broad. `lib.rs` only declares and re-exports, and is not checked. Comments are
 //! stripped first (a doc link is no dependency); the root re-exports (`crate::math`, …) are
 //! mapped to the module they re-export.
 
@@ -18,8 +18,9 @@ fn layer(module: &str) -> Option<u32> {
         "contract" => 2,
         "gjk" | "vclip" | "cd_dual" | "hs_jump" | "qp" | "verify" | "oracle" => 3,
         "query" => 4,
-        "ccd" => 5,
-        "broad" => 6,
+        "mesh" => 5,
+        "ccd" => 6,
+        "broad" => 7,
         _ => return None,
     })
 }

@@ -5,9 +5,10 @@
 //! within `threshold / closing speed`, never after it), the same mesh wound correctly, and
 //! volumes of nested boxes by hand.
 
-use polycd::ccd::mesh::{self, MeshCache, TriMesh};
+use polycd::ccd::mesh::{self, MeshToiCache};
 use polycd::ccd::{CcdOptions, RigidMotion};
 use polycd::error::{MeshDefect, MeshNumbering};
+use polycd::mesh::TriMesh;
 use polycd::tolerance::CCD_DISTANCE_REL;
 use polycd::{DVec3, PolycdError, Pose};
 
@@ -84,7 +85,7 @@ fn toc_cube(b: &TriMesh, from: DVec3, to: DVec3) -> Option<(f64, f64)> {
     let fixed = RigidMotion::new(Pose::IDENTITY, Pose::IDENTITY, b.centroid()).unwrap();
     let opts = CcdOptions::default();
     let threshold = CCD_DISTANCE_REL * (cube.scale() + b.scale());
-    mesh::time_of_contact(&cube, &m, b, &fixed, &opts, &mut MeshCache::default())
+    mesh::time_of_contact(&cube, &m, b, &fixed, &opts, &mut MeshToiCache::default())
         .unwrap()
         .map(|r| (r.t, threshold))
 }
@@ -182,7 +183,7 @@ fn hollow_box_keeps_its_cavity_and_a_wrong_cavity_is_reoriented() {
             &m,
             &fixed,
             &CcdOptions::default(),
-            &mut MeshCache::default(),
+            &mut MeshToiCache::default(),
         )
         .unwrap()
         .expect("contact");

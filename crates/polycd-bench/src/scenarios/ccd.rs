@@ -4,7 +4,7 @@
 //! turn by π/3 about X and π/3 about Y (the paper's second half of its trials).
 //!
 //! Methods: polycd's hierarchical conservative advancement (`ccd::mesh::time_of_contact`, the
-//! mesh decomposition and hull trees built once before timing, the `MeshCache` kept across
+//! mesh decomposition and hull trees built once before timing, the `MeshToiCache` kept across
 //! motions) and parry3d's `cast_shapes_nonlinear` with `NonlinearRigidMotion` on
 //! `TriMesh` vs `TriMesh` (the same motions: parry's motion rotates about a world centre with
 //! a constant angular velocity vector and translates that centre linearly, which is the
@@ -20,8 +20,9 @@ use crate::{Context, RunOptions};
 use parry3d_f64::math::{Pose as ParryPose, Rot3 as ParryRot, Vector as ParryVec};
 use parry3d_f64::query::NonlinearRigidMotion;
 use parry3d_f64::shape::TriMesh as ParryTriMesh;
-use polycd::ccd::mesh::{self, MeshCache, TriMesh};
+use polycd::ccd::mesh::{self, MeshToiCache};
 use polycd::ccd::{CcdOptions, RigidMotion};
+use polycd::mesh::TriMesh;
 use polycd::{shapes, DQuat, DVec3, Pose};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -99,7 +100,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
         }
         let fixed = RigidMotion::stationary(Pose::IDENTITY).map_err(|e| e.to_string())?;
         let options = CcdOptions::default();
-        let mut cache = MeshCache::default();
+        let mut cache = MeshToiCache::default();
         let mut ours = Vec::with_capacity(motions);
         let mut ours_each = Vec::with_capacity(motions);
         let mut steps = 0u64;

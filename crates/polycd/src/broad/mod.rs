@@ -10,7 +10,7 @@
 //! An exchange of a min end point of one box with a max end point of another is exactly a
 //! change of that pair's overlap on that axis; only then can the pair enter or leave the set
 //! of candidates. The narrow phase ([`crate::query`]) then runs on the candidates only, each
-//! candidate pair with its own [`PairCache`] kept while the pair stays a candidate.
+//! candidate pair with its own [`PairCache`](crate::query::PairCache) kept while the pair stays a candidate.
 //!
 //! **Outline of [`SweepAndPrune::update`].**
 //! 1. Copy each box's current bounds into the end points of the three lists.
@@ -57,7 +57,7 @@
 //!   body, padded by [`crate::core::tolerance::AABB_PAD_REL`].
 //!
 //! The [`World`] below puts bodies (shape, pose, margin) on top, runs the narrow phase on
-//! the candidates through [`crate::query`] with the chosen [`Algorithm`], and lists the
+//! the candidates through [`crate::query`] with the chosen [`Algorithm`](crate::query::Algorithm), and lists the
 //! answers in a deterministic order (sorted by body handle).
 
 mod sap;

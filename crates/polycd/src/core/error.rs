@@ -96,7 +96,7 @@ pub enum PolycdError {
     /// `Result` of the crate large.)
     #[error("invalid mesh: {0}")]
     InvalidMesh(Box<MeshDefect>),
-    /// A mesh file ([`crate::ccd::mesh::TriMesh::read`]) is not a closed 2-manifold or has a
+    /// A mesh file ([`crate::mesh::TriMesh::read`]) is not a closed 2-manifold or has a
     /// degenerate triangle; the defect names vertices and faces in the file's own numbering.
     #[error("{path}: invalid mesh: {defect}")]
     MeshFile {

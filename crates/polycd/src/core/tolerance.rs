@@ -143,7 +143,7 @@ pub const OVERLAP_CERT_REL: f64 = 1024.0 * f64::EPSILON;
 /// and each decade below costs a few more advancement steps on oblique or rotating approaches.
 pub const CCD_DISTANCE_REL: f64 = 1e-4;
 
-/// Convex surface decomposition ([`crate::ccd::mesh`]): a piece's hull is accepted when no
+/// Convex surface decomposition ([`crate::mesh`]): a piece's hull is accepted when no
 /// other triangle of the mesh reaches deeper than this fraction of the mesh's scale into it.
 /// The hull's planes are computed in floating point (a few ulps of the scale off), and the
 /// triangles next to a patch touch the hull along shared edges and vertices, so a zero margin

@@ -159,7 +159,7 @@ pub fn mesh_from_bytes(bytes: &[u8], format: MeshFormat, name: &str) -> Result<M
 }
 
 /// A mesh file's vertices and faces with the file's own numbering of them, for error
-/// messages that name places as the file does ([`crate::ccd::mesh::TriMesh::read`]).
+/// messages that name places as the file does ([`crate::mesh::TriMesh::read`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NumberedMesh {
     /// Vertex positions: as [`read_mesh`] gives them.

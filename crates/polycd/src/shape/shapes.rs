@@ -141,7 +141,7 @@ pub fn cone(n: u32, r: f64, h: f64) -> Result<ConvexPolyhedron, PolycdError> {
 /// because the centre line never runs along z). `2·segments·sides` triangles: the paper's
 /// 2 880 and 11 520 are `(120, 12)` and `(480, 12)`. `p` and `q` must be coprime for a knot;
 /// `tube` must stay below the centre line's self-distance (0.4 is safe for (2, 3)) or the
-/// surface self-intersects. Returns vertices and triangles ([`crate::ccd::mesh::TriMesh::new`]
+/// surface self-intersects. Returns vertices and triangles ([`crate::mesh::TriMesh::new`]
 /// builds the solid).
 pub fn torus_knot(
     p: u32,

@@ -8,7 +8,7 @@ use crate::core::math::{DMat3, DVec3};
 use crate::core::tolerance::{CONE_MARGIN, CONE_SOLVE_EPS};
 use crate::shape::topology::TopologyView;
 
-/// Up to this many vertices, [`ConvexPolyhedron::support_climb`] scans all of them instead of
+/// Up to this many vertices, [`ConvexPolyhedron::support_climb`](crate::shape::polyhedron::ConvexPolyhedron::support_climb) scans all of them instead of
 /// walking the vertex graph (measured: a cube or icosahedron support is cheaper as a scan).
 pub const SMALL_SCAN: usize = 16;
 

@@ -1,0 +1,117 @@
+//! Nesting of a mesh's closed shells: which shell encloses which (exact ray crossings).
+
+use crate::core::math::DVec3;
+use crate::core::predicates::{orient3d, Orientation};
+
+/// Where one component lies relative to another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Nest {
+    /// Outside it.
+    Out,
+    /// Enclosed by it.
+    In,
+    /// No vertex of it is off the other's surface, or every ray from its vertices grazes an
+    /// edge: the two touch.
+    Touching,
+    /// The other component's crossing count exceeds one: it crosses itself.
+    SelfCrossing,
+}
+
+/// Directions of the rays of [`nested_in`]: fixed, and in no plane or line of the simple
+/// coordinates a mesh usually has (a ray that grazes an edge or vertex is retried along the
+/// next one).
+const RAY_DIRECTIONS: [[f64; 3]; 8] = [
+    [0.8173, 0.3141, 0.4827],
+    [-0.2718, 0.9016, 0.3363],
+    [0.4142, -0.5772, 0.7032],
+    [-0.6933, -0.4472, -0.5654],
+    [0.1234, 0.7073, -0.6962],
+    [0.9273, -0.2236, -0.3005],
+    [-0.3827, 0.1618, 0.9096],
+    [-0.5878, -0.8090, 0.1049],
+];
+
+/// Is the component whose triangles are `own` inside the closed component `theirs` (with
+/// bounding box `bx`)? A vertex of `own` outside the box is outside. Otherwise the segment
+/// from the vertex to a point beyond the box along a fixed direction is tested against each
+/// triangle of `theirs` with exact [`orient3d`] signs, and the signed crossings summed (the
+/// winding number: 0 outside, ±1 inside an embedded closed surface). A vertex on the other
+/// surface, or a ray through an edge or vertex, is retried with the next direction and then
+/// the next vertex. Bounded: at most 8 rays per vertex of `own`, each over `theirs`.
+pub(crate) fn nested_in(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+    own: &[u32],
+    theirs: &[u32],
+    bx: (DVec3, DVec3),
+) -> Nest {
+    let centre = 0.5 * (bx.0 + bx.1);
+    let radius = 0.5 * (bx.1 - bx.0).length();
+    for &t in own {
+        for &v in &triangles[t as usize] {
+            let p = vertices[v as usize];
+            if p.cmplt(bx.0).any() || p.cmpgt(bx.1).any() {
+                return Nest::Out;
+            }
+            'rays: for d in RAY_DIRECTIONS {
+                let d = DVec3::from_array(d);
+                // The far end: beyond the box (checked, as the sum rounds).
+                let mut reach = 2.0 * ((p - centre).length() + radius);
+                let mut q = p + d * reach;
+                for _ in 0..64 {
+                    if q.cmplt(bx.0).any() || q.cmpgt(bx.1).any() {
+                        break;
+                    }
+                    reach *= 2.0;
+                    q = p + d * reach;
+                }
+                if !(q.cmplt(bx.0).any() || q.cmpgt(bx.1).any()) {
+                    continue;
+                }
+                let mut winding = 0i64;
+                for &u in theirs {
+                    let [a, b, c] = triangles[u as usize].map(|w| vertices[w as usize]);
+                    let sp = orient3d(a, b, c, p);
+                    let sq = orient3d(a, b, c, q);
+                    let sides = [orient3d(p, q, a, b), orient3d(p, q, b, c), orient3d(p, q, c, a)];
+                    let above = sides.iter().filter(|&&o| o == Orientation::Above).count();
+                    let below = sides.iter().filter(|&&o| o == Orientation::Below).count();
+                    match (sp, sq) {
+                        (Orientation::On, Orientation::On) => {
+                            // The segment lies in the triangle's plane: retry unless the
+                            // line misses it.
+                            if above > 0 && below > 0 {
+                                continue;
+                            }
+                            continue 'rays;
+                        }
+                        (Orientation::On, _) => {
+                            // The segment meets the plane at p only: p on the triangle?
+                            if above == 0 || below == 0 {
+                                // p lies on the other surface: try another vertex.
+                                break 'rays;
+                            }
+                        }
+                        // q is beyond the box, so not on the triangle: meets the plane only there.
+                        (_, Orientation::On) => {}
+                        (x, y) if x == y => {}
+                        _ => {
+                            if above == 3 || below == 3 {
+                                winding += if sp == Orientation::Below { 1 } else { -1 };
+                            } else if above == 0 || below == 0 {
+                                // Through an edge or a vertex of the triangle.
+                                continue 'rays;
+                            }
+                        }
+                    }
+                }
+                return match winding.abs() {
+                    0 => Nest::Out,
+                    1 => Nest::In,
+                    _ => Nest::SelfCrossing,
+                };
+            }
+        }
+    }
+    Nest::Touching
+}
