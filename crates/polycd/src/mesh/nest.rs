@@ -1,5 +1,6 @@
 //! Nesting of a mesh's closed shells: which shell encloses which (exact ray crossings).
 
+use crate::core::error::{MeshDefect, MeshFace, PolycdError};
 use crate::core::math::DVec3;
 use crate::core::predicates::{orient3d, Orientation};
 
@@ -114,4 +115,82 @@ pub(crate) fn nested_in(
         }
     }
     Nest::Touching
+}
+
+/// Nesting depth of each of `k > 1` components (how many other components enclose it), by
+/// one vertex of each against each other component whose bounding box holds it. Refuses
+/// components that cross or touch ([`MeshDefect::IntersectingComponents`], naming each by
+/// its first face, `first_face(c)`).
+pub(crate) fn nesting_depths(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+    comp_of: &[u32],
+    boxes: &[(DVec3, DVec3)],
+    first_face: impl Fn(usize) -> MeshFace,
+) -> Result<Vec<u32>, PolycdError> {
+    let bad = |d: MeshDefect| PolycdError::InvalidMesh(Box::new(d));
+    let (k, n) = (boxes.len(), triangles.len());
+    let mut depth = vec![0u32; k];
+    // Each component's triangles, contiguous (counting sort by component).
+    let mut start = vec![0usize; k + 1];
+    for &c in comp_of {
+        start[c as usize + 1] += 1;
+    }
+    for c in 0..k {
+        start[c + 1] += start[c];
+    }
+    let mut fill = start.clone();
+    let mut members = vec![0u32; n];
+    for (i, &c) in comp_of.iter().enumerate() {
+        members[fill[c as usize]] = i as u32;
+        fill[c as usize] += 1;
+    }
+    // The (inner, outer) pairs found, in increasing order (c, then d): as many as
+    // the sum of the depths (not a k × k table: many small shells stay cheap).
+    let mut inside: Vec<(u32, u32)> = Vec::new();
+    for c in 0..k {
+        let own = &members[start[c]..start[c + 1]];
+        for d in 0..k {
+            if d == c {
+                continue;
+            }
+            let theirs = &members[start[d]..start[d + 1]];
+            match nested_in(vertices, triangles, own, theirs, boxes[d]) {
+                Nest::Out => {}
+                Nest::In => {
+                    let (bc, bd) = (boxes[c], boxes[d]);
+                    if bc.0.cmplt(bd.0).any() || bc.1.cmpgt(bd.1).any() {
+                        return Err(bad(MeshDefect::IntersectingComponents {
+                            first: first_face(d),
+                            second: first_face(c),
+                        }));
+                    }
+                    inside.push((c as u32, d as u32));
+                    depth[c] += 1;
+                }
+                Nest::Touching => {
+                    return Err(bad(MeshDefect::IntersectingComponents {
+                        first: first_face(d),
+                        second: first_face(c),
+                    }))
+                }
+                Nest::SelfCrossing => {
+                    return Err(bad(MeshDefect::IntersectingComponents {
+                        first: first_face(d),
+                        second: first_face(d),
+                    }))
+                }
+            }
+        }
+    }
+    // Mutual containment: the shells cross. `inside` is sorted (pushed in order).
+    for &(c, d) in &inside {
+        if c < d && inside.binary_search(&(d, c)).is_ok() {
+            return Err(bad(MeshDefect::IntersectingComponents {
+                first: first_face(c as usize),
+                second: first_face(d as usize),
+            }));
+        }
+    }
+    Ok(depth)
 }

@@ -1,7 +1,7 @@
 //! The closed triangle mesh: validation (closed, consistently oriented 2-manifold, no
 //! degenerate triangles), orientation of its shells by their nesting, volume and centroid.
 
-use super::nest::{nested_in, Nest};
+use super::nest::nesting_depths;
 use super::tree::bounds;
 use crate::core::error::{MeshDefect, MeshFace, MeshNumbering, MeshVertex, PolycdError};
 use crate::core::math::DVec3;
@@ -78,207 +78,27 @@ impl TriMesh {
 
     fn build(vertices: &[DVec3], faces: &[Vec<u32>], names: &Names<'_>) -> Result<TriMesh, PolycdError> {
         check_points(vertices)?;
-        let bad = |d: MeshDefect| PolycdError::InvalidMesh(Box::new(d));
         if faces.is_empty() {
             return Err(bad(MeshDefect::Empty));
         }
-        let mut triangles = Vec::new();
-        // The face of each triangle.
-        let mut tri_face: Vec<u32> = Vec::new();
-        for (i, f) in faces.iter().enumerate() {
-            if f.len() < 3 || f.iter().any(|&v| v as usize >= vertices.len()) {
-                return Err(bad(MeshDefect::BadFace { face: names.face(i) }));
-            }
-            for k in 1..f.len() - 1 {
-                triangles.push([f[0], f[k], f[k + 1]]);
-                tri_face.push(i as u32);
-            }
-        }
-        for (i, t) in triangles.iter().enumerate() {
-            let [a, b, c] = t.map(|v| vertices[v as usize]);
-            let l2 = (b - a)
-                .length_squared()
-                .max((c - a).length_squared())
-                .max((c - b).length_squared());
-            let area2 = (b - a).cross(c - a).length();
-            if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || !(area2 > FLATNESS_REL * l2) {
-                return Err(bad(MeshDefect::DegenerateTriangle {
-                    face: names.face(tri_face[i] as usize),
-                    vertices: t.map(|v| names.vertex(v, vertices)),
-                }));
-            }
-        }
-        // Directed edges: each exactly once, each with its reverse. Checked in face order, so
-        // the edge reported is the first one in the input.
-        let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(triangles.len() * 3);
-        for (i, t) in triangles.iter().enumerate() {
-            for k in 0..3 {
-                let e = (t[k], t[(k + 1) % 3]);
-                if let Some(first) = directed.insert(e, i as u32) {
-                    return Err(bad(MeshDefect::NonManifoldEdge {
-                        a: names.vertex(e.0, vertices),
-                        b: names.vertex(e.1, vertices),
-                        faces: faces_using(&triangles, &tri_face, e),
-                        first: names.face(tri_face[first as usize] as usize),
-                        second: names.face(tri_face[i] as usize),
-                    }));
-                }
-            }
-        }
-        for (i, t) in triangles.iter().enumerate() {
-            for k in 0..3 {
-                let (a, b) = (t[k], t[(k + 1) % 3]);
-                if !directed.contains_key(&(b, a)) {
-                    return Err(bad(MeshDefect::OpenEdge {
-                        a: names.vertex(a, vertices),
-                        b: names.vertex(b, vertices),
-                        faces: faces_using(&triangles, &tri_face, (a, b)),
-                        face: names.face(tri_face[i] as usize),
-                    }));
-                }
-            }
-        }
-        let fans = check_vertex_fans(&triangles);
-        if let Some(&v) = fans.iter().min_by_key(|&&v| names.vertex_number(v)) {
-            return Err(bad(MeshDefect::NonManifoldVertex {
-                vertex: names.vertex(v, vertices),
-            }));
-        }
-        // Connected components: union–find over the edges (each edge's two triangles).
-        let n = triangles.len();
-        let mut parent: Vec<u32> = (0..n as u32).collect();
-        for (i, t) in triangles.iter().enumerate() {
-            for k in 0..3 {
-                if let Some(&j) = directed.get(&(t[(k + 1) % 3], t[k])) {
-                    let (ri, rj) = (find(&mut parent, i as u32), find(&mut parent, j));
-                    // The smaller root stays: a component's root is its first triangle.
-                    if ri < rj {
-                        parent[rj as usize] = ri;
-                    } else if rj < ri {
-                        parent[ri as usize] = rj;
-                    }
-                }
-            }
-        }
+        let (mut triangles, tri_face) = triangulate(vertices, faces, names)?;
+        let directed = check_closed_manifold(vertices, &triangles, &tri_face, names)?;
+        let (comp_of, firsts) = components(&triangles, &directed);
         drop(directed);
-        let mut comp_of = vec![NONE; n];
-        let mut firsts: Vec<u32> = Vec::new();
-        for i in 0..n as u32 {
-            let r = find(&mut parent, i);
-            if r == i {
-                comp_of[i as usize] = firsts.len() as u32;
-                firsts.push(i);
-            } else {
-                comp_of[i as usize] = comp_of[r as usize];
-            }
-        }
         let k = firsts.len();
-        // Signed volumes (divergence theorem over the tetrahedra from the origin, taken about
-        // the mean vertex to keep the products small) and first moments per component, with a
-        // bound of each sum's rounding error: per term, the rounded differences and the
-        // triple product are within 10u × its permanent, and a running sum of m terms adds at
-        // most (m − 1)u × the sum of their magnitudes; (m + 16)·ε = (2m + 32)u covers both.
-        let origin = vertices.iter().copied().sum::<DVec3>() / vertices.len() as f64;
-        let mut vol6 = vec![0.0f64; k];
-        let mut perm = vec![0.0f64; k];
-        let mut count = vec![0usize; k];
-        let mut moment = vec![DVec3::ZERO; k];
-        for (i, t) in triangles.iter().enumerate() {
-            let c = comp_of[i] as usize;
-            let [a, b, cc] = t.map(|v| vertices[v as usize] - origin);
-            let w = a.dot(b.cross(cc));
-            vol6[c] += w;
-            moment[c] += (a + b + cc) * w;
-            let (a, b, cc) = (a.abs(), b.abs(), cc.abs());
-            perm[c] +=
-                a.x * (b.y * cc.z + b.z * cc.y) + a.y * (b.x * cc.z + b.z * cc.x) + a.z * (b.x * cc.y + b.y * cc.x);
-            count[c] += 1;
-        }
-        let mut boxes = vec![(DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)); k];
-        for (i, t) in triangles.iter().enumerate() {
-            let bx = &mut boxes[comp_of[i] as usize];
-            for &v in t {
-                bx.0 = bx.0.min(vertices[v as usize]);
-                bx.1 = bx.1.max(vertices[v as usize]);
-            }
-        }
-        for c in 0..k {
-            let bound = (count[c] as f64 + 16.0) * f64::EPSILON * perm[c];
-            let s = 0.5 * (boxes[c].1 - boxes[c].0).length();
-            if !(vol6[c].abs() > bound) || !(vol6[c].abs() > FLATNESS_REL * s * s * s) {
-                return Err(bad(MeshDefect::FlatComponent {
-                    face: names.face(tri_face[firsts[c] as usize] as usize),
-                    volume: vol6[c] / 6.0,
-                    bound: bound / 6.0,
-                }));
-            }
-        }
-        // Nesting depth of each component (only with several).
-        let mut depth = vec![0u32; k];
-        if k > 1 {
-            let face_of_comp = |c: usize| names.face(tri_face[firsts[c] as usize] as usize);
-            // Each component's triangles, contiguous (counting sort by component).
-            let mut start = vec![0usize; k + 1];
-            for &c in &comp_of {
-                start[c as usize + 1] += 1;
-            }
-            for c in 0..k {
-                start[c + 1] += start[c];
-            }
-            let mut fill = start.clone();
-            let mut members = vec![0u32; n];
-            for (i, &c) in comp_of.iter().enumerate() {
-                members[fill[c as usize]] = i as u32;
-                fill[c as usize] += 1;
-            }
-            // The (inner, outer) pairs found, in increasing order (c, then d): as many as
-            // the sum of the depths (not a k × k table: many small shells stay cheap).
-            let mut inside: Vec<(u32, u32)> = Vec::new();
-            for c in 0..k {
-                let own = &members[start[c]..start[c + 1]];
-                for d in 0..k {
-                    if d == c {
-                        continue;
-                    }
-                    let theirs = &members[start[d]..start[d + 1]];
-                    match nested_in(vertices, &triangles, own, theirs, boxes[d]) {
-                        Nest::Out => {}
-                        Nest::In => {
-                            let (bc, bd) = (boxes[c], boxes[d]);
-                            if bc.0.cmplt(bd.0).any() || bc.1.cmpgt(bd.1).any() {
-                                return Err(bad(MeshDefect::IntersectingComponents {
-                                    first: face_of_comp(d),
-                                    second: face_of_comp(c),
-                                }));
-                            }
-                            inside.push((c as u32, d as u32));
-                            depth[c] += 1;
-                        }
-                        Nest::Touching => {
-                            return Err(bad(MeshDefect::IntersectingComponents {
-                                first: face_of_comp(d),
-                                second: face_of_comp(c),
-                            }))
-                        }
-                        Nest::SelfCrossing => {
-                            return Err(bad(MeshDefect::IntersectingComponents {
-                                first: face_of_comp(d),
-                                second: face_of_comp(d),
-                            }))
-                        }
-                    }
-                }
-            }
-            // Mutual containment: the shells cross. `inside` is sorted (pushed in order).
-            for &(c, d) in &inside {
-                if c < d && inside.binary_search(&(d, c)).is_ok() {
-                    return Err(bad(MeshDefect::IntersectingComponents {
-                        first: face_of_comp(c as usize),
-                        second: face_of_comp(d as usize),
-                    }));
-                }
-            }
-        }
+        let Volumes {
+            origin,
+            vol6,
+            moment,
+            count,
+            boxes,
+        } = volumes(vertices, &triangles, &tri_face, &comp_of, &firsts, names)?;
+        let depth = if k > 1 {
+            let first_face = |c: usize| names.face(tri_face[firsts[c] as usize] as usize);
+            nesting_depths(vertices, &triangles, &comp_of, &boxes, first_face)?
+        } else {
+            vec![0u32; k]
+        };
         // Each component's sign: outward (positive) at even depth, inward at odd depth.
         let mut components = Vec::with_capacity(k);
         let mut sign = vec![1.0f64; k];
@@ -430,6 +250,198 @@ impl TriMesh {
         }
         total > 2.0 * std::f64::consts::PI
     }
+}
+
+/// A typed mesh defect.
+fn bad(d: MeshDefect) -> PolycdError {
+    PolycdError::InvalidMesh(Box::new(d))
+}
+
+/// Fan-triangulates the faces (each triangle with its face), refusing faces with fewer than
+/// three or out-of-range indices and degenerate triangles (repeated vertices, or an area
+/// below [`FLATNESS_REL`] of the longest side squared).
+fn triangulate(
+    vertices: &[DVec3],
+    faces: &[Vec<u32>],
+    names: &Names<'_>,
+) -> Result<(Vec<[u32; 3]>, Vec<u32>), PolycdError> {
+    let mut triangles = Vec::new();
+    // The face of each triangle.
+    let mut tri_face: Vec<u32> = Vec::new();
+    for (i, f) in faces.iter().enumerate() {
+        if f.len() < 3 || f.iter().any(|&v| v as usize >= vertices.len()) {
+            return Err(bad(MeshDefect::BadFace { face: names.face(i) }));
+        }
+        for k in 1..f.len() - 1 {
+            triangles.push([f[0], f[k], f[k + 1]]);
+            tri_face.push(i as u32);
+        }
+    }
+    for (i, t) in triangles.iter().enumerate() {
+        let [a, b, c] = t.map(|v| vertices[v as usize]);
+        let l2 = (b - a)
+            .length_squared()
+            .max((c - a).length_squared())
+            .max((c - b).length_squared());
+        let area2 = (b - a).cross(c - a).length();
+        if t[0] == t[1] || t[1] == t[2] || t[0] == t[2] || !(area2 > FLATNESS_REL * l2) {
+            return Err(bad(MeshDefect::DegenerateTriangle {
+                face: names.face(tri_face[i] as usize),
+                vertices: t.map(|v| names.vertex(v, vertices)),
+            }));
+        }
+    }
+    Ok((triangles, tri_face))
+}
+
+/// The directed edges of a closed, consistently oriented 2-manifold: each exactly once, each
+/// with its reverse, every vertex a single fan. Checked in face order, so the place reported
+/// is the first one in the input.
+fn check_closed_manifold(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+    tri_face: &[u32],
+    names: &Names<'_>,
+) -> Result<HashMap<(u32, u32), u32>, PolycdError> {
+    // Directed edges: each exactly once, each with its reverse. Checked in face order, so
+    // the edge reported is the first one in the input.
+    let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(triangles.len() * 3);
+    for (i, t) in triangles.iter().enumerate() {
+        for k in 0..3 {
+            let e = (t[k], t[(k + 1) % 3]);
+            if let Some(first) = directed.insert(e, i as u32) {
+                return Err(bad(MeshDefect::NonManifoldEdge {
+                    a: names.vertex(e.0, vertices),
+                    b: names.vertex(e.1, vertices),
+                    faces: faces_using(triangles, tri_face, e),
+                    first: names.face(tri_face[first as usize] as usize),
+                    second: names.face(tri_face[i] as usize),
+                }));
+            }
+        }
+    }
+    for (i, t) in triangles.iter().enumerate() {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            if !directed.contains_key(&(b, a)) {
+                return Err(bad(MeshDefect::OpenEdge {
+                    a: names.vertex(a, vertices),
+                    b: names.vertex(b, vertices),
+                    faces: faces_using(triangles, tri_face, (a, b)),
+                    face: names.face(tri_face[i] as usize),
+                }));
+            }
+        }
+    }
+    let fans = check_vertex_fans(triangles);
+    if let Some(&v) = fans.iter().min_by_key(|&&v| names.vertex_number(v)) {
+        return Err(bad(MeshDefect::NonManifoldVertex {
+            vertex: names.vertex(v, vertices),
+        }));
+    }
+    Ok(directed)
+}
+
+/// Connected components of the surface (union–find over the edges, each edge's two
+/// triangles): each triangle's component, and each component's first triangle (its root).
+fn components(triangles: &[[u32; 3]], directed: &HashMap<(u32, u32), u32>) -> (Vec<u32>, Vec<u32>) {
+    // Connected components: union–find over the edges (each edge's two triangles).
+    let n = triangles.len();
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    for (i, t) in triangles.iter().enumerate() {
+        for k in 0..3 {
+            if let Some(&j) = directed.get(&(t[(k + 1) % 3], t[k])) {
+                let (ri, rj) = (find(&mut parent, i as u32), find(&mut parent, j));
+                // The smaller root stays: a component's root is its first triangle.
+                if ri < rj {
+                    parent[rj as usize] = ri;
+                } else if rj < ri {
+                    parent[ri as usize] = rj;
+                }
+            }
+        }
+    }
+    let mut comp_of = vec![NONE; n];
+    let mut firsts: Vec<u32> = Vec::new();
+    for i in 0..n as u32 {
+        let r = find(&mut parent, i);
+        if r == i {
+            comp_of[i as usize] = firsts.len() as u32;
+            firsts.push(i);
+        } else {
+            comp_of[i as usize] = comp_of[r as usize];
+        }
+    }
+    (comp_of, firsts)
+}
+
+/// Per-component signed volumes (×6), first moments, triangle counts and bounding boxes,
+/// about `origin` (the mean vertex).
+struct Volumes {
+    origin: DVec3,
+    vol6: Vec<f64>,
+    moment: Vec<DVec3>,
+    count: Vec<usize>,
+    boxes: Vec<(DVec3, DVec3)>,
+}
+
+/// [`Volumes`] of the components, refusing a component whose volume's sign is not certain or
+/// that is flatter than [`FLATNESS_REL`] of its size ([`MeshDefect::FlatComponent`]).
+fn volumes(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+    tri_face: &[u32],
+    comp_of: &[u32],
+    firsts: &[u32],
+    names: &Names<'_>,
+) -> Result<Volumes, PolycdError> {
+    let k = firsts.len();
+    // Signed volumes (divergence theorem over the tetrahedra from the origin, taken about
+    // the mean vertex to keep the products small) and first moments per component, with a
+    // bound of each sum's rounding error: per term, the rounded differences and the
+    // triple product are within 10u × its permanent, and a running sum of m terms adds at
+    // most (m − 1)u × the sum of their magnitudes; (m + 16)·ε = (2m + 32)u covers both.
+    let origin = vertices.iter().copied().sum::<DVec3>() / vertices.len() as f64;
+    let mut vol6 = vec![0.0f64; k];
+    let mut perm = vec![0.0f64; k];
+    let mut count = vec![0usize; k];
+    let mut moment = vec![DVec3::ZERO; k];
+    for (i, t) in triangles.iter().enumerate() {
+        let c = comp_of[i] as usize;
+        let [a, b, cc] = t.map(|v| vertices[v as usize] - origin);
+        let w = a.dot(b.cross(cc));
+        vol6[c] += w;
+        moment[c] += (a + b + cc) * w;
+        let (a, b, cc) = (a.abs(), b.abs(), cc.abs());
+        perm[c] += a.x * (b.y * cc.z + b.z * cc.y) + a.y * (b.x * cc.z + b.z * cc.x) + a.z * (b.x * cc.y + b.y * cc.x);
+        count[c] += 1;
+    }
+    let mut boxes = vec![(DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)); k];
+    for (i, t) in triangles.iter().enumerate() {
+        let bx = &mut boxes[comp_of[i] as usize];
+        for &v in t {
+            bx.0 = bx.0.min(vertices[v as usize]);
+            bx.1 = bx.1.max(vertices[v as usize]);
+        }
+    }
+    for c in 0..k {
+        let bound = (count[c] as f64 + 16.0) * f64::EPSILON * perm[c];
+        let s = 0.5 * (boxes[c].1 - boxes[c].0).length();
+        if !(vol6[c].abs() > bound) || !(vol6[c].abs() > FLATNESS_REL * s * s * s) {
+            return Err(bad(MeshDefect::FlatComponent {
+                face: names.face(tri_face[firsts[c] as usize] as usize),
+                volume: vol6[c] / 6.0,
+                bound: bound / 6.0,
+            }));
+        }
+    }
+    Ok(Volumes {
+        origin,
+        vol6,
+        moment,
+        count,
+        boxes,
+    })
 }
 
 /// The vertices whose triangles do not form a single fan (closed: every edge has its reverse,
