@@ -19,7 +19,8 @@
 //!   answer; 39 459 disjoint, 36 837 overlapping, 23 704 in the contact band or unchecked
 //!   (20 000 `Touching`, 0 `NotConverged`); at most 27 iterations (mean 6.9) and 18
 //!   spherical-polygon edges (2026-11-22, before the far-outside rule: 45 and 28).
-//! - `paper_shapes_timing` (`#[ignore]`): µs per cold query on the §9 ellipsoids.
+//!
+//! Timing of the §9 shapes is the bench's `ellipsoid-sweep` scenario.
 
 use polycd::geometry::{closest_on_segment, closest_on_triangle};
 use polycd::predicates::{orient3d, Orientation};
@@ -563,47 +564,4 @@ fn coherence_sequence() {
     }
     eprintln!("coherence_sequence: warm iterations {warm_iters}, cold {cold_iters}; {t:?}");
     assert!(warm_iters <= cold_iters, "warm {warm_iters} vs cold {cold_iters}");
-}
-
-/// Rough per-query timing on the paper's §9 shapes (cold cache, signed distance −40…40 along a
-/// random direction; no oracle). Run with
-/// `cargo test -p polycd --release --test hs_jump -- --ignored --nocapture paper_shapes_timing`.
-#[test]
-#[ignore]
-fn paper_shapes_timing() {
-    let mut rng = ChaCha8Rng::seed_from_u64(9);
-    for (n, a, b, c) in [
-        (200, 200.0, 180.0, 180.0),
-        (1000, 200.0, 180.0, 180.0),
-        (2000, 200.0, 180.0, 180.0),
-        (2000, 200.0, 100.0, 100.0),
-        (2000, 200.0, 20.0, 20.0),
-    ] {
-        let s = shapes::ellipsoid(n, a, b, c, 1).unwrap();
-        let mut cfgs = Vec::new();
-        for _ in 0..2000 {
-            let pa = Pose::new(shapes::random_rotation(&mut rng), DVec3::ZERO);
-            let pb = Pose::new(
-                shapes::random_rotation(&mut rng),
-                shapes::unit_vector(&mut rng) * rng.random_range(0.0..2.0 * a + 40.0),
-            );
-            cfgs.push((pa, pb));
-        }
-        let start = std::time::Instant::now();
-        let (mut iters, mut max_it, mut disjoint) = (0u64, 0u32, 0usize);
-        let mut cache = PairCache::default();
-        for (pa, pb) in &cfgs {
-            cache.hs_jump.get_or_default().forget(); // cold start, but the scratch space is reused
-            let r = hs(&s, pa, &s, pb, &mut cache);
-            iters += r.iterations() as u64;
-            max_it = max_it.max(r.iterations());
-            disjoint += matches!(r, Intersection::Disjoint { .. }) as usize;
-        }
-        let us = start.elapsed().as_secs_f64() * 1e6 / cfgs.len() as f64;
-        eprintln!(
-            "n={n} {a}:{b}:{c}: {us:.2} µs/query, mean iterations {:.2}, max {max_it}, disjoint {disjoint}/{}",
-            iters as f64 / cfgs.len() as f64,
-            cfgs.len()
-        );
-    }
 }
