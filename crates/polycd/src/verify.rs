@@ -34,6 +34,11 @@
 //! shapes touch; that it is the *shortest* one needs the oracle (done in the tests).
 //! `Directional::Never` is checked by projecting both shapes along the direction (2-D hulls).
 //!
+//! Independence: the checks here keep their own small float routines (the 2-D hull of the
+//! projections, the point–plane sums) rather than the algorithms' exact kernels where an
+//! independent computation is the point of a certificate check; the exact sums and
+//! products they use come from `core::geometry`.
+//!
 //! ```
 //! use polycd::verify::{verify, Answer};
 //! use polycd::{shapes, DVec3, Intersection, Plane, Pose};

@@ -10,6 +10,9 @@
 //! The large randomized run is ignored by default:
 //! `cargo test -p polycd --release --test ccd -- --ignored`.
 
+mod common;
+
+use common::random_pose;
 use polycd::ccd::mesh::{self, MeshToiCache};
 use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
 use polycd::error::MeshDefect;
@@ -399,15 +402,6 @@ fn bad_input_is_a_typed_error() {
 }
 
 // ---------------------------------------------------------------- random and adversarial
-
-fn random_pose(rng: &mut ChaCha8Rng, spread: f64) -> Pose {
-    let t = DVec3::new(
-        rng.random_range(-spread..spread),
-        rng.random_range(-spread..spread),
-        rng.random_range(-spread..spread),
-    );
-    Pose::new(shapes::random_rotation(rng), t)
-}
 
 fn family(k: usize, s: f64, seed: u64) -> ConvexPolyhedron {
     match k % 6 {

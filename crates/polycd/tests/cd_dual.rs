@@ -1,6 +1,9 @@
 //! CD-Dual against the brute-force oracle: boolean answers, separating planes, overlap
 //! witnesses, α along `c → o`, and the directional query (§6).
 
+mod common;
+
+use common::{outside, world_vertices};
 use polycd::cd_dual::{self, CdDualCache, FaceKind, PhaseEvent, SearchOptions};
 use polycd::math::DQuat;
 use polycd::query::{contact_tolerance, pair_scale};
@@ -37,17 +40,6 @@ fn families(seed: u64) -> Vec<Family> {
         ));
     }
     out.into_iter().map(|(name, shape)| Family { name, shape }).collect()
-}
-
-fn world_vertices(p: &ConvexPolyhedron, pose: &Pose) -> Vec<DVec3> {
-    p.vertices().iter().map(|&v| pose.transform_point(v)).collect()
-}
-
-/// Largest amount by which a world point lies outside a shape.
-fn outside(p: &ConvexPolyhedron, pose: &Pose, x: DVec3) -> f64 {
-    (0..p.faces().len() as u32)
-        .map(|f| p.face_plane(f).transformed(pose).signed_distance(x))
-        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 fn separation_violation(plane: &Plane, a: &[DVec3], b: &[DVec3]) -> f64 {

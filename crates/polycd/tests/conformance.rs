@@ -47,6 +47,9 @@
 //!   small slightly turned box placed at first contact along −z (by the oracle's directional
 //!   answer) plus a gap of 0, ±1e-9 or ±1e-3; expected answers from the oracle.
 
+mod common;
+
+use common::at;
 use polycd::oracle::Agreement;
 use polycd::query::{self, contact_tolerance, pair_scale};
 use polycd::tolerance::AGREEMENT_REL;
@@ -83,10 +86,6 @@ struct Case {
     signed_distance: f64,
     /// Hand-derived directional answers (direction, t or None) checked besides the oracle's.
     directional: Vec<(DVec3, Option<f64>)>,
-}
-
-fn at(x: f64, y: f64, z: f64) -> Pose {
-    Pose::from_translation(DVec3::new(x, y, z))
 }
 
 fn case(name: impl Into<String>, a: ConvexPolyhedron, pa: Pose, b: ConvexPolyhedron, pb: Pose, sd: f64) -> Case {

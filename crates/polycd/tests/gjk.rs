@@ -5,6 +5,9 @@
 //! The large runs are ignored by default; run them with
 //! `cargo test -p polycd --release --test gjk -- --ignored`.
 
+mod common;
+
+use common::{average_pose as average, world_vertices};
 use polycd::gjk::{self, GjkCache};
 use polycd::query::{contact_tolerance, pair_scale};
 use polycd::{oracle, shapes, ConvexPolyhedron, DQuat, DVec3, Directional, Distance, Intersection, Plane, Pose};
@@ -27,10 +30,6 @@ fn family(k: usize, s: f64, seed: u64) -> ConvexPolyhedron {
     }
 }
 const FAMILIES: usize = 8;
-
-fn world_vertices(p: &ConvexPolyhedron, pose: &Pose) -> Vec<DVec3> {
-    p.vertices().iter().map(|&v| pose.transform_point(v)).collect()
-}
 
 /// `x` lies inside `p` (at `pose`) within `tol`.
 fn inside(p: &ConvexPolyhedron, pose: &Pose, x: DVec3, tol: f64) -> bool {
@@ -386,18 +385,6 @@ fn exact_contacts() {
         }
     }
     report(&st);
-}
-
-/// Interpolates two poses (translation average, normalised quaternion average).
-fn average(p: &Pose, q: &Pose) -> Pose {
-    let mut qr = q.rotation;
-    if p.rotation.dot(qr) < 0.0 {
-        qr = -qr;
-    }
-    Pose::new(
-        ((p.rotation + qr) * 0.5).normalize(),
-        (p.translation + q.translation) * 0.5,
-    )
 }
 
 fn alg10_pose(rng: &mut ChaCha8Rng) -> Pose {

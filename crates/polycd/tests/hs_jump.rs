@@ -22,6 +22,9 @@
 //!
 //! Timing of the §9 shapes is the bench's `ellipsoid-sweep` scenario.
 
+mod common;
+
+use common::random_pose;
 use polycd::geometry::{closest_on_segment, closest_on_triangle};
 use polycd::predicates::{orient3d, Orientation};
 use polycd::query::{contact_tolerance, pair_scale};
@@ -259,17 +262,6 @@ fn run_case(
     if sd.abs() > tol {
         assert_ne!(status, 'N', "{what}: not converged at signed distance {sd:e}");
     }
-}
-
-fn random_pose(rng: &mut ChaCha8Rng, spread: f64) -> Pose {
-    Pose::new(
-        shapes::random_rotation(rng),
-        DVec3::new(
-            rng.random_range(-spread..spread),
-            rng.random_range(-spread..spread),
-            rng.random_range(-spread..spread),
-        ),
-    )
 }
 
 /// `count` base configurations; each is moved so that the signed distance is one of several

@@ -5,6 +5,9 @@
 //! The large run (10^5 pairs) is ignored by default: run with
 //! `cargo test -p polycd --release --test qp -- --ignored`.
 
+mod common;
+
+use common::outside;
 use polycd::qp::{self, QpCache, QpStatus};
 use polycd::query::{self, contact_tolerance, pair_scale};
 use polycd::tolerance::AGREEMENT_REL;
@@ -24,13 +27,6 @@ fn paper_b() -> Vec<DVec3> {
 }
 fn paper_b_prime() -> Vec<DVec3> {
     vec![v(1., -1., 0.), v(2., -2., 0.), v(0., -2., 2.), v(0., -2., 0.)]
-}
-
-/// Largest signed distance of `p` above the faces of `s` at `pose` (≤ 0 inside).
-fn outside(s: &ConvexPolyhedron, pose: &Pose, p: DVec3) -> f64 {
-    (0..s.faces().len() as u32)
-        .map(|f| s.face_plane(f).transformed(pose).signed_distance(p))
-        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 #[test]

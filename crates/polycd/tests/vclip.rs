@@ -5,6 +5,9 @@
 //! Large runs (10^5 pairs, 10^5 degeneracy trials):
 //! `cargo test -p polycd --release --test vclip -- --ignored`.
 
+mod common;
+
+use common::{average_pose as average, outside};
 use polycd::oracle;
 use polycd::query::{contact_tolerance, pair_scale};
 use polycd::shapes;
@@ -84,14 +87,6 @@ fn base_shapes() -> Vec<(String, ConvexPolyhedron)> {
 fn scaled(p: &ConvexPolyhedron, s: f64) -> ConvexPolyhedron {
     let pts: Vec<DVec3> = p.vertices().iter().map(|&x| x * s).collect();
     ConvexPolyhedron::from_points(&pts).unwrap()
-}
-
-/// Largest signed distance of `x` (world) outside the shape (≤ 0 inside).
-fn outside(p: &ConvexPolyhedron, pose: &Pose, x: DVec3) -> f64 {
-    let l = pose.inverse_transform_point(x);
-    (0..p.faces().len() as u32)
-        .map(|f| p.face_plane(f).signed_distance(l))
-        .fold(f64::NEG_INFINITY, f64::max)
 }
 
 #[derive(Default, Debug)]
@@ -335,14 +330,6 @@ fn contact_configurations() {
         );
     }
     eprintln!("{stats:?}");
-}
-
-fn average(p: &Pose, q: &Pose) -> Pose {
-    let (qa, mut qb) = (p.rotation, q.rotation);
-    if qa.dot(qb) < 0.0 {
-        qb = -qb;
-    }
-    Pose::new((qa + qb).normalize(), (p.translation + q.translation) * 0.5)
 }
 
 /// The paper's degeneracy test (Alg. 10): returns (queries, wrong answers, not converged).

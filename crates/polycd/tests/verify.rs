@@ -5,6 +5,9 @@
 //! paths of the public API end to end (NaN, too few points, flat clouds, zero quaternions,
 //! non-convex face lists).
 
+mod common;
+
+use common::at;
 use polycd::oracle;
 use polycd::query::{self, contact_tolerance};
 use polycd::verify::{self, Answer, VerifyError};
@@ -17,10 +20,6 @@ use rand_chacha::ChaCha8Rng;
 
 fn cube() -> ConvexPolyhedron {
     shapes::cuboid(1.0, 1.0, 1.0).unwrap()
-}
-
-fn at(x: f64, y: f64, z: f64) -> Pose {
-    Pose::from_translation(DVec3::new(x, y, z))
 }
 
 fn plane(n: DVec3, offset: f64) -> Plane {
