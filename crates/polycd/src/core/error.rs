@@ -90,6 +90,14 @@ pub enum PolycdError {
         /// Query name.
         query: &'static str,
     },
+    /// The answer needs a cargo feature this build of polycd was compiled without.
+    #[error("{what} needs polycd's cargo feature '{feature}', which this build does not have")]
+    FeatureDisabled {
+        /// The feature (e.g. `qp-faithful`).
+        feature: &'static str,
+        /// What needed it (e.g. `algorithm 'qp'`).
+        what: &'static str,
+    },
     /// A triangle mesh is not a closed 2-manifold or has a degenerate triangle
     /// (continuous collision detection of non-convex meshes needs closed solids).
     /// (The defect is boxed: it names places with their coordinates, which would make every

@@ -27,6 +27,20 @@ struct PointPair<'a> {
     topo: Option<(&'a ConvexPolyhedron, Pose, &'a ConvexPolyhedron, Pose)>,
 }
 
+/// The faithful solver's interior-point method is clarabel, behind the cargo feature
+/// `qp-faithful` (on by default): without it every faithful entry point answers
+/// [`PolycdError::FeatureDisabled`].
+fn require_ipm() -> Result<(), PolycdError> {
+    if cfg!(feature = "qp-faithful") {
+        Ok(())
+    } else {
+        Err(PolycdError::FeatureDisabled {
+            feature: "qp-faithful",
+            what: "the faithful convex-program solver (algorithm 'qp')",
+        })
+    }
+}
+
 fn argmax(pts: &[DVec3], d: DVec3) -> u32 {
     let mut best = 0u32;
     let mut bd = f64::NEG_INFINITY;
@@ -270,6 +284,7 @@ pub fn solve_faithful(
     b: &ConvexPolyhedron,
     pb: &Pose,
 ) -> Result<QpSolution, PolycdError> {
+    require_ipm()?;
     Ok(faithful_poly(a, pa, b, pb).2)
 }
 
@@ -279,6 +294,7 @@ pub fn solve_faithful(
 /// certified through the hulls of the point sets when they are solid; otherwise a zero
 /// distance is reported as touching.
 pub fn solve_points(xs: &[DVec3], ys: &[DVec3]) -> Result<QpSolution, PolycdError> {
+    require_ipm()?;
     check_points(xs, ys)?;
     let scale = points_scale(xs, ys).max(f64::MIN_POSITIVE);
     let setup = FaithfulSetup {
@@ -302,6 +318,7 @@ pub fn intersect_faithful(
     b: &ConvexPolyhedron,
     pb: &Pose,
 ) -> Result<Intersection, PolycdError> {
+    require_ipm()?;
     let (xs, ys, _, solved, c, setup) = faithful_poly(a, pa, b, pb);
     if matches!(solved.verdict, Verdict::NotConverged) {
         // See `distance_faithful`.
@@ -330,6 +347,7 @@ pub fn distance_faithful(
     b: &ConvexPolyhedron,
     pb: &Pose,
 ) -> Result<Distance, PolycdError> {
+    require_ipm()?;
     let (xs, ys, _, solved, c, setup) = faithful_poly(a, pa, b, pb);
     if matches!(solved.verdict, Verdict::NotConverged) {
         // The active-set polish stalled (or disagreed with the interior-point optimum):
@@ -351,4 +369,42 @@ pub fn distance_faithful(
     Ok(to_distance(&solved, &c, &sup, &Pose::IDENTITY, |c, pts| {
         corral_features(a, || pa.inverse(), b, || pb.inverse(), c, pts)
     }))
+}
+
+#[cfg(all(test, not(feature = "qp-faithful")))]
+mod without_ipm {
+    use crate::core::error::PolycdError;
+    use crate::core::math::{DVec3, Pose};
+    use crate::query::{self, Algorithm, PairCache};
+    use crate::shape::shapes::cuboid;
+
+    /// Built without `qp-faithful`, `Algorithm::Qp` stays and answers `FeatureDisabled`
+    /// naming the feature, directly and through the query layer; the fast solver still works.
+    #[test]
+    fn qp_names_the_missing_feature() {
+        let a = cuboid(1.0, 1.0, 1.0).unwrap();
+        let pb = Pose::from_translation(DVec3::new(3.0, 0.0, 0.0));
+        let disabled = |r: Result<(), PolycdError>| {
+            matches!(
+                r,
+                Err(PolycdError::FeatureDisabled {
+                    feature: "qp-faithful",
+                    ..
+                })
+            )
+        };
+        assert!(disabled(
+            super::distance_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())
+        ));
+        assert!(disabled(super::solve_points(a.vertices(), a.vertices()).map(|_| ())));
+        let mut c = PairCache::default();
+        assert!(disabled(
+            query::distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())
+        ));
+        assert!(disabled(
+            query::intersect(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())
+        ));
+        let d = query::distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::QpFast, &mut c).unwrap();
+        assert!((d.signed_distance().unwrap() - 2.0).abs() < 1e-12);
+    }
 }

@@ -12,6 +12,18 @@ pub(super) struct Ipm {
 /// Model (1) as a sparse QP for clarabel, in coordinates centred at `origin` and divided by
 /// `scale`: variables z = (λ, σ, w), minimise ½‖w‖² subject to Yσ − Xλ − w = 0, Σλ = 1,
 /// Σσ = 1, λ ≥ 0, σ ≥ 0.
+#[cfg(not(feature = "qp-faithful"))]
+pub(super) fn ipm_solve(_xs: &[DVec3], _ys: &[DVec3], _origin: DVec3, _scale: f64) -> Ipm {
+    // Unreachable: the faithful entry points refuse first (`require_ipm`).
+    Ipm {
+        lambda: Vec::new(),
+        sigma: Vec::new(),
+        iterations: 0,
+        status: Err("built without the qp-faithful feature".into()),
+    }
+}
+
+#[cfg(feature = "qp-faithful")]
 pub(super) fn ipm_solve(xs: &[DVec3], ys: &[DVec3], origin: DVec3, scale: f64) -> Ipm {
     use clarabel::algebra::CscMatrix;
     use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
