@@ -54,6 +54,9 @@ const COLOR_FEATURES: &str = "#101060";
 const COLOR_SIMPLEX: &str = "#6a2cb0";
 const COLOR_MOTION: &str = "#606060";
 
+/// The page's note when the query gave no geometry to draw (its status and error are in the
+/// answer).
+const NO_GEOMETRY: &str = "nothing drawn for the answer: the query did not converge or failed (see its status)";
 /// Samples of a motion on the timeline (plus the time of contact).
 const TIMELINE_SAMPLES: usize = 120;
 /// Hull tree levels sent at most (deeper levels are left out and said so).
@@ -316,7 +319,7 @@ pub fn pair_scene(p: &PairInput) -> Value {
             Ok(Intersection::Overlapping { witness, .. }) => {
                 overlap_layers(&mut layers, &witness, (a, pa), (b, pb));
             }
-            Ok(Intersection::NotConverged { .. }) | Err(_) => {}
+            Ok(Intersection::NotConverged { .. }) | Err(_) => notes.push(NO_GEOMETRY.into()),
         },
         QueryKind::Distance => match query::distance(a, pa, b, pb, p.algorithm, &mut cache) {
             Ok(Distance::Separated {
@@ -351,19 +354,21 @@ pub fn pair_scene(p: &PairInput) -> Value {
                 overlap_layers(&mut layers, &witness, (a, pa), (b, pb));
                 if let Some(pen) = penetration {
                     witness_layers(&mut layers, "deepest", "deepest point", pen.point_a, pen.point_b);
+                    // Drawn from B's centroid: between the deepest points it would hide
+                    // under their markers.
                     layers.push(arrow_layer(
                         "penetration",
                         format!(
-                            "penetration: moving B by depth {:.6e} along this direction separates them",
+                            "penetration (from B's centroid): moving B by depth {:.6e} along this direction separates them",
                             pen.depth
                         ),
                         COLOR_PENETRATION,
-                        pen.point_b,
+                        pb.transform_point(b.centroid()),
                         pen.normal * pen.depth,
                     ));
                 }
             }
-            Ok(Distance::NotConverged { .. }) | Err(_) => {}
+            Ok(Distance::NotConverged { .. }) | Err(_) => notes.push(NO_GEOMETRY.into()),
         },
         QueryKind::Directional => {
             let s = p.direction.unwrap_or(DVec3::ZERO);
@@ -421,7 +426,7 @@ pub fn pair_scene(p: &PairInput) -> Value {
                 Some(Directional::Never { .. }) => {
                     notes.push("no translation along this line makes the shapes touch".into());
                 }
-                _ => {}
+                _ => notes.push(NO_GEOMETRY.into()),
             }
             if let Some(d) = p.direction.filter(|d| d.length() > 0.0 && d.is_finite()) {
                 if !layers.iter().any(|l| l["id"] == "translation") {

@@ -114,6 +114,11 @@ fn chromium(chrome: &Path, dir: &Path, tag: &str, extra: &[String], url: &str) -
         "--headless",
         "--no-sandbox",
         "--no-first-run",
+        // No background connections (this machine's network is closed; the page needs none).
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
         "--disable-extensions",
         "--disable-dev-shm-usage",
         "--use-gl=angle",
@@ -164,9 +169,46 @@ fn element_text<'a>(html: &'a str, open: &str, close: &str) -> Option<&'a str> {
 /// What a rendered page showed.
 struct Rendered {
     scene: Value,
+    /// The window pixel and colour of every visible point marker.
     probes: Vec<Value>,
+    /// Every body's and body copy's centroid (world), colour, and a pixel showing it alone.
+    solids: Vec<Value>,
+    /// The timeline's frame the page shows.
+    frame: u64,
+    /// The text of the timeline's time label (empty without a motion).
+    time_label: String,
     png: (u32, u32, Vec<u8>),
 }
+
+/// Hue (degrees) and saturation of a pixel.
+fn hue_sat(c: [i32; 3]) -> (f64, f64) {
+    let (r, g, b) = (c[0] as f64, c[1] as f64, c[2] as f64);
+    let max = r.max(g).max(b);
+    let min = r.min(g).min(b);
+    if max <= 0.0 || max == min {
+        return (0.0, 0.0);
+    }
+    let d = max - min;
+    let h = if max == r {
+        60.0 * ((g - b) / d).rem_euclid(6.0)
+    } else if max == g {
+        60.0 * ((b - r) / d + 2.0)
+    } else {
+        60.0 * ((r - g) / d + 4.0)
+    };
+    (h, d / max)
+}
+
+fn hue_gap(a: f64, b: f64) -> f64 {
+    let d = (a - b).rem_euclid(360.0);
+    d.min(360.0 - d)
+}
+
+/// Translucent faces over white keep their colour's hue (shading and blending with white only
+/// lighten or darken it): a pixel is tinted with `want` when it is saturated enough and its hue
+/// is near `want`'s.
+const HUE_TOLERANCE: f64 = 15.0;
+const MIN_TINT: f64 = 0.08;
 
 impl Rendered {
     fn layer(&self, id: &str) -> &Value {
@@ -189,6 +231,82 @@ impl Rendered {
     fn point(&self, id: &str) -> [f64; 3] {
         xyz(&self.layer(id)["points"][0]["at"])
     }
+    /// The body (`A`, `B`) or body copy (a layer id) `id` is drawn where the page puts it:
+    /// about the pixel of a point of it that the page reports as covered by this body's faces
+    /// alone, most pixels of an 11×11 window, apart from point markers, are tinted with its
+    /// colour. Returns the body's centroid (world frame), where the page draws it.
+    fn check_solid(&self, id: &str) -> [f64; 3] {
+        let s = self
+            .solids
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap_or_else(|| panic!("no probe for body {id}: {:?}", self.solids));
+        assert_eq!(s["clear"], true, "{id}: no pixel shows this body alone: {s}");
+        let want: Vec<i32> = s["color"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_i64().unwrap() as i32)
+            .collect();
+        let (want_hue, _) = hue_sat([want[0], want[1], want[2]]);
+        let (x, y) = (s["x"].as_f64().unwrap(), s["y"].as_f64().unwrap());
+        let (w, h, _) = self.png;
+        assert!(
+            x >= 6.0 && y >= 6.0 && x < w as f64 - 6.0 && y < h as f64 - 6.0,
+            "{id}: {s}"
+        );
+        let under_marker = |px: f64, py: f64| {
+            self.probes.iter().any(|p| {
+                let r = p["radius"].as_f64().unwrap() * 1.6 + 1.0;
+                (p["x"].as_f64().unwrap() - px).hypot(p["y"].as_f64().unwrap() - py) < r
+            })
+        };
+        let (cx, cy) = (x.floor() as u32, y.floor() as u32);
+        let (mut seen, mut tinted) = (0, 0);
+        let mut sample = Vec::new();
+        for py in cy - 5..=cy + 5 {
+            for px in cx - 5..=cx + 5 {
+                if under_marker(px as f64 + 0.5, py as f64 + 0.5) {
+                    continue;
+                }
+                seen += 1;
+                let c = self.pixel(px, py);
+                let (hue, sat) = hue_sat(c);
+                if sat >= MIN_TINT && hue_gap(hue, want_hue) <= HUE_TOLERANCE {
+                    tinted += 1;
+                } else if sample.len() < 5 {
+                    sample.push(c);
+                }
+            }
+        }
+        assert!(
+            seen >= 60 && tinted * 10 >= seen * 7,
+            "{id}: only {tinted} of {seen} pixels about ({cx}, {cy}) have the hue of {want:?}; others: {sample:?}"
+        );
+        xyz(&s["centroid"])
+    }
+
+    /// Layer `id` (a segment, an arrow, a simplex: drawn unlit in its colour) is drawn: at
+    /// least `min` pixels of the 3-D view have its colour.
+    fn check_drawn(&self, id: &str, min: usize) {
+        let hex = self.layer(id)["color"]
+            .as_str()
+            .unwrap()
+            .trim_start_matches('#')
+            .to_string();
+        let want: Vec<i32> = (0..3)
+            .map(|k| i32::from_str_radix(&hex[2 * k..2 * k + 2], 16).unwrap())
+            .collect();
+        let mut n = 0;
+        for y in 0..HEIGHT {
+            for x in PANEL + 10..WIDTH {
+                let c = self.pixel(x, y);
+                n += (0..3).all(|k| (c[k] - want[k]).abs() <= 6) as usize;
+            }
+        }
+        assert!(n >= min, "{id}: {n} pixels of its colour {want:?}, fewer than {min}");
+    }
+
     fn pixel(&self, x: u32, y: u32) -> [i32; 3] {
         let (w, _, ref px) = self.png;
         let i = ((y * w + x) * 4) as usize;
@@ -296,6 +414,9 @@ fn render(name: &str, args: &[&str], hash: &str) -> Option<Rendered> {
     ))
     .unwrap();
     assert_eq!(probes["devicePixelRatio"], 1);
+    let time_label = element_text(&dom, "<div id=\"time\"", "</div>")
+        .map(unescape)
+        .unwrap_or_default();
 
     let shot = dir.join("shot.png");
     chromium(
@@ -324,6 +445,9 @@ fn render(name: &str, args: &[&str], hash: &str) -> Option<Rendered> {
     let r = Rendered {
         scene,
         probes: probes["probes"].as_array().unwrap().clone(),
+        solids: probes["solids"].as_array().unwrap().clone(),
+        frame: probes["frame"].as_u64().unwrap(),
+        time_label,
         png: (WIDTH, HEIGHT, rgba),
     };
     // Not blank: the 3-D view (right of the 270-pixel panel) has drawn shapes, in colours.
@@ -366,6 +490,9 @@ fn disjoint_boxes_show_their_closest_points() {
     );
     r.check_marker("closest_a");
     r.check_marker("closest_b");
+    r.check_drawn("closest_segment", 40);
+    assert!(near(r.check_solid("A"), [0.0; 3], 1e-9));
+    assert!(near(r.check_solid("B"), [2.0; 3], 1e-9));
 }
 
 #[test]
@@ -377,6 +504,8 @@ fn touching_boxes_show_the_touching_point() {
     assert!(near(r.point("touching"), [0.5; 3], 1e-9), "{:?}", r.point("touching"));
     r.layer("plane");
     r.check_marker("touching");
+    assert!(near(r.check_solid("A"), [0.0; 3], 1e-9));
+    assert!(near(r.check_solid("B"), [1.0; 3], 1e-9));
 }
 
 #[test]
@@ -394,6 +523,9 @@ fn overlapping_boxes_show_the_penetration() {
     assert!((a[0] - 0.5).abs() < 1e-9 && (b[0] - 0.3).abs() < 1e-9, "{a:?} {b:?}");
     r.check_marker("deepest_a");
     r.check_marker("deepest_b");
+    r.check_drawn("penetration", 20);
+    r.check_solid("A");
+    r.check_solid("B");
 }
 
 #[test]
@@ -402,7 +534,7 @@ fn overlapping_with_gjk_shows_the_simplex_on_request() {
         "cube",
         "icosphere:2",
         "--pose-b",
-        "0.4 0.3 0.2",
+        "0.9 0.6 0.3",
         "--query",
         "intersect",
         "--algo",
@@ -418,9 +550,12 @@ fn overlapping_with_gjk_shows_the_simplex_on_request() {
     // The common point lies in both shapes: in the cube, and within the unit sphere about B.
     let p = r.point("overlap");
     assert!(p.iter().all(|c| c.abs() <= 0.5 + 1e-9), "{p:?}");
-    let d = ((p[0] - 0.4).powi(2) + (p[1] - 0.3).powi(2) + (p[2] - 0.2).powi(2)).sqrt();
+    let d = ((p[0] - 0.9).powi(2) + (p[1] - 0.6).powi(2) + (p[2] - 0.3).powi(2)).sqrt();
     assert!(d <= 1.0 + 1e-9, "{p:?}");
     r.check_marker("overlap");
+    r.check_drawn("simplex", 100);
+    r.check_solid("A");
+    r.check_solid("B");
 }
 
 #[test]
@@ -448,6 +583,10 @@ fn directional_shows_the_translated_copy() {
         "{c:?}"
     );
     r.check_marker("contact");
+    r.check_drawn("translation", 40);
+    assert!(near(r.check_solid("A"), [0.0; 3], 1e-9));
+    assert!(near(r.check_solid("B"), [3.0, 0.2, 0.1], 1e-9));
+    assert!(near(r.check_solid("translated_b"), [1.0, 0.2, 0.1], 1e-9));
 }
 
 #[test]
@@ -490,6 +629,16 @@ fn toc_shows_the_motion_and_the_contact() {
     );
     assert_eq!(r.layer(id)["frame"], k as u64);
     r.check_marker(id);
+    // The bodies are drawn at their poses at the time of contact, and the timeline says so.
+    assert_eq!(r.frame, k as u64);
+    assert!(
+        r.time_label.contains(&format!("{t:.9}")[..6]) && r.time_label.contains("time of contact"),
+        "{:?}",
+        r.time_label
+    );
+    assert!(near(r.check_solid("A"), [-4.0 + 4.0 * t, 0.0, 0.0], 1e-9));
+    assert!(near(r.check_solid("B"), [0.0; 3], 1e-9));
+    r.check_drawn("path_a", 40);
 }
 
 #[test]
@@ -531,6 +680,19 @@ fn mesh_toc_shows_the_convex_pieces() {
         assert!((d - toc["distance"].as_f64().unwrap()).abs() < 1e-9);
     }
     r.check_marker(id);
+    assert!(near(r.check_solid("B"), [0.0; 3], 1e-9));
+    // The pieces are drawn in colours of their own: many hues, each over a fair area.
+    let mut buckets = [0usize; 24];
+    for y in 0..HEIGHT {
+        for x in PANEL + 10..WIDTH {
+            let (hue, sat) = hue_sat(r.pixel(x, y));
+            if sat >= 0.25 {
+                buckets[(hue / 15.0) as usize % 24] += 1;
+            }
+        }
+    }
+    let hues = buckets.iter().filter(|&&n| n >= 150).count();
+    assert!(hues >= 6, "the pieces show only {hues} hues: {buckets:?}");
 }
 
 #[test]
@@ -553,4 +715,6 @@ fn batch_line_shows_that_line() {
     assert!(near(r.point("closest_b"), [2.0; 3], 1e-12));
     r.check_marker("closest_a");
     r.check_marker("closest_b");
+    r.check_solid("A");
+    assert!(near(r.check_solid("B"), [2.25; 3], 1e-9));
 }

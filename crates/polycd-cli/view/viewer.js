@@ -4,7 +4,8 @@
 //
 // For tests and scripts: <html data-status> is "ok" once the first frame is drawn ("error" on
 // any error, listed in #errors), and #probes holds the window pixel of every visible point
-// marker (witness or contact points) with its colour.
+// marker (witness or contact points) and of every body's and body copy's centroid, with their
+// colours, and the frame shown.
 
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
@@ -88,6 +89,19 @@ function arrow(p, v, radius, material) {
   return g;
 }
 
+// The mean of a body's vertices (inside a convex body).
+function centroid(vertices) {
+  const c = new THREE.Vector3();
+  for (const v of vertices) c.add(vec(v));
+  return vertices.length ? c.divideScalar(vertices.length) : c;
+}
+
+// Whether `o` is `group` or inside it.
+function isInside(o, group) {
+  for (; o; o = o.parent) if (o === group) return true;
+  return false;
+}
+
 // Distinct colours for the convex pieces of a mesh (golden-angle hues).
 const pieceColor = (i) => new THREE.Color().setHSL((i * 0.618034) % 1, 0.6, 0.55);
 
@@ -137,7 +151,7 @@ function main() {
     const group = new THREE.Group();
     const mesh = b.kind === 'mesh';
     let faceColors = null;
-    if (mesh && b.pieces) {
+    if (mesh && b.pieces && b.pieces.length > 1) {
       faceColors = new Array(b.faces.length).fill(new THREE.Color(b.color));
       b.pieces.forEach((tris, i) => tris.forEach((t) => (faceColors[t] = pieceColor(i))));
     }
@@ -160,6 +174,8 @@ function main() {
 
   // Layers.
   const markers = []; // point markers, for the probes
+  // Bodies and body copies, for the probes: the projection of each one's centroid.
+  const solids = bodies.map((b) => ({ id: b.data.name, color: b.data.color, object: b.group, vertices: b.data.vertices, centre: centroid(b.data.vertices) }));
   let order = 100;
   const layers = data.layers.map((l) => {
     const g = new THREE.Group();
@@ -181,11 +197,19 @@ function main() {
         g.add(halo, dot);
         markers.push({ layer: l, name: p.name, object: dot, order: order + 1 });
       }
-    } else if (l.kind === 'segment') {
-      const t = tube(vec(l.from), vec(l.to), tubeR, solid);
-      if (t) g.add(t);
-    } else if (l.kind === 'arrow') {
-      g.add(arrow(vec(l.from), vec(l.vector), tubeR * 1.2, solid));
+    } else if (l.kind === 'segment' || l.kind === 'arrow') {
+      // Drawn over the bodies' translucent faces (and under the point markers), in its
+      // exact colour: a witness segment or a penetration inside a body stays visible.
+      const onTop = new THREE.MeshBasicMaterial({ color, depthTest: false, transparent: true, opacity: 1 });
+      if (l.kind === 'segment') {
+        const t = tube(vec(l.from), vec(l.to), tubeR, onTop);
+        if (t) g.add(t);
+      } else {
+        g.add(arrow(vec(l.from), vec(l.vector), tubeR * 1.2, onTop));
+      }
+      g.traverse((o) => {
+        if (o.isMesh) o.renderOrder = 50; // not the groups: a group's order would sort it after the markers
+      });
     } else if (l.kind === 'plane') {
       const quad = new THREE.Mesh(new THREE.PlaneGeometry(l.size, l.size),
         new THREE.MeshBasicMaterial({ color, transparent: true, opacity: 0.22, side: THREE.DoubleSide, depthWrite: false }));
@@ -224,6 +248,7 @@ function main() {
       copy.add(e);
       setPose(copy, l.pose);
       g.add(copy);
+      solids.push({ id: l.id, color: l.color, object: copy, vertices: b.vertices, centre: centroid(b.vertices) });
     } else if (l.kind === 'simplex') {
       const ends = [];
       for (const pr of l.pairs) {
@@ -325,12 +350,48 @@ function main() {
       list.push({ layer: m.layer.id, name: m.name, x, y, radius: r, order: m.order, inside: c.z > -1 && c.z < 1,
         color: [(hex >> 16) & 255, (hex >> 8) & 255, hex & 255] });
     }
+    // For each body: its centroid, and a point of it (the centroid, or a point between the
+    // centroid and a vertex) whose pixel shows no other surface: the ray through it meets
+    // this body's faces only. Its pixel has the body's hue on the screenshot.
+    const solidProbes = [];
+    const shown = (o) => {
+      for (; o; o = o.parent) if (!o.visible) return false;
+      return true;
+    };
+    const ray = new THREE.Raycaster();
+    for (const s of solids) {
+      if (!shown(s.object)) continue;
+      const centre = s.centre.clone().applyMatrix4(s.object.matrixWorld);
+      const candidates = [s.centre];
+      for (const k of [0.6, 0.85]) for (const v of s.vertices) candidates.push(s.centre.clone().lerp(vec(v), k));
+      let clear = null;
+      for (const local of candidates) {
+        const w = local.clone().applyMatrix4(s.object.matrixWorld);
+        const c = w.clone().project(camera);
+        if (!(c.z > -1 && c.z < 1 && Math.abs(c.x) < 0.95 && Math.abs(c.y) < 0.95)) continue;
+        ray.setFromCamera(new THREE.Vector2(c.x, c.y), camera);
+        const hits = ray.intersectObject(scene, true).filter((h) => h.object.isMesh && shown(h.object));
+        if (hits.length > 0 && hits.every((h) => isInside(h.object, s.object))) {
+          clear = { w, c };
+          break;
+        }
+      }
+      const hex = new THREE.Color(s.color).getHex();
+      const probe = { id: s.id, centroid: [centre.x, centre.y, centre.z], clear: !!clear,
+        color: [(hex >> 16) & 255, (hex >> 8) & 255, hex & 255] };
+      if (clear) {
+        probe.at = [clear.w.x, clear.w.y, clear.w.z];
+        probe.x = rect.left + ((clear.c.x + 1) / 2) * rect.width;
+        probe.y = rect.top + ((1 - clear.c.y) / 2) * rect.height;
+      }
+      solidProbes.push(probe);
+    }
     // A marker drawn later (with its halo) over another one's centre hides it.
     for (const p of list) {
       p.covered = list.some((q) => q.order > p.order && Math.hypot(q.x - p.x, q.y - p.y) < q.radius * 1.45 + 1);
     }
     $('probes').textContent = JSON.stringify({ width: window.innerWidth, height: window.innerHeight,
-      devicePixelRatio: window.devicePixelRatio || 1, probes: list });
+      devicePixelRatio: window.devicePixelRatio || 1, frame, probes: list, solids: solidProbes });
   };
 
   const draw = () => {
@@ -446,7 +507,7 @@ function legend(layers, redraw) {
   for (const b of data.bodies) {
     const li = item(b.color);
     let text = b.name + ': ' + b.spec + ' (' + b.vertices.length + ' vertices, ' + b.faces.length + ' faces';
-    if (b.pieces) text += ', ' + b.pieces.length + ' convex pieces, coloured one by one';
+    if (b.pieces) text += ', ' + b.pieces.length + (b.pieces.length > 1 ? ' convex pieces, coloured one by one' : ' convex piece');
     li.appendChild(document.createTextNode(text + ')'));
   }
   for (const L of layers) {
