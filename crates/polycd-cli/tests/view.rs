@@ -5,7 +5,8 @@
 //! at the pixel where the page projects each witness marker, the marker's colour).
 //!
 //! Without Chromium these tests SKIP with a loud message, unless the environment variable `CI`
-//! is set: then they fail (`.ci/run` installs Chromium).
+//! or `POLYCD_REQUIRE_CHROMIUM` is set: then they fail (`.ci/run` installs Chromium and sets
+//! the latter). `POLYCD_CHROMIUM` names another browser binary.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -21,13 +22,25 @@ const BROWSER_LIMIT: Duration = Duration::from_secs(120);
 /// Colour tolerance per channel (0-255) at a marker's centre: colour management rounds.
 const COLOR_TOLERANCE: i32 = 10;
 
-fn ci() -> bool {
-    std::env::var("CI")
+fn flag(name: &str) -> bool {
+    std::env::var(name)
         .map(|v| !v.is_empty() && v != "0" && v != "false")
         .unwrap_or(false)
 }
 
+/// Chromium is required (its absence fails the tests): in CI (`CI` set) and under `.ci/run`
+/// (`POLYCD_REQUIRE_CHROMIUM` set).
+fn required() -> bool {
+    flag("CI") || flag("POLYCD_REQUIRE_CHROMIUM")
+}
+
+/// `POLYCD_CHROMIUM` (a browser's path), else `chromium` or `chromium-browser` on the `PATH`.
 fn find_chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("POLYCD_CHROMIUM") {
+        let p = PathBuf::from(p);
+        assert!(p.is_file(), "POLYCD_CHROMIUM={} is not a file", p.display());
+        return Some(p);
+    }
     let path = std::env::var_os("PATH")?;
     for dir in std::env::split_paths(&path) {
         for name in ["chromium", "chromium-browser"] {
@@ -44,8 +57,11 @@ fn find_chromium() -> Option<PathBuf> {
 fn browser() -> Option<PathBuf> {
     match find_chromium() {
         Some(p) => Some(p),
-        None if ci() => {
-            panic!("CI is set but chromium is not installed: .ci/run must install it (apt-get install chromium)")
+        None if required() => {
+            panic!(
+                "chromium is not installed, and CI or POLYCD_REQUIRE_CHROMIUM is set: .ci/run installs it \
+                 (apt-get install chromium), or set POLYCD_CHROMIUM to a browser's path"
+            )
         }
         None => {
             // Written to the process's stderr directly: the test harness captures eprintln!.
@@ -53,7 +69,8 @@ fn browser() -> Option<PathBuf> {
             let _ = std::io::stderr().write_all(
                 b"\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
                   !!! SKIPPED: polycd view browser test: chromium is not installed      !!!\n\
-                  !!! (apt-get install chromium; in CI this is a failure)               !!!\n\
+                  !!! (apt-get install chromium, or POLYCD_CHROMIUM=/path/to/chrome;   !!!\n\
+                  !!!  in CI, or with POLYCD_REQUIRE_CHROMIUM=1, this is a failure)     !!!\n\
                   !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n",
             );
             None
@@ -717,4 +734,48 @@ fn batch_line_shows_that_line() {
     r.check_marker("closest_b");
     r.check_solid("A");
     assert!(near(r.check_solid("B"), [2.25; 3], 1e-9));
+}
+
+/// The README's `polycd view` command (its Viewer section), as it stands, renders the page it
+/// describes: two shapes apart, their closest points and the segment between them.
+#[test]
+fn readme_command_renders() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let section = &readme[readme.find("## Viewer").expect("README has a Viewer section")..];
+    let line = section
+        .lines()
+        .find(|l| l.starts_with("polycd view "))
+        .expect("the Viewer section shows a `polycd view` command");
+    // Shell words: spaces separate, double quotes group.
+    let mut words = Vec::new();
+    let (mut word, mut quoted) = (String::new(), false);
+    for c in line.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            c => word.push(c),
+        }
+    }
+    words.push(word);
+    assert!(!quoted, "unbalanced quotes in {line:?}");
+    let o = words
+        .iter()
+        .position(|w| w == "-o")
+        .expect("the command names its output");
+    words.drain(o..o + 2);
+    let args: Vec<&str> = words[2..].iter().map(String::as_str).collect();
+    let Some(r) = render("readme", &args, "") else { return };
+    assert_eq!(r.scene["status"], "disjoint", "{line}");
+    let (a, b) = (r.point("closest_a"), r.point("closest_b"));
+    let d = ((0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>()).sqrt();
+    assert!((d - r.scene["answer"]["distance"].as_f64().unwrap()).abs() < 1e-9);
+    r.check_marker("closest_a");
+    r.check_marker("closest_b");
+    r.check_drawn("closest_segment", 40);
+    r.check_solid("A");
+    r.check_solid("B");
 }
