@@ -69,7 +69,7 @@ fn browser() -> Option<PathBuf> {
             let _ = std::io::stderr().write_all(
                 b"\n!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n\
                   !!! SKIPPED: polycd view browser test: chromium is not installed      !!!\n\
-                  !!! (apt-get install chromium, or POLYCD_CHROMIUM=/path/to/chrome;   !!!\n\
+                  !!! (apt-get install chromium, or POLYCD_CHROMIUM=/path/to/chrome;    !!!\n\
                   !!!  in CI, or with POLYCD_REQUIRE_CHROMIUM=1, this is a failure)     !!!\n\
                   !!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n",
             );
@@ -413,10 +413,18 @@ fn render(name: &str, args: &[&str], hash: &str) -> Option<Rendered> {
         scene["command"]
     );
 
-    // A fixed size of the 3-D view: the DOM dump's window may be shorter than the screenshot's.
+    // A fixed size of the 3-D view, whatever the browser's window.
     let sep = if hash.is_empty() { "#" } else { "&" };
     let url = format!("file://{}{hash}{sep}size={}x{HEIGHT}", page.display(), WIDTH - PANEL);
-    let dom = chromium(&chrome, dir, "dom", &["--dump-dom".to_string()], &url);
+    // One browser run dumps the DOM and takes the screenshot of the same page.
+    let shot = dir.join("shot.png");
+    let dom = chromium(
+        &chrome,
+        dir,
+        "page",
+        &["--dump-dom".to_string(), format!("--screenshot={}", shot.display())],
+        &url,
+    );
     let start = dom.find("<html").unwrap_or(0);
     let html_tag = &dom[start..start + dom[start..].find('>').unwrap_or(0)];
     let errors = element_text(&dom, "<pre id=\"errors\"", "</pre>")
@@ -435,14 +443,6 @@ fn render(name: &str, args: &[&str], hash: &str) -> Option<Rendered> {
         .map(unescape)
         .unwrap_or_default();
 
-    let shot = dir.join("shot.png");
-    chromium(
-        &chrome,
-        dir,
-        "shot",
-        &[format!("--screenshot={}", shot.display())],
-        &url,
-    );
     let decoder = png::Decoder::new(std::io::BufReader::new(
         std::fs::File::open(&shot).expect("a screenshot"),
     ));
