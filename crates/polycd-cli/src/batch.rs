@@ -572,7 +572,8 @@ fn answer_value(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
     Ok(ans)
 }
 
-fn vec3(v: &Value) -> Result<DVec3, String> {
+/// `[x, y, z]` of finite numbers (also used by `polycd view --batch-line`).
+pub fn vec3(v: &Value) -> Result<DVec3, String> {
     let arr = v.as_array().ok_or("expected [x, y, z]")?;
     if arr.len() != 3 {
         return Err(format!("expected 3 numbers, got {}", arr.len()));
@@ -591,7 +592,8 @@ fn vec3(v: &Value) -> Result<DVec3, String> {
     Ok(DVec3::from_array(out))
 }
 
-fn pose_of(v: Option<&Value>) -> Result<Pose, String> {
+/// A line's pose object (identity when absent; also used by `polycd view --batch-line`).
+pub fn pose_of(v: Option<&Value>) -> Result<Pose, String> {
     let Some(v) = v else {
         return Ok(Pose::IDENTITY);
     };
@@ -632,7 +634,8 @@ fn pose_of(v: Option<&Value>) -> Result<Pose, String> {
     Pose::try_from_wxyz(t.to_array(), q).map_err(|e| e.to_string())
 }
 
-fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Result<Rc<ConvexPolyhedron>, String> {
+/// A line's shape object (also used by `polycd view --batch-line`).
+pub fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Result<Rc<ConvexPolyhedron>, String> {
     let obj = v
         .as_object()
         .ok_or("a shape is {\"vertices\": [[x,y,z],…]}, {\"file\": path} or {\"shape\": spec}")?;

@@ -7,6 +7,7 @@ pub mod differential;
 pub mod input;
 pub mod progress;
 pub mod toc;
+pub mod view;
 
 use polycd::query::Status;
 

@@ -1,11 +1,11 @@
 //! `polycd` — the command-line face of the polycd library.
 //!
-//! Subcommands: `info`, `hull`, `query`, `toc`, `batch`, `demo`, `bench`. Errors are one line on
+//! Subcommands: `info`, `hull`, `query`, `toc`, `batch`, `demo`, `bench`, `view`. Errors are one line on
 //! stderr and a non-zero exit status.
 
 use clap::{Parser, Subcommand};
 use polycd::{Algorithm, DVec3, Pose};
-use polycd_cli::{batch, demo, input, toc};
+use polycd_cli::{batch, demo, input, toc, view};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -118,6 +118,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write an offline web page (one HTML file) of two shapes and an answer: `query`'s (same
+    /// shapes, poses and flags), `toc`'s (given --pose-a1 or --pose-b1), or a batch line's.
+    View(Box<ViewArgs>),
     /// Answer JSON-lines queries from stdin, one answer line per input line (see README).
     ///
     /// Exit status: 0 every line answered, 1 some lines were answered with "status": "error"
@@ -156,6 +159,132 @@ enum Command {
         #[arg(long, default_value = "bench-out")]
         out: PathBuf,
     },
+}
+
+/// `polycd view`'s arguments: `query`'s, `toc`'s motion flags, or a batch file's line.
+#[derive(clap::Args)]
+struct ViewArgs {
+    /// Shape A: a file or a built-in spec (not with --batch-line).
+    a: Option<String>,
+    /// Shape B: a file or a built-in spec.
+    b: Option<String>,
+    /// Pose of A (at t = 0 for a motion): "tx ty tz [qw qx qy qz]".
+    #[arg(long, allow_hyphen_values = true)]
+    pose_a: Option<String>,
+    /// Pose of B (at t = 0 for a motion).
+    #[arg(long, allow_hyphen_values = true)]
+    pose_b: Option<String>,
+    /// Question: intersect, distance or directional (without a motion).
+    #[arg(long, default_value = "distance")]
+    query: String,
+    /// Direction for the directional query: "x y z".
+    #[arg(long, allow_hyphen_values = true)]
+    direction: Option<String>,
+    /// Algorithm: auto, gjk, vclip, cd_dual, hs_jump, qp, qp_fast.
+    #[arg(long, default_value = "auto")]
+    algo: String,
+    /// A's pose at t = 1: shows `toc`'s answer for the motion.
+    #[arg(long, allow_hyphen_values = true)]
+    pose_a1: Option<String>,
+    /// B's pose at t = 1: shows `toc`'s answer for the motion.
+    #[arg(long, allow_hyphen_values = true)]
+    pose_b1: Option<String>,
+    /// With a motion: treat both shapes as closed triangle meshes (as `toc --mesh`).
+    #[arg(long)]
+    mesh: bool,
+    /// With a motion: stop distance (as `toc --threshold`).
+    #[arg(long, allow_hyphen_values = true)]
+    threshold: Option<f64>,
+    /// With a motion: bound on the advancement steps.
+    #[arg(long, default_value_t = polycd::ccd::DEFAULT_MAX_ITERATIONS)]
+    max_iterations: u32,
+    /// Show line N (from 1) of a batch input file and its answer: FILE:N.
+    #[arg(long, value_name = "FILE:N")]
+    batch_line: Option<String>,
+    /// Output HTML file.
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
+    let algorithm = Algorithm::parse(&v.algo).ok_or_else(|| {
+        format!(
+            "unknown algorithm '{}' (known: {})",
+            v.algo,
+            Algorithm::ALL.map(|a| a.name()).join(", ")
+        )
+    })?;
+    let mut scene = if let Some(spec) = &v.batch_line {
+        if v.a.is_some() || v.b.is_some() {
+            return Err("view: give either two shapes or --batch-line, not both".into());
+        }
+        let (file, n) = spec
+            .rsplit_once(':')
+            .and_then(|(f, n)| Some((f, n.trim().parse::<usize>().ok()?)))
+            .ok_or_else(|| format!("--batch-line: expected FILE:N, got '{spec}'"))?;
+        view::batch_line_scene(file, n)?
+    } else {
+        let (Some(a), Some(b)) = (&v.a, &v.b) else {
+            return Err("view: give two shapes (A and B) or --batch-line FILE:N".into());
+        };
+        let pa = parse_pose(v.pose_a.as_deref())?;
+        let pb = parse_pose(v.pose_b.as_deref())?;
+        if v.pose_a1.is_some() || v.pose_b1.is_some() {
+            let pa1 = v
+                .pose_a1
+                .as_deref()
+                .map(|p| parse_pose(Some(p)))
+                .transpose()?
+                .unwrap_or(pa);
+            let pb1 = v
+                .pose_b1
+                .as_deref()
+                .map(|p| parse_pose(Some(p)))
+                .transpose()?
+                .unwrap_or(pb);
+            view::toc_scene(&toc::TocInput {
+                a,
+                b,
+                pose_a: (pa, pa1),
+                pose_b: (pb, pb1),
+                mesh: v.mesh,
+                options: polycd::ccd::CcdOptions {
+                    distance_threshold: v.threshold,
+                    max_iterations: v.max_iterations,
+                    algorithm,
+                },
+            })?
+        } else {
+            let sa = input::load_shape(a).map_err(|e| e.to_string())?;
+            let sb = input::load_shape(b).map_err(|e| e.to_string())?;
+            let direction = v.direction.as_deref().map(parse_vec).transpose()?;
+            view::pair_scene(&view::PairInput {
+                a_label: a,
+                b_label: b,
+                a: &sa,
+                pose_a: pa,
+                b: &sb,
+                pose_b: pb,
+                kind: batch::QueryKind::parse(&v.query)?,
+                direction,
+                algorithm,
+            })
+        }
+    };
+    let args: Vec<String> = std::env::args().collect();
+    let mut line = view::command_line(&args);
+    if let Some(rest) = line.split_once(' ').map(|(_, r)| r.to_string()) {
+        line = format!("polycd {rest}");
+    }
+    scene["command"] = serde_json::Value::String(line);
+    std::fs::write(&v.output, view::html(&scene)).map_err(|e| format!("{}: {e}", v.output.display()))?;
+    println!(
+        "wrote {} ({}: {})",
+        v.output.display(),
+        scene["query"].as_str().unwrap_or(""),
+        scene["status"].as_str().unwrap_or("?")
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
@@ -366,6 +495,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 ExitCode::SUCCESS
             })
         }
+        Command::View(v) => view_page(&v),
         Command::Batch => {
             let stdin = std::io::stdin();
             let stdout = std::io::stdout();
