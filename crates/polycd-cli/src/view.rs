@@ -22,8 +22,9 @@
 
 use crate::batch::{self, QueryKind};
 use crate::toc::{self, Solid, TocInput};
-use polycd::ccd::mesh::{self as cmesh, MeshCache, MeshDistance, TriMesh};
+use polycd::ccd::mesh::{self as cmesh, MeshToiCache};
 use polycd::ccd::{self, CcdCache, RigidMotion};
+use polycd::mesh::{MeshDistance, TriMesh};
 use polycd::query::{self, Directional, Distance, Intersection, OverlapWitness};
 use polycd::{Algorithm, ConvexPolyhedron, DVec3, Feature, FeaturePair, PairCache, Plane, Pose};
 use serde_json::{json, Value};
@@ -561,7 +562,7 @@ pub fn toc_scene(input: &TocInput) -> Result<Value, String> {
         (Solid::Mesh(a), Solid::Mesh(b)) => {
             let ma = RigidMotion::new(input.pose_a.0, input.pose_a.1, a.centroid()).map_err(e)?;
             let mb = RigidMotion::new(input.pose_b.0, input.pose_b.1, b.centroid()).map_err(e)?;
-            let r = cmesh::time_of_contact(a, &ma, b, &mb, &input.options, &mut MeshCache::default());
+            let r = cmesh::time_of_contact(a, &ma, b, &mb, &input.options, &mut MeshToiCache::default());
             let contact = match r {
                 Ok(Some(t)) => {
                     match t.answer {
