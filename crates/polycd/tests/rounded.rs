@@ -11,7 +11,23 @@ use polycd::broad::{World, WorldOptions};
 use polycd::ccd::{time_of_contact, CcdCache, CcdOptions, RigidMotion};
 use polycd::query::{self, contact_tolerance, pair_scale, Algorithm, PairCache, Status};
 use polycd::{shapes, ConvexPolyhedron, DQuat, DVec3, Directional, Distance, Intersection, PolycdError, Pose};
+use polycd::verify::{verify, Answer};
 use std::sync::Arc;
+
+/// Every answer's certificate, checked independently (`polycd::verify` with the radii).
+fn verified(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, answer: Answer) {
+    if let Err(e) = verify(a, pa, b, pb, &answer) {
+        panic!("certificate rejected: {e}\n{answer:?}");
+    }
+}
+
+/// `query::intersect`, its certificate verified.
+fn intersect(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, alg: Algorithm) -> Intersection {
+    let mut c = PairCache::default();
+    let r = query::intersect(a, pa, b, pb, alg, &mut c).unwrap();
+    verified(a, pa, b, pb, Answer::Intersection(r));
+    r
+}
 
 /// A box of half-side `h` rounded by `r`.
 fn rbox(h: f64, r: f64) -> ConvexPolyhedron {
@@ -37,7 +53,9 @@ fn distances(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -
         .iter()
         .map(|&alg| {
             let mut c = PairCache::default();
-            (alg, query::distance(a, pa, b, pb, alg, &mut c).unwrap())
+            let d = query::distance(a, pa, b, pb, alg, &mut c).unwrap();
+            verified(a, pa, b, pb, Answer::Distance(d));
+            (alg, d)
         })
         .collect()
 }
@@ -117,8 +135,7 @@ fn face_on_distance_is_core_minus_radii() {
             assert!((q - p - DVec3::X * want).length() < 1e-14, "{alg:?}");
         }
         for alg in Algorithm::ALL {
-            let mut c = PairCache::default();
-            let r = query::intersect(&a, &Pose::IDENTITY, &b, &pb, alg, &mut c).unwrap();
+            let r = intersect(&a, &Pose::IDENTITY, &b, &pb, alg);
             let Intersection::Disjoint { plane, .. } = r else {
                 panic!("{alg:?}: {r:?}")
             };
@@ -190,8 +207,7 @@ fn touching_within_1e12_and_just_apart() {
         assert!(d.signed_distance().unwrap().abs() <= 1e-12, "{alg:?}");
     }
     for alg in Algorithm::ALL {
-        let mut c = PairCache::default();
-        let r = query::intersect(&a, &Pose::IDENTITY, &b, &pb, alg, &mut c).unwrap();
+        let r = intersect(&a, &Pose::IDENTITY, &b, &pb, alg);
         assert_eq!(r.status(), Status::Touching, "{alg:?} {r:?}");
     }
     // 1e-12 beyond contact (far beyond the 1e-14·scale band): disjoint, distance 1e-12.
@@ -202,8 +218,7 @@ fn touching_within_1e12_and_just_apart() {
             assert!((sd - delta).abs() <= 1e-15, "{alg:?} {delta}: {sd}");
         }
         for alg in Algorithm::ALL {
-            let mut c = PairCache::default();
-            let r = query::intersect(&a, &Pose::IDENTITY, &b, &pb, alg, &mut c).unwrap();
+            let r = intersect(&a, &Pose::IDENTITY, &b, &pb, alg);
             let want = if delta > 0.0 { Status::Disjoint } else { Status::Overlapping };
             assert_eq!(r.status(), want, "{alg:?} {delta}: {r:?}");
         }
@@ -229,8 +244,7 @@ fn overlapping_cores_add_the_radii_to_the_depth() {
         assert_eq!(d.signed_distance(), Some(-p.depth));
     }
     for alg in Algorithm::ALL {
-        let mut c = PairCache::default();
-        let r = query::intersect(&a, &Pose::IDENTITY, &b, &pb, alg, &mut c).unwrap();
+        let r = intersect(&a, &Pose::IDENTITY, &b, &pb, alg);
         assert_eq!(r.status(), Status::Overlapping, "{alg:?}");
     }
     // Cores touching exactly (face on face): the depth is R along the face normal.
@@ -274,8 +288,7 @@ fn scales_and_far_from_the_origin() {
                     assert!(((q - p).length() - want.abs()).abs() <= tol, "k {k} far {far} {alg:?}");
                 }
                 for alg in Algorithm::ALL {
-                    let mut c = PairCache::default();
-                    let r = query::intersect(&a, &pa, &b, &pb, alg, &mut c).unwrap();
+                    let r = intersect(&a, &pa, &b, &pb, alg);
                     let st = if want > 0.0 { Status::Disjoint } else { Status::Overlapping };
                     assert_eq!(r.status(), st, "k {k} far {far} {local} {alg:?}");
                 }
@@ -321,6 +334,7 @@ fn directional_against_closed_forms() {
         for alg in [Algorithm::Auto, Algorithm::Gjk] {
             let mut c = PairCache::default();
             let got = query::directional(&a, &Pose::IDENTITY, &b, &pb, s, alg, &mut c).unwrap();
+            verified(&a, &Pose::IDENTITY, &b, &pb, Answer::Directional { direction: s, answer: got });
             let t = contact_t(got);
             match (t, want) {
                 (Some(t), Some(w)) => {
@@ -353,7 +367,9 @@ fn directional_against_closed_forms() {
     assert!((w + dir * want).min_element() > 0.0);
     let mut c = PairCache::default();
     let got = query::directional(&a, &Pose::IDENTITY, &b, &Pose::from_translation(p), dir, Algorithm::Auto, &mut c);
-    let t = contact_t(got.unwrap()).unwrap();
+    let got = got.unwrap();
+    verified(&a, &Pose::IDENTITY, &b, &Pose::from_translation(p), Answer::Directional { direction: dir, answer: got });
+    let t = contact_t(got).unwrap();
     assert!((t - want).abs() <= 1e-12, "{t} vs {want}");
 }
 
@@ -368,6 +384,7 @@ fn directional_at_scales_and_far() {
             let pb = Pose::from_translation(o + DVec3::new(10.0, 2.0 + e, 0.0) * k);
             let mut c = PairCache::default();
             let got = query::directional(&a, &pa, &b, &pb, -DVec3::X, Algorithm::Auto, &mut c).unwrap();
+            verified(&a, &pa, &b, &pb, Answer::Directional { direction: -DVec3::X, answer: got });
             let want = (8.0 - (0.25f64 - e * e).sqrt()) * k;
             let t = contact_t(got).unwrap();
             let tol = 1e-12 * pair_scale(&a, &pa, &b, &pb);
