@@ -494,3 +494,82 @@ fn spheres_and_capsules_closed_forms() {
     let want = 10.0 - (1.75f64 * 1.75 - 1.0).sqrt();
     assert!((t - want).abs() < 1e-12, "{t} vs {want}");
 }
+
+/// Random rounded pairs against the brute-force oracle: the rounded signed distance is the
+/// oracle's core signed distance minus the radii for every distance algorithm, the boolean
+/// answers agree with its sign for every algorithm, the directional answers are where the
+/// oracle's distance reaches the radii first along the line, and every certificate verifies.
+#[test]
+fn random_rounded_pairs_against_the_oracle() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
+    let family = |k: usize, s: f64, seed: u64| -> ConvexPolyhedron {
+        match k {
+            0 => shapes::cuboid(s, 0.7 * s, 0.4 * s).unwrap(),
+            1 => shapes::tetrahedron(s).unwrap(),
+            2 => shapes::icosahedron(s).unwrap(),
+            _ => shapes::ellipsoid(16, s, 0.6 * s, 0.3 * s, seed).unwrap(),
+        }
+    };
+    let mut checked = 0;
+    for pair in 0..80u64 {
+        let k = [1e-3, 1.0, 1e3][pair as usize % 3];
+        let far = if pair % 4 == 3 { 1e6 * k } else { 0.0 };
+        let (ra, rb) = (rng.random_range(0.0..0.5) * k, rng.random_range(0.0..0.5) * k);
+        let a = family(rng.random_range(0..4), k, pair).with_radius(ra).unwrap();
+        let b = family(rng.random_range(0..4), k, pair + 1000).with_radius(rb).unwrap();
+        let o = DVec3::new(far, -far, 0.5 * far);
+        let pa = Pose::new(shapes::random_rotation(&mut rng), o);
+        let u = shapes::unit_vector(&mut rng);
+        let reach = a.bounding_radius() + b.bounding_radius();
+        let off = [0.3, 0.8, 1.0, 1.3][pair as usize % 4];
+        let pb = Pose::new(shapes::random_rotation(&mut rng), o + u * (off * reach));
+        let r = ra + rb;
+        let scale = pair_scale(&a, &pa, &b, &pb);
+        let tol = 1e-12 * scale;
+        let core = |pb: &Pose| polycd::oracle::signed_distance(&a, &pa, &b, pb).unwrap().signed_distance - r;
+        let want = core(&pb);
+        for (alg, d) in distances(&a, &pa, &b, &pb) {
+            let sd = d.signed_distance().unwrap();
+            assert!((sd - want).abs() <= tol, "pair {pair} {alg:?}: {sd} vs oracle {want}");
+        }
+        if want.abs() > 1e-9 * scale {
+            for alg in Algorithm::ALL {
+                let st = intersect(&a, &pa, &b, &pb, alg).status();
+                let exp = if want > 0.0 { Status::Disjoint } else { Status::Overlapping };
+                assert_eq!(st, exp, "pair {pair} {alg:?}: oracle {want}");
+            }
+        }
+        let s = shapes::unit_vector(&mut rng);
+        let mut c = PairCache::default();
+        let got = query::directional(&a, &pa, &b, &pb, s, Algorithm::Auto, &mut c).unwrap();
+        verified(&a, &pa, &b, &pb, Answer::Directional { direction: s, answer: got });
+        let moved = |t: f64| Pose::new(pb.rotation, pb.translation + s * t);
+        match got {
+            Directional::Contact { t, .. } => {
+                // Touching there, by the oracle.
+                assert!(core(&moved(t)).abs() <= tol, "pair {pair}: gap {} at t {t}", core(&moved(t)));
+                let step = 1e-6 * scale;
+                if want > 0.0 {
+                    // Apart at the start: still apart just before t (the first contact).
+                    assert!(core(&moved(t - t.signum() * step)) > 0.0, "pair {pair}: not the first contact");
+                } else if t != 0.0 {
+                    // Overlapping: the other end of the chord is at least as far.
+                    assert!(core(&moved(-t.signum() * (t.abs() - step))) < 0.0, "pair {pair}: not the nearer end");
+                }
+                checked += 1;
+            }
+            Directional::Never { .. } => {
+                // The line misses the rounded difference: the oracle's gap along it stays positive
+                // where it is least (sampled densely over the whole reach).
+                let span = 2.0 * (reach + (pb.translation - pa.translation).length());
+                let least = (0..=400)
+                    .map(|i| core(&moved(-span + 2.0 * span * i as f64 / 400.0)))
+                    .fold(f64::INFINITY, f64::min);
+                assert!(least > -tol, "pair {pair}: 'never' but the gap reaches {least}");
+            }
+            Directional::NotConverged { .. } => panic!("pair {pair}: not converged"),
+        }
+    }
+    assert!(checked > 40, "only {checked} contacts");
+}
