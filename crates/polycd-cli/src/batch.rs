@@ -667,7 +667,11 @@ fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Res
             }
             Some(r)
         }
-        Some(other) => return Err(format!("\"radius\" must be a number (a finite number ≥ 0), found {other}")),
+        Some(other) => {
+            return Err(format!(
+                "\"radius\" must be a number (a finite number ≥ 0), found {other}"
+            ))
+        }
     };
     let rounded = |p: ConvexPolyhedron| -> Result<ConvexPolyhedron, PolycdError> {
         match radius {

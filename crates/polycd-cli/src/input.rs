@@ -20,7 +20,10 @@ pub fn load_shape_hull(
 ) -> Result<(ConvexPolyhedron, Option<String>), PolycdError> {
     let p = Path::new(s);
     // A mesh file rounded by a suffix, as specs are: `cube.obj+r=0.1`.
-    if let Some((base, r)) = s.rsplit_once("+r=").filter(|(b, _)| !p.is_file() && Path::new(b).is_file()) {
+    if let Some((base, r)) = s
+        .rsplit_once("+r=")
+        .filter(|(b, _)| !p.is_file() && Path::new(b).is_file())
+    {
         let radius: f64 = r.trim().parse().map_err(|_| PolycdError::ShapeSpec {
             spec: s.to_string(),
             message: format!("the radius after '+r=' ('{r}') is not a number"),

@@ -835,7 +835,11 @@ fn batch_radius_rounds_the_shape() {
         r#"{"a":{"shape":"cube:2+r=0.25"},"b":{"shape":"cube:2","radius":0.5},"pose_b":{"translation":[10,0,0]},"query":"directional","direction":[-1,0,0]}"#,
     );
     assert_eq!(out[0]["status"], "disjoint", "{}", out[0]);
-    assert!((out[0]["directional"].as_f64().unwrap() - 7.25).abs() < 1e-12, "{}", out[0]);
+    assert!(
+        (out[0]["directional"].as_f64().unwrap() - 7.25).abs() < 1e-12,
+        "{}",
+        out[0]
+    );
 }
 
 /// Bad radii are typed errors on their line naming the field; the batch goes on.
@@ -871,8 +875,12 @@ fn batch_radius_bad_input() {
     // `null` is absent, 0 is the polytope: 2.0 exactly.
     let out = batch(&format!(
         "{}\n{}\n",
-        format_args!(r#"{{"a":{{"vertices":{BOX},"radius":null}},"b":{{"vertices":{BOX}}},"pose_b":{{"translation":[4,0,0]}},"query":"distance"}}"#),
-        format_args!(r#"{{"a":{{"vertices":{BOX},"radius":0}},"b":{{"vertices":{BOX}}},"pose_b":{{"translation":[4,0,0]}},"query":"distance"}}"#),
+        format_args!(
+            r#"{{"a":{{"vertices":{BOX},"radius":null}},"b":{{"vertices":{BOX}}},"pose_b":{{"translation":[4,0,0]}},"query":"distance"}}"#
+        ),
+        format_args!(
+            r#"{{"a":{{"vertices":{BOX},"radius":0}},"b":{{"vertices":{BOX}}},"pose_b":{{"translation":[4,0,0]}},"query":"distance"}}"#
+        ),
     ));
     assert_eq!(out[0]["distance"], 2.0);
     assert_eq!(out[1]["distance"], 2.0);
@@ -880,17 +888,21 @@ fn batch_radius_bad_input() {
 
 #[test]
 fn query_and_info_take_rounded_specs() {
-    let out = polycd()
-        .args(["info", "box:2,2,2+r=0.5"])
-        .output()
-        .unwrap();
+    let out = polycd().args(["info", "box:2,2,2+r=0.5"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("radius:           0.5"), "{text}");
     let out = polycd().args(["info", "cube"]).output().unwrap();
     assert!(String::from_utf8(out.stdout).unwrap().contains("radius:           0\n"));
     let out = polycd()
-        .args(["query", "box:2,2,2+r=0.5", "cube:2", "--pose-b", "4 0 0 1 0 0 0", "--json"])
+        .args([
+            "query",
+            "box:2,2,2+r=0.5",
+            "cube:2",
+            "--pose-b",
+            "4 0 0 1 0 0 0",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

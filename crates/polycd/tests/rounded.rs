@@ -10,8 +10,8 @@
 use polycd::broad::{World, WorldOptions};
 use polycd::ccd::{time_of_contact, CcdCache, CcdOptions, RigidMotion};
 use polycd::query::{self, contact_tolerance, pair_scale, Algorithm, PairCache, Status};
-use polycd::{shapes, ConvexPolyhedron, DQuat, DVec3, Directional, Distance, Intersection, PolycdError, Pose};
 use polycd::verify::{verify, Answer};
+use polycd::{shapes, ConvexPolyhedron, DQuat, DVec3, Directional, Distance, Intersection, PolycdError, Pose};
 use std::sync::Arc;
 
 /// Every answer's certificate, checked independently (`polycd::verify` with the radii).
@@ -31,7 +31,10 @@ fn intersect(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, a
 
 /// A box of half-side `h` rounded by `r`.
 fn rbox(h: f64, r: f64) -> ConvexPolyhedron {
-    shapes::cuboid(2.0 * h, 2.0 * h, 2.0 * h).unwrap().with_radius(r).unwrap()
+    shapes::cuboid(2.0 * h, 2.0 * h, 2.0 * h)
+        .unwrap()
+        .with_radius(r)
+        .unwrap()
 }
 
 fn at(x: f64, y: f64, z: f64) -> Pose {
@@ -85,7 +88,11 @@ fn with_radius_refuses_bad_radii() {
     let p = c.clone().with_radius(0.25).unwrap();
     assert_eq!(p.radius(), 0.25);
     assert_eq!(p.bounding_radius(), c.bounding_sphere().1 + 0.25);
-    assert_eq!(p.bounding_sphere(), c.bounding_sphere(), "the core's sphere stays the core's");
+    assert_eq!(
+        p.bounding_sphere(),
+        c.bounding_sphere(),
+        "the core's sphere stays the core's"
+    );
     assert_eq!(c.radius(), 0.0);
     // Replaced, not added.
     assert_eq!(p.with_radius(0.5).unwrap().radius(), 0.5);
@@ -131,7 +138,10 @@ fn face_on_distance_is_core_minus_radii() {
             assert_eq!(d.signed_distance(), Some(want), "{alg:?} {ra} {rb}: {d:?}");
             let (p, q) = points(&d);
             // On the rounded surfaces: A's point on the face x = 1 + ra, B's on x = 3 − rb.
-            assert!((p.x - (1.0 + ra)).abs() < 1e-15 && (q.x - (3.0 - rb)).abs() < 1e-15, "{alg:?} {p} {q}");
+            assert!(
+                (p.x - (1.0 + ra)).abs() < 1e-15 && (q.x - (3.0 - rb)).abs() < 1e-15,
+                "{alg:?} {p} {q}"
+            );
             assert!((q - p - DVec3::X * want).length() < 1e-14, "{alg:?}");
         }
         for alg in Algorithm::ALL {
@@ -156,8 +166,14 @@ fn edge_on_and_vertex_on_closed_forms() {
         let want = 2f64.sqrt() - 0.5;
         assert!((d.signed_distance().unwrap() - want).abs() < 1e-15, "{alg:?} {d:?}");
         let (p, q) = points(&d);
-        assert!(((p - u * ra).x - 1.0).abs() < 1e-15 && ((p - u * ra).y - 1.0).abs() < 1e-15, "{alg:?} {p}");
-        assert!(((q + u * rb).x - 2.0).abs() < 1e-15 && ((q + u * rb).y - 2.0).abs() < 1e-15, "{alg:?} {q}");
+        assert!(
+            ((p - u * ra).x - 1.0).abs() < 1e-15 && ((p - u * ra).y - 1.0).abs() < 1e-15,
+            "{alg:?} {p}"
+        );
+        assert!(
+            ((q + u * rb).x - 2.0).abs() < 1e-15 && ((q + u * rb).y - 2.0).abs() < 1e-15,
+            "{alg:?} {q}"
+        );
         assert!(close(q - p, u * want, 1e-15), "{alg:?}");
     }
     // Vertex-on: (1,1,1) and (2,2,2) at √3.
@@ -167,7 +183,10 @@ fn edge_on_and_vertex_on_closed_forms() {
         let want = 3f64.sqrt() - 0.5;
         assert!((d.signed_distance().unwrap() - want).abs() < 1e-15, "{alg:?} {d:?}");
         let (p, q) = points(&d);
-        assert!(close(p, DVec3::ONE + u * ra, 1e-15) && close(q, DVec3::splat(2.0) - u * rb, 1e-15), "{alg:?}");
+        assert!(
+            close(p, DVec3::ONE + u * ra, 1e-15) && close(q, DVec3::splat(2.0) - u * rb, 1e-15),
+            "{alg:?}"
+        );
     }
     // Edge-on with rounded overlap (cores √2 apart, R = 2): depth 2 − √2 along the diagonal.
     let (a, b) = (rbox(1.0, 1.5), rbox(1.0, 0.5));
@@ -192,7 +211,10 @@ fn edge_on_and_vertex_on_closed_forms() {
         // Within 1.5 of A's core edge and 0.5 of B's.
         let ea = DVec3::new(1.0, 1.0, c.z);
         let eb = DVec3::new(2.0, 2.0, c.z);
-        assert!((c - ea).length() <= 1.5 + 1e-15 && (c - eb).length() <= 0.5 + 1e-15, "{c}");
+        assert!(
+            (c - ea).length() <= 1.5 + 1e-15 && (c - eb).length() <= 0.5 + 1e-15,
+            "{c}"
+        );
     }
 }
 
@@ -219,7 +241,11 @@ fn touching_within_1e12_and_just_apart() {
         }
         for alg in Algorithm::ALL {
             let r = intersect(&a, &Pose::IDENTITY, &b, &pb, alg);
-            let want = if delta > 0.0 { Status::Disjoint } else { Status::Overlapping };
+            let want = if delta > 0.0 {
+                Status::Disjoint
+            } else {
+                Status::Overlapping
+            };
             assert_eq!(r.status(), want, "{alg:?} {delta}: {r:?}");
         }
     }
@@ -256,7 +282,10 @@ fn overlapping_cores_add_the_radii_to_the_depth() {
         else {
             panic!("{alg:?}: {d:?}")
         };
-        assert!((p.depth - (ra + rb)).abs() < 1e-15 && close(p.normal, DVec3::X, 1e-15), "{alg:?} {p:?}");
+        assert!(
+            (p.depth - (ra + rb)).abs() < 1e-15 && close(p.normal, DVec3::X, 1e-15),
+            "{alg:?} {p:?}"
+        );
     }
 }
 
@@ -281,7 +310,10 @@ fn scales_and_far_from_the_origin() {
                 let tol = 1e-12 * pair_scale(&a, &pa, &b, &pb);
                 for (alg, d) in distances(&a, &pa, &b, &pb) {
                     let sd = d.signed_distance().unwrap_or(f64::NAN);
-                    assert!((sd - want).abs() <= tol, "k {k} far {far} {local} {alg:?}: {sd} vs {want}");
+                    assert!(
+                        (sd - want).abs() <= tol,
+                        "k {k} far {far} {local} {alg:?}: {sd} vs {want}"
+                    );
                     let (p, q) = points(&d);
                     // The points are R apart from the cores' points along the normal: |q − p|
                     // is the rounded distance's magnitude.
@@ -289,7 +321,11 @@ fn scales_and_far_from_the_origin() {
                 }
                 for alg in Algorithm::ALL {
                     let r = intersect(&a, &pa, &b, &pb, alg);
-                    let st = if want > 0.0 { Status::Disjoint } else { Status::Overlapping };
+                    let st = if want > 0.0 {
+                        Status::Disjoint
+                    } else {
+                        Status::Overlapping
+                    };
                     assert_eq!(r.status(), st, "k {k} far {far} {local} {alg:?}");
                 }
             }
@@ -317,7 +353,10 @@ fn directional_against_closed_forms() {
     let cases = [
         (DVec3::new(10.0, 0.5, 0.0), Some(8.0 - r)),
         (DVec3::new(10.0, 2.0 + e, 0.0), Some(8.0 - (r * r - e * e).sqrt())),
-        (DVec3::new(10.0, 2.0 + e, 2.0 + f), Some(8.0 - (r * r - e * e - f * f).sqrt())),
+        (
+            DVec3::new(10.0, 2.0 + e, 2.0 + f),
+            Some(8.0 - (r * r - e * e - f * f).sqrt()),
+        ),
         (DVec3::new(10.0, 2.0 + r + 1e-3, 0.0), None),
         // Behind: B on the other side, the contact is backwards.
         (DVec3::new(-10.0, 0.5, 0.0), Some(-(8.0 - r))),
@@ -334,7 +373,16 @@ fn directional_against_closed_forms() {
         for alg in [Algorithm::Auto, Algorithm::Gjk] {
             let mut c = PairCache::default();
             let got = query::directional(&a, &Pose::IDENTITY, &b, &pb, s, alg, &mut c).unwrap();
-            verified(&a, &Pose::IDENTITY, &b, &pb, Answer::Directional { direction: s, answer: got });
+            verified(
+                &a,
+                &Pose::IDENTITY,
+                &b,
+                &pb,
+                Answer::Directional {
+                    direction: s,
+                    answer: got,
+                },
+            );
             let t = contact_t(got);
             match (t, want) {
                 (Some(t), Some(w)) => {
@@ -343,7 +391,9 @@ fn directional_against_closed_forms() {
                     let moved = Pose::from_translation(pos + s * t);
                     let d = query::distance(&a, &Pose::IDENTITY, &b, &moved, Algorithm::Gjk, &mut c).unwrap();
                     assert!(d.signed_distance().unwrap().abs() <= 1e-13, "{pos}: {d:?}");
-                    let Directional::Contact { plane, .. } = got else { unreachable!() };
+                    let Directional::Contact { plane, .. } = got else {
+                        unreachable!()
+                    };
                     assert!((plane.normal.length() - 1.0).abs() < 1e-15);
                 }
                 (None, None) => {}
@@ -366,9 +416,26 @@ fn directional_against_closed_forms() {
     // The hit lies in the vertex's region of the cores' difference (every coordinate beyond 2).
     assert!((w + dir * want).min_element() > 0.0);
     let mut c = PairCache::default();
-    let got = query::directional(&a, &Pose::IDENTITY, &b, &Pose::from_translation(p), dir, Algorithm::Auto, &mut c);
+    let got = query::directional(
+        &a,
+        &Pose::IDENTITY,
+        &b,
+        &Pose::from_translation(p),
+        dir,
+        Algorithm::Auto,
+        &mut c,
+    );
     let got = got.unwrap();
-    verified(&a, &Pose::IDENTITY, &b, &Pose::from_translation(p), Answer::Directional { direction: dir, answer: got });
+    verified(
+        &a,
+        &Pose::IDENTITY,
+        &b,
+        &Pose::from_translation(p),
+        Answer::Directional {
+            direction: dir,
+            answer: got,
+        },
+    );
     let t = contact_t(got).unwrap();
     assert!((t - want).abs() <= 1e-12, "{t} vs {want}");
 }
@@ -384,7 +451,16 @@ fn directional_at_scales_and_far() {
             let pb = Pose::from_translation(o + DVec3::new(10.0, 2.0 + e, 0.0) * k);
             let mut c = PairCache::default();
             let got = query::directional(&a, &pa, &b, &pb, -DVec3::X, Algorithm::Auto, &mut c).unwrap();
-            verified(&a, &pa, &b, &pb, Answer::Directional { direction: -DVec3::X, answer: got });
+            verified(
+                &a,
+                &pa,
+                &b,
+                &pb,
+                Answer::Directional {
+                    direction: -DVec3::X,
+                    answer: got,
+                },
+            );
             let want = (8.0 - (0.25f64 - e * e).sqrt()) * k;
             let t = contact_t(got).unwrap();
             let tol = 1e-12 * pair_scale(&a, &pa, &b, &pb);
@@ -469,7 +545,15 @@ fn spheres_and_capsules_closed_forms() {
     for alg in DISTANCE_ALGORITHMS {
         let mut c = PairCache::default();
         // Sphere–sphere: |c_b − c_a| − 1 − 0.75.
-        let d = query::distance(&s1, &Pose::IDENTITY, &s2, &Pose::from_translation(dir * 6.0), alg, &mut c).unwrap();
+        let d = query::distance(
+            &s1,
+            &Pose::IDENTITY,
+            &s2,
+            &Pose::from_translation(dir * 6.0),
+            alg,
+            &mut c,
+        )
+        .unwrap();
         assert!((d.signed_distance().unwrap() - 4.25).abs() < 1e-14, "{alg:?} {d:?}");
         let (p, q) = points(&d);
         assert!(close(p, dir, 1e-14) && close(q, dir * 5.25, 1e-14), "{alg:?}");
@@ -477,11 +561,21 @@ fn spheres_and_capsules_closed_forms() {
         let d = query::distance(&boxed, &Pose::IDENTITY, &s1, &at(3.0, 0.5, 0.0), alg, &mut c).unwrap();
         assert!((d.signed_distance().unwrap() - 1.0).abs() < 1e-14, "{alg:?} {d:?}");
         let d = query::distance(&boxed, &Pose::IDENTITY, &s1, &at(3.0, 3.0, 3.0), alg, &mut c).unwrap();
-        assert!((d.signed_distance().unwrap() - (2.0 * 3f64.sqrt() - 1.0)).abs() < 1e-14, "{alg:?} {d:?}");
+        assert!(
+            (d.signed_distance().unwrap() - (2.0 * 3f64.sqrt() - 1.0)).abs() < 1e-14,
+            "{alg:?} {d:?}"
+        );
         // Capsule–capsule: crossed axes (z, and x at height 0 offset by 3 in y): 3 − 1.
         let rot = DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2);
-        let d = query::distance(&cap, &Pose::IDENTITY, &cap, &Pose::new(rot, DVec3::new(0.0, 3.0, 0.0)), alg, &mut c)
-            .unwrap();
+        let d = query::distance(
+            &cap,
+            &Pose::IDENTITY,
+            &cap,
+            &Pose::new(rot, DVec3::new(0.0, 3.0, 0.0)),
+            alg,
+            &mut c,
+        )
+        .unwrap();
         assert!((d.signed_distance().unwrap() - 2.0).abs() < 1e-14, "{alg:?} {d:?}");
         // Parallel capsules end to end along z: gap 5 − 2 − 1.
         let d = query::distance(&cap, &Pose::IDENTITY, &cap, &at(0.0, 0.0, 5.0), alg, &mut c).unwrap();
@@ -489,7 +583,15 @@ fn spheres_and_capsules_closed_forms() {
     }
     // Sphere–sphere directional: head-on and off-centre (line–sphere closed form).
     let mut c = PairCache::default();
-    let got = query::directional(&s1, &Pose::IDENTITY, &s2, &at(10.0, 1.0, 0.0), -DVec3::X, Algorithm::Auto, &mut c);
+    let got = query::directional(
+        &s1,
+        &Pose::IDENTITY,
+        &s2,
+        &at(10.0, 1.0, 0.0),
+        -DVec3::X,
+        Algorithm::Auto,
+        &mut c,
+    );
     let t = contact_t(got.unwrap()).unwrap();
     let want = 10.0 - (1.75f64 * 1.75 - 1.0).sqrt();
     assert!((t - want).abs() < 1e-12, "{t} vs {want}");
@@ -527,7 +629,12 @@ fn random_rounded_pairs_against_the_oracle() {
         let r = ra + rb;
         let scale = pair_scale(&a, &pa, &b, &pb);
         let tol = 1e-12 * scale;
-        let core = |pb: &Pose| polycd::oracle::signed_distance(&a, &pa, &b, pb).unwrap().signed_distance - r;
+        let core = |pb: &Pose| {
+            polycd::oracle::signed_distance(&a, &pa, &b, pb)
+                .unwrap()
+                .signed_distance
+                - r
+        };
         let want = core(&pb);
         for (alg, d) in distances(&a, &pa, &b, &pb) {
             let sd = d.signed_distance().unwrap();
@@ -536,26 +643,49 @@ fn random_rounded_pairs_against_the_oracle() {
         if want.abs() > 1e-9 * scale {
             for alg in Algorithm::ALL {
                 let st = intersect(&a, &pa, &b, &pb, alg).status();
-                let exp = if want > 0.0 { Status::Disjoint } else { Status::Overlapping };
+                let exp = if want > 0.0 {
+                    Status::Disjoint
+                } else {
+                    Status::Overlapping
+                };
                 assert_eq!(st, exp, "pair {pair} {alg:?}: oracle {want}");
             }
         }
         let s = shapes::unit_vector(&mut rng);
         let mut c = PairCache::default();
         let got = query::directional(&a, &pa, &b, &pb, s, Algorithm::Auto, &mut c).unwrap();
-        verified(&a, &pa, &b, &pb, Answer::Directional { direction: s, answer: got });
+        verified(
+            &a,
+            &pa,
+            &b,
+            &pb,
+            Answer::Directional {
+                direction: s,
+                answer: got,
+            },
+        );
         let moved = |t: f64| Pose::new(pb.rotation, pb.translation + s * t);
         match got {
             Directional::Contact { t, .. } => {
                 // Touching there, by the oracle.
-                assert!(core(&moved(t)).abs() <= tol, "pair {pair}: gap {} at t {t}", core(&moved(t)));
+                assert!(
+                    core(&moved(t)).abs() <= tol,
+                    "pair {pair}: gap {} at t {t}",
+                    core(&moved(t))
+                );
                 let step = 1e-6 * scale;
                 if want > 0.0 {
                     // Apart at the start: still apart just before t (the first contact).
-                    assert!(core(&moved(t - t.signum() * step)) > 0.0, "pair {pair}: not the first contact");
+                    assert!(
+                        core(&moved(t - t.signum() * step)) > 0.0,
+                        "pair {pair}: not the first contact"
+                    );
                 } else if t != 0.0 {
                     // Overlapping: the other end of the chord is at least as far.
-                    assert!(core(&moved(-t.signum() * (t.abs() - step))) < 0.0, "pair {pair}: not the nearer end");
+                    assert!(
+                        core(&moved(-t.signum() * (t.abs() - step))) < 0.0,
+                        "pair {pair}: not the nearer end"
+                    );
                 }
                 checked += 1;
             }

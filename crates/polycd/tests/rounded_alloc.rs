@@ -28,7 +28,10 @@ fn pose_b(d: f64, i: usize) -> Pose {
 #[test]
 fn warm_rounded_queries_do_not_allocate() {
     let a = shapes::cuboid(1.0, 1.0, 1.0).unwrap().with_radius(0.2).unwrap();
-    let b = shapes::ellipsoid(100, 0.9, 0.7, 0.5, 2).unwrap().with_radius(0.1).unwrap();
+    let b = shapes::ellipsoid(100, 0.9, 0.7, 0.5, 2)
+        .unwrap()
+        .with_radius(0.1)
+        .unwrap();
     let pairs = [(&a, &a, [0.7, 1.25, 1.45, 3.0]), (&a, &b, [0.8, 1.5, 1.7, 3.0])];
     let mut failures = Vec::new();
     for alg in Algorithm::ALL.into_iter().filter(|&a| a != Algorithm::Qp) {
@@ -36,7 +39,7 @@ fn warm_rounded_queries_do_not_allocate() {
             for (sa, sb, offsets) in &pairs {
                 for d in offsets {
                     let mut cache = PairCache::default();
-                    let mut ask = |i: usize, cache: &mut PairCache| {
+                    let ask = |i: usize, cache: &mut PairCache| {
                         let pb = pose_b(*d, i);
                         let r = match q {
                             0 => query::intersect(sa, &Pose::IDENTITY, sb, &pb, alg, cache).map(|_| ()),

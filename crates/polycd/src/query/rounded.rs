@@ -137,7 +137,9 @@ pub(super) fn intersect(
             iterations,
             ..
         } if p.depth <= tol => touching((p.point_a + p.point_b) * 0.5, p.normal, iterations),
-        Distance::Penetrating { witness, iterations, .. } => Intersection::Overlapping { witness, iterations },
+        Distance::Penetrating {
+            witness, iterations, ..
+        } => Intersection::Overlapping { witness, iterations },
         Distance::NotConverged { iterations } => Intersection::NotConverged { iterations },
     })
 }

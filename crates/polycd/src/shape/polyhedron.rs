@@ -505,12 +505,11 @@ impl ConvexPolyhedron {
     /// Errors: [`PolycdError::BadRadius`] when `radius` is negative, NaN, infinite or above
     /// [`MAX_COORDINATE`](crate::core::tolerance::MAX_COORDINATE).
     pub fn with_radius(mut self, radius: f64) -> Result<Self, PolycdError> {
-        if !(radius >= 0.0 && radius <= crate::core::tolerance::MAX_COORDINATE) {
+        if !(0.0..=crate::core::tolerance::MAX_COORDINATE).contains(&radius) {
             return Err(PolycdError::BadRadius { value: radius });
         }
         self.radius = radius;
-        self.tol_extent =
-            self.sphere_radius + self.sphere_center.abs().element_sum() + self.magnitude + radius;
+        self.tol_extent = self.sphere_radius + self.sphere_center.abs().element_sum() + self.magnitude + radius;
         Ok(self)
     }
 

@@ -318,7 +318,9 @@ pub fn from_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
         .parse()
         .map_err(|_| bad(format!("the radius after '+r=' ('{r}') is not a number")))?;
     if !(radius.is_finite() && radius >= 0.0) {
-        return Err(bad(format!("the radius after '+r=' ('{r}') must be a finite number ≥ 0")));
+        return Err(bad(format!(
+            "the radius after '+r=' ('{r}') must be a finite number ≥ 0"
+        )));
     }
     let p = from_base_spec(base)?;
     let total = p.radius() + radius;
@@ -411,7 +413,9 @@ fn from_base_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
         "disk" => prism(60, 10.0, 1.0),
         "sphere" => sphere(single(rest.first().ok_or_else(|| err("missing radius: sphere:R"))?)?),
         "capsule" => {
-            let p = rest.first().ok_or_else(|| err("missing parameters: capsule:LENGTH,R"))?;
+            let p = rest
+                .first()
+                .ok_or_else(|| err("missing parameters: capsule:LENGTH,R"))?;
             let v = nums(spec, p)?;
             if v.len() != 2 {
                 return Err(err("expected two comma-separated numbers: capsule:LENGTH,R"));
