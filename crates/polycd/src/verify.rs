@@ -849,14 +849,23 @@ mod rounded {
         plane_bounds(&shifted(plane, rb), wb, -1.0, tol, 'B')
     }
 
-    /// Distance from a world point to the core polytope (0 inside).
+    /// Distance from a world point to the core polytope (0 inside): the least distance to a
+    /// feature (a solid's boundary is its faces; a core without volume — a point, a segment,
+    /// a polygon — is its features, so vertices and edges are measured too).
     fn core_distance(shape: &ConvexPolyhedron, pose: &Pose, p: DVec3) -> Result<f64, VerifyError> {
-        if excess(shape, pose, p).0 <= 0.0 {
+        if shape.volume() > 0.0 && excess(shape, pose, p).0 <= 0.0 {
             return Ok(0.0);
         }
+        let (nv, ne, nf) = shape.counts();
         let mut best = f64::INFINITY;
-        for f in 0..shape.faces().len() as u32 {
+        for f in 0..nf as u32 {
             best = best.min(feature_distance(shape, pose, Feature::Face(f), p)?);
+        }
+        for e in 0..ne as u32 {
+            best = best.min(feature_distance(shape, pose, Feature::Edge(e), p)?);
+        }
+        for v in 0..nv as u32 {
+            best = best.min(feature_distance(shape, pose, Feature::Vertex(v), p)?);
         }
         Ok(best)
     }
