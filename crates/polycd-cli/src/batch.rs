@@ -78,6 +78,7 @@ pub const SHAPE_KEYS: &[Key] = &[
     key("file", "string", "—", "a mesh file (OBJ, OFF, STL) or point list (.xyz, .pts, .txt); its faces must bound a convex solid"),
     key("shape", "string", "—", "a built-in shape spec, e.g. `\"icosphere:2\"`"),
     key("hull", "boolean", "`false`", "`true`: use the convex hull of the vertices of a `file` (or of `vertices` with `faces`) even when the faces bound a non-convex solid"),
+    key("radius", "number", "`0`", "rounds the shape (with `vertices`, `file` or `shape`): the Minkowski sum with a ball of this radius, a finite number ≥ 0 (added to a `shape` spec's own radius)"),
 ];
 
 /// The keys of a pose object (`pose_a`, `pose_b`).
@@ -659,6 +660,31 @@ pub fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
     if given("faces").is_some() && given("vertices").is_none() {
         return Err("\"faces\" needs \"vertices\"".into());
     }
+    let radius = match given("radius") {
+        None => None,
+        // Numbers are read as written: one beyond the f64 range (1e400) is not finite.
+        Some(Value::Number(n)) => {
+            let r = n.as_f64().unwrap_or(f64::INFINITY);
+            if !(r.is_finite() && r >= 0.0) {
+                return Err(format!("\"radius\" must be a finite number ≥ 0, found {n}"));
+            }
+            Some(r)
+        }
+        Some(other) => {
+            return Err(format!(
+                "\"radius\" must be a number (a finite number ≥ 0), found {other}"
+            ))
+        }
+    };
+    let rounded = |p: ConvexPolyhedron| -> Result<ConvexPolyhedron, PolycdError> {
+        match radius {
+            Some(r) => {
+                let total = p.radius() + r;
+                p.with_radius(total)
+            }
+            None => Ok(p),
+        }
+    };
     if let Some(verts) = given("vertices") {
         let arr = verts.as_array().ok_or("\"vertices\" must be an array of [x, y, z]")?;
         let mut pts = Vec::with_capacity(arr.len());
@@ -689,6 +715,7 @@ pub fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
             None => ConvexPolyhedron::from_points(&pts),
             Some(_) => return Err("\"faces\" must be an array of index lists [[i, j, k, …], …]".into()),
         }
+        .and_then(rounded)
         .map_err(|e| e.to_string())?;
         return Ok(Rc::new(poly));
     }
@@ -714,10 +741,15 @@ pub fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
     } else {
         return Err("a shape needs \"vertices\", \"file\" or \"shape\"".into());
     };
+    // The radius is part of the shape: "+r=" cannot occur in a spec's key otherwise.
+    let key = match radius {
+        Some(r) => format!("{key}+radius={r:?}"),
+        None => key,
+    };
     if let Some(p) = cache.get(&key) {
         return Ok(p.clone());
     }
-    let p = Rc::new(build().map_err(|e| match e {
+    let p = Rc::new(build().and_then(rounded).map_err(|e| match e {
         PolycdError::NotConvex { .. } => format!("{e}; set \"hull\": true to use its convex hull"),
         e => e.to_string(),
     })?);

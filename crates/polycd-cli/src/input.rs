@@ -3,8 +3,9 @@
 use polycd::{shapes, ConvexPolyhedron, DVec3, PolycdError};
 use std::path::Path;
 
-/// A mesh file if the path exists, a built-in shape spec otherwise. A mesh file whose faces
-/// do not bound a convex solid is refused ([`PolycdError::NotConvex`]).
+/// A mesh file if the path exists, a built-in shape spec otherwise; either may end in `+r=R`
+/// (rounded by `R`). A mesh file whose faces do not bound a convex solid is refused
+/// ([`PolycdError::NotConvex`]).
 pub fn load_shape(s: &str) -> Result<ConvexPolyhedron, PolycdError> {
     load_shape_hull(s, false, &mut |_, _, _| {}).map(|(p, _)| p)
 }
@@ -18,6 +19,19 @@ pub fn load_shape_hull(
     progress: &mut dyn FnMut(polycd::Phase, u64, u64),
 ) -> Result<(ConvexPolyhedron, Option<String>), PolycdError> {
     let p = Path::new(s);
+    // A mesh file rounded by a suffix, as specs are: `cube.obj+r=0.1`.
+    if let Some((base, r)) = s
+        .rsplit_once("+r=")
+        .filter(|(b, _)| !p.is_file() && Path::new(b).is_file())
+    {
+        let radius: f64 = r.trim().parse().map_err(|_| PolycdError::ShapeSpec {
+            spec: s.to_string(),
+            message: format!("the radius after '+r=' ('{r}') is not a number"),
+        })?;
+        let (c, note) = load_shape_hull(base, hull, progress)?;
+        let total = c.radius() + radius;
+        return c.with_radius(total).map(|c| (c, note));
+    }
     if p.is_file() {
         match polycd::io::read_convex_polyhedron_with_progress(p, progress) {
             Err(PolycdError::NotConvex { path, defect }) if hull => {

@@ -331,6 +331,15 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 "bounding sphere:  centre [{:.9}, {:.9}, {:.9}], radius {:.9}",
                 c.x, c.y, c.z, r
             );
+            if p.radius() > 0.0 {
+                println!(
+                    "radius:           {} (rounded: the polytope above dilated by a ball of this radius; bounding radius {:.9})",
+                    p.radius(),
+                    p.bounding_radius()
+                );
+            } else {
+                println!("radius:           0");
+            }
             println!("DK levels:        {:?}", p.hierarchy().level_sizes());
             println!("planarity error:  {:.3e}", rep.max_planarity_error);
             println!("convexity error:  {:.3e}", rep.max_convexity_error);

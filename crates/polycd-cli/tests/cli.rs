@@ -783,3 +783,132 @@ fn readme_schema_table_is_the_checked_key_list() {
     let table = polycd_cli::batch::schema_markdown();
     assert!(readme.contains(&table), "README.md must contain exactly:\n{table}");
 }
+
+const BOX: &str = "[[-1,-1,-1],[1,-1,-1],[-1,1,-1],[1,1,-1],[-1,-1,1],[1,-1,1],[-1,1,1],[1,1,1]]";
+
+/// Issue 22's bad-input example: a box rounded by 0.5 beside a box is 1.5 away, not 2.0 (the
+/// radius used to be ignored); points on the rounded surfaces; every algorithm that measures
+/// distances, and every algorithm's boolean answer.
+#[test]
+fn batch_radius_rounds_the_shape() {
+    let mut input = String::new();
+    for alg in ["auto", "gjk", "vclip", "qp", "qp_fast"] {
+        input.push_str(&format!(
+            r#"{{"id":"{alg}","a":{{"vertices":{BOX},"radius":0.5}},"b":{{"vertices":{BOX}}},"pose_b":{{"translation":[4,0,0]}},"query":"distance","algorithm":"{alg}"}}"#
+        ));
+        input.push('\n');
+    }
+    for alg in ["auto", "gjk", "vclip", "cd_dual", "hs_jump", "qp", "qp_fast"] {
+        // Cores 2 apart, radii 1.25 + 0.75: touching; 1.25 + 1.0: overlapping.
+        for (rb, want) in [(0.75, "touching"), (1.0, "overlapping"), (0.5, "disjoint")] {
+            input.push_str(&format!(
+                r#"{{"id":"{alg}-{want}","a":{{"shape":"box:2,2,2+r=1.25"}},"b":{{"shape":"cube:2","radius":{rb}}},"pose_b":{{"translation":[4,0,0]}},"algorithm":"{alg}"}}"#
+            ));
+            input.push('\n');
+        }
+    }
+    let out = batch(&input);
+    for a in &out[..5] {
+        assert_eq!(a["status"], "disjoint", "{a}");
+        assert_eq!(a["distance"], 1.5, "{a}");
+        assert_eq!(a["signed_distance"], 1.5, "{a}");
+        assert_eq!(a["point_a"][0], 1.5, "{a}");
+        assert_eq!(a["point_b"][0], 3.0, "{a}");
+    }
+    for a in &out[5..] {
+        let id = a["id"].as_str().unwrap();
+        assert!(id.ends_with(a["status"].as_str().unwrap()), "{a}");
+    }
+    // Overlapping rounded shapes: signed distance −(core depth + radii) when the cores overlap,
+    // core distance − radii otherwise.
+    let out = batch(&format!(
+        "{}\n{}\n",
+        r#"{"a":{"shape":"cube:2","radius":0.25},"b":{"shape":"cube:2","radius":0.5},"pose_b":{"translation":[1.5,0,0]},"query":"distance"}"#,
+        r#"{"a":{"shape":"cube:2","radius":0.25},"b":{"shape":"cube:2","radius":0.5},"pose_b":{"translation":[2.5,0,0]},"query":"distance"}"#,
+    ));
+    assert_eq!(out[0]["status"], "overlapping");
+    assert_eq!(out[0]["signed_distance"], -1.25, "{}", out[0]);
+    assert_eq!(out[1]["status"], "overlapping");
+    assert_eq!(out[1]["signed_distance"], -0.25, "{}", out[1]);
+    // Directional against a rounded face: B 10 away, stops at 8 − 0.75.
+    let out = batch(
+        r#"{"a":{"shape":"cube:2+r=0.25"},"b":{"shape":"cube:2","radius":0.5},"pose_b":{"translation":[10,0,0]},"query":"directional","direction":[-1,0,0]}"#,
+    );
+    assert_eq!(out[0]["status"], "disjoint", "{}", out[0]);
+    assert!(
+        (out[0]["directional"].as_f64().unwrap() - 7.25).abs() < 1e-12,
+        "{}",
+        out[0]
+    );
+}
+
+/// Bad radii are typed errors on their line naming the field; the batch goes on.
+#[test]
+fn batch_radius_bad_input() {
+    let cases = [
+        (r#""radius":-0.5"#, "\"radius\" must be a finite number ≥ 0"),
+        (r#""radius":"1""#, "\"radius\" must be a number"),
+        (r#""radius":[1]"#, "\"radius\" must be a number"),
+        (r#""radius":true"#, "\"radius\" must be a number"),
+        (r#""radius":1e400"#, "\"radius\" must be a finite number ≥ 0"),
+        (r#""radius":1e200"#, "radius"),
+        (r#""radios":1"#, "did you mean \"radius\""),
+    ];
+    let mut input = String::new();
+    for (kv, _) in &cases {
+        input.push_str(&format!(
+            r#"{{"a":{{"vertices":{BOX},{kv}}},"b":{{"shape":"cube"}},"pose_b":{{"translation":[4,0,0]}}}}"#
+        ));
+        input.push('\n');
+    }
+    // The spec suffix too, and with a file.
+    input.push_str(r#"{"a":{"shape":"cube+r=-1"},"b":{"shape":"cube"}}"#);
+    input.push('\n');
+    let out = batch(&input);
+    for (k, (kv, msg)) in cases.iter().enumerate() {
+        assert_eq!(out[k]["status"], "error", "{kv}: {}", out[k]);
+        let e = out[k]["error"].as_str().unwrap();
+        assert!(e.starts_with("a: ") && e.contains(msg), "{kv}: {e}");
+    }
+    let e = out[cases.len()]["error"].as_str().unwrap();
+    assert!(e.contains("+r=") && e.contains("≥ 0"), "{e}");
+    // `null` is absent, 0 is the polytope: 2.0 exactly.
+    let out = batch(&format!(
+        "{}\n{}\n",
+        format_args!(
+            r#"{{"a":{{"vertices":{BOX},"radius":null}},"b":{{"vertices":{BOX}}},"pose_b":{{"translation":[4,0,0]}},"query":"distance"}}"#
+        ),
+        format_args!(
+            r#"{{"a":{{"vertices":{BOX},"radius":0}},"b":{{"vertices":{BOX}}},"pose_b":{{"translation":[4,0,0]}},"query":"distance"}}"#
+        ),
+    ));
+    assert_eq!(out[0]["distance"], 2.0);
+    assert_eq!(out[1]["distance"], 2.0);
+}
+
+#[test]
+fn query_and_info_take_rounded_specs() {
+    let out = polycd().args(["info", "box:2,2,2+r=0.5"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("radius:           0.5"), "{text}");
+    let out = polycd().args(["info", "cube"]).output().unwrap();
+    assert!(String::from_utf8(out.stdout).unwrap().contains("radius:           0\n"));
+    let out = polycd()
+        .args([
+            "query",
+            "box:2,2,2+r=0.5",
+            "cube:2",
+            "--pose-b",
+            "4 0 0 1 0 0 0",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["distance"], 1.5, "{v}");
+    let out = polycd().args(["info", "box:1,1,1+r=-2"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("≥ 0"));
+}

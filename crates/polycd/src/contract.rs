@@ -243,7 +243,9 @@ pub enum Status {
 }
 
 /// The length scale of a pair: both bounding radii plus the distance between the shapes'
-/// reference positions and their coordinate magnitudes (rounding grows with all of them).
+/// reference positions and their coordinate magnitudes (rounding grows with all of them),
+/// plus both rounding radii ([`ConvexPolyhedron::radius`]; added last, so radius 0 leaves
+/// the scale bit for bit as it is for polytopes).
 pub fn pair_scale(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
     let ca = pose_a.transform_point(a.bounding_sphere().0);
     let cb = pose_b.transform_point(b.bounding_sphere().0);
@@ -268,6 +270,7 @@ fn scale_with_centre_distance(
             .abs()
             .max_element()
             .max(pose_b.translation.abs().max_element())
+        + (a.radius + b.radius)
 }
 
 /// [`pair_scale`] from B's pose relative to A (`x ↦ rot·x + trans`, already at hand in the

@@ -491,7 +491,8 @@ fn shape_aabb(s: &ConvexPolyhedron, pose: &Pose, margin: f64, warm: &mut [u32; 6
         hi[k] = rows[k].dot(s.vertex(up)) + t[k];
         lo[k] = rows[k].dot(s.vertex(down)) + t[k];
     }
-    let pad = AABB_PAD_REL * (s.scale() + s.magnitude() + t.abs().max_element()) + margin;
+    // A rounded shape's box is its core's grown by the radius (0: unchanged bit for bit).
+    let pad = AABB_PAD_REL * (s.scale() + s.magnitude() + t.abs().max_element()) + margin + s.radius();
     Aabb {
         min: lo - DVec3::splat(pad),
         max: hi + DVec3::splat(pad),

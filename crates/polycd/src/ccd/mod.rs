@@ -154,6 +154,9 @@ pub struct CcdCache {
 /// The first time of contact of convex A moving by `motion_a` and convex B moving by
 /// `motion_b` (use [`RigidMotion::stationary`] for a fixed B), or `None` when they do not
 /// touch for `t ∈ [0, 1]`. See the module header for the algorithm and its guarantees.
+///
+/// Rounded shapes ([`ConvexPolyhedron::with_radius`] with a positive radius) are refused
+/// with [`PolycdError::Unsupported`]: the motion bounds are the cores'.
 pub fn time_of_contact(
     a: &ConvexPolyhedron,
     motion_a: &RigidMotion,
@@ -162,6 +165,14 @@ pub fn time_of_contact(
     options: &CcdOptions,
     cache: &mut CcdCache,
 ) -> Result<Option<TimeOfContact>, PolycdError> {
+    // The motion bounds below are the cores' (a ball's points sweep farther under rotation):
+    // rounded shapes are refused rather than answered with a bound that may be too small.
+    if a.radius() > 0.0 || b.radius() > 0.0 {
+        return Err(PolycdError::Unsupported {
+            algorithm: "FAST (ccd)",
+            query: "time-of-contact on rounded shapes",
+        });
+    }
     let threshold = options.threshold(a.scale() + b.scale())?;
     let mut t = 0.0f64;
     let mut iterations = 0u32;

@@ -3,6 +3,10 @@
 //! Paper: Y.-K. Choi, X. Li, W. Wang, S. Cameron, *Collision Detection of Convex Polyhedra
 //! Based on Duality Transformation* (seed 000_4b8bdb73f24e3126).
 //!
+//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! cores and never reads the radius; `query::rounded` turns its answers into the rounded
+//! shapes' (through [`crate::query`] only).
+//!
 //! # Outline
 //! 1. Work in A's frame: `P = A`, `Q = B` moved by `pose_a⁻¹·pose_b`, `M = P ⊕ (−Q)` (never built).
 //!    (The boolean query may exchange the roles, see the departures.)

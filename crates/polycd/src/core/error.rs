@@ -39,6 +39,13 @@ pub enum PolycdError {
     /// A face list does not describe a closed, convex polyhedron.
     #[error("invalid boundary representation: {0}")]
     InvalidBoundary(String),
+    /// A rounding radius that is negative, NaN, infinite or absurdly large
+    /// ([`crate::ConvexPolyhedron::with_radius`]).
+    #[error("radius {value} must be a finite number ≥ 0 (at most 1e150)")]
+    BadRadius {
+        /// The offending value.
+        value: f64,
+    },
     /// A pose has NaN or infinite values.
     #[error("pose has a non-finite value")]
     NonFinitePose,

@@ -259,6 +259,23 @@ pub const QP_CHECK_REL: f64 = 1e-10;
 /// sliding rays whose `v·r` is noise take the conservative step instead (`gjk::ray_cast`).
 pub const RAY_STEP_CERTAIN: f64 = 8.0;
 
+/// The directional query on rounded shapes (`query::rounded`) advances B along the line by
+/// conservative steps on the cores' distance and stops once the rounded shapes' gap is within
+/// this fraction of the pair's scale: the answer is then *touching* by [`CONTACT_REL`]'s
+/// measure (the gap is measured by GJK to [`DISTANCE_GAP_REL`]).
+pub const ROUNDED_GAP_REL: f64 = CONTACT_REL;
+
+/// Iteration bound of that advancement (per end of the chord). A hit across a smooth part of
+/// the rounded difference converges quadratically (each step is Newton's on the tangent
+/// plane), a flat face in one step; only a line grazing the surface within rounding
+/// converges slowly, and is reported as not converged at the bound.
+pub const ROUNDED_MAX_STEPS: u32 = 64;
+
+/// Two edge directions whose normalised cross product is shorter than this are parallel for
+/// the normal of a rounded edge–edge answer (the closest-point difference is used instead).
+pub const ROUNDED_EDGE_SIN: f64 = 1e-6;
+
+const _: () = assert!(ROUNDED_GAP_REL <= CONTACT_REL && DISTANCE_GAP_REL <= ROUNDED_GAP_REL);
 const _: () = assert!(4.0 * CONTACT_REL <= AABB_PAD_REL);
 const _: () = assert!(CONTACT_REL < QP_CHECK_REL);
 const _: () = assert!(CONE_SOLVE_EPS < CONE_MARGIN);

@@ -4,6 +4,10 @@
 //! ray casting (van den Bergen, "Ray casting against general convex objects", 2004) for the
 //! directional query.
 //!
+//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! cores and never reads the radius; `query::rounded` turns its answers into the rounded
+//! shapes' (through [`crate::query`] only).
+//!
 //! Outline (everything in A's local frame; `M = A − B`, B mapped by `pose_a⁻¹ · pose_b`):
 //! 1. Seed the simplex with the cached (vertex of A, vertex of B) pairs of the last query
 //!    (coherence), or, cold, with the support of `M` towards the origin from `M`'s centre.

@@ -4,6 +4,10 @@
 //! Paper: X. Li, X. Meng, C. Y. Wang, W. Wang, K. Chung, S. M. Yiu, *Detect Collision of
 //! Polytopes Using a Heuristic Search for Separating Vectors* (2001), papers/003.
 //!
+//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! cores and never reads the radius; `query::rounded` turns its answers into the rounded
+//! shapes' (through [`crate::query`] only).
+//!
 //! # Outline (one query, all in A's local frame; B's vertices go through the relative pose)
 //! 1. Candidate `S₀`: the cached separating vector (coherence, §8.4, supports found by
 //!    hill-climbing from the cached pair) or the centroid difference (supports by a short

@@ -3,6 +3,10 @@
 //! Paper: Jin, Wang, Wang, Fu, *An Algorithm on Collision Detection by Computing the Minimum
 //! Distance between Two Convex Polyhedra* (2006), papers/001.
 //!
+//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! cores and never reads the radius; `query::rounded` turns its answers into the rounded
+//! shapes' (through [`crate::query`] only).
+//!
 //! The paper's model (1): with A = co{x_i}, B = co{y_j}, minimise ‖Σσ_j y_j − Σλ_i x_i‖ over
 //! λ ≥ 0, Σλ = 1, σ ≥ 0, Σσ = 1. The optimal weights give the closest points (or, at distance
 //! 0, a collided point).

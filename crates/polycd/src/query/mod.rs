@@ -15,6 +15,9 @@
 //! (V-Clip's feature pair, GJK's simplex, CD-Dual's start face, HS-jump's last vector). It is
 //! a plain value the caller owns — one per pair — and is reused, without allocating, by the
 //! next query on that pair.
+//!
+//! Rounded shapes ([`ConvexPolyhedron::with_radius`]): the algorithms answer for the cores;
+//! `rounded.rs` turns their answers into the rounded shapes' (see its header).
 
 use crate::contract::{checked_pose, contact_tolerance_bound, pose_ok};
 pub use crate::contract::{
@@ -28,6 +31,7 @@ use crate::shape::polyhedron::ConvexPolyhedron;
 use crate::{cd_dual, gjk, hs_jump, qp, vclip};
 
 mod rescale;
+mod rounded;
 use rescale::{on_scaled, pair_normaliser};
 
 /// `$pose` (a `&Pose`) validated: itself when [`pose_ok`] (no copy), else [`checked_pose`]'s
@@ -181,6 +185,21 @@ pub fn intersect(
         return on_scaled(a, pa, b, pb, s, |a, pa, b, pb, c| intersect(a, pa, b, pb, algorithm, c))
             .map(|r| r.unscaled(1.0 / s));
     }
+    if rounded::is_rounded(a, b) {
+        return rounded::intersect(a, pa, b, pb, algorithm, cache);
+    }
+    core_intersect(a, pa, b, pb, algorithm, cache)
+}
+
+/// [`intersect`] for the cores (radii ignored), on validated poses in the safe band.
+fn core_intersect(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Result<Intersection, PolycdError> {
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => {
@@ -464,6 +483,21 @@ pub fn distance(
         return on_scaled(a, pa, b, pb, s, |a, pa, b, pb, c| distance(a, pa, b, pb, algorithm, c))
             .map(|r| r.unscaled(1.0 / s));
     }
+    if rounded::is_rounded(a, b) {
+        return rounded::distance(a, pa, b, pb, algorithm, cache);
+    }
+    core_distance(a, pa, b, pb, algorithm, cache)
+}
+
+/// [`distance`] for the cores (radii ignored), on validated poses in the safe band.
+fn core_distance(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Result<Distance, PolycdError> {
     let d = match algorithm {
         // GJK measures the depth itself (EPA) and is the fastest distance answer without
         // coherence; V-Clip is the choice for coherent sequences.
@@ -503,6 +537,9 @@ pub(crate) fn distance_or_overlap(
             distance_or_overlap(a, pa, b, pb, algorithm, c)
         })
         .map(|r| r.unscaled(1.0 / s));
+    }
+    if rounded::is_rounded(a, b) {
+        return rounded::distance(a, pa, b, pb, algorithm, cache);
     }
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::distance_or_overlap(a, pa, b, pb, &mut cache.gjk),
@@ -651,6 +688,9 @@ pub fn directional(
             directional(a, pa, b, pb, direction, algorithm, c)
         })
         .map(|r| r.unscaled(1.0 / k));
+    }
+    if rounded::is_rounded(a, b) {
+        return rounded::directional(a, pa, b, pb, s, algorithm, cache);
     }
     let r = directional_by(a, pa, b, pb, s, algorithm, cache)?;
     settle_touching(a, pa, b, pb, s, r, cache)

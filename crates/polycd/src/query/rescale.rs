@@ -11,14 +11,15 @@ use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// The power of two that brings the pair's coordinates into the safe band
 /// ([`SAFE_MAGNITUDE_MAX`]), when the largest of them (either shape's
-/// coordinate magnitude, either translation) lies outside it; `None` in the common case.
+/// coordinate magnitude, either translation, either rounding radius) lies outside it; `None` in the common case.
 #[inline]
 pub(super) fn pair_normaliser(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<f64> {
     let m = a
         .magnitude
         .max(b.magnitude)
         .max(pa.translation.abs().max_element())
-        .max(pb.translation.abs().max_element());
+        .max(pb.translation.abs().max_element())
+        .max(a.radius.max(b.radius));
     if (SAFE_MAGNITUDE_MIN..=SAFE_MAGNITUDE_MAX).contains(&m) {
         return None;
     }

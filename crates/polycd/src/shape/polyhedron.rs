@@ -46,9 +46,12 @@ pub struct ConvexPolyhedron {
     pub(crate) sphere_center: DVec3,
     pub(crate) sphere_radius: f64,
     pub(crate) magnitude: f64,
-    /// `sphere_radius + |sphere_center|₁ + magnitude`: the shape's share of
+    /// `sphere_radius + |sphere_center|₁ + magnitude + radius`: the shape's share of
     /// `query::contact_tolerance_bound`, summed once here.
     pub(crate) tol_extent: f64,
+    /// The rounding radius: the shape is the core polytope (everything above) dilated by a
+    /// ball of this radius (0: the polytope itself). See [`ConvexPolyhedron::with_radius`].
+    pub(crate) radius: f64,
     pub(crate) dk: DkHierarchy,
     /// Hill-climbing starts by direction (see [`crate::shape::support`]).
     pub(crate) hints: SupportHints,
@@ -428,6 +431,7 @@ impl ConvexPolyhedron {
             sphere_radius,
             magnitude,
             tol_extent: sphere_radius + sphere_center.abs().element_sum() + magnitude,
+            radius: 0.0,
             dk: DkHierarchy::empty(),
             hints: SupportHints::default(),
             scan_blocks: ScanBlocks::default(),
@@ -484,7 +488,43 @@ impl ConvexPolyhedron {
             .collect();
         let mut p = Self::build(vertices, &faces, false)?;
         p.source = self.source.clone();
-        Ok(p)
+        // A power of two: the scaled radius is exact, as the coordinates are.
+        p.with_radius(self.radius * s)
+    }
+
+    /// This shape rounded by `radius`: the Minkowski sum of its core polytope with a ball of
+    /// that radius (a rounded box, a rounded polygon; a sphere is a point plus `r`, a capsule a
+    /// segment plus `r`). Replaces any previous radius; `0` is the polytope itself, with
+    /// today's answers bit for bit.
+    ///
+    /// The core geometry (vertices, edges, faces, [`bounding_sphere`](Self::bounding_sphere),
+    /// [`scale`](Self::scale), the tables) stays the core's: the algorithms answer for the
+    /// cores and the query layer ([`crate::query`]) turns their answers into the rounded
+    /// ones. [`bounding_radius`](Self::bounding_radius) includes the radius.
+    ///
+    /// Errors: [`PolycdError::BadRadius`] when `radius` is negative, NaN, infinite or above
+    /// [`MAX_COORDINATE`](crate::core::tolerance::MAX_COORDINATE).
+    pub fn with_radius(mut self, radius: f64) -> Result<Self, PolycdError> {
+        if !(0.0..=crate::core::tolerance::MAX_COORDINATE).contains(&radius) {
+            return Err(PolycdError::BadRadius { value: radius });
+        }
+        self.radius = radius;
+        self.tol_extent = self.sphere_radius + self.sphere_center.abs().element_sum() + self.magnitude + radius;
+        Ok(self)
+    }
+
+    /// The rounding radius (0 for a plain polytope; see [`with_radius`](Self::with_radius)).
+    #[inline]
+    pub fn radius(&self) -> f64 {
+        self.radius
+    }
+
+    /// The radius of a ball about [`bounding_sphere`](Self::bounding_sphere)'s centre that
+    /// holds the rounded shape: the core's bounding radius plus the rounding radius (for
+    /// broad phases and culling).
+    #[inline]
+    pub fn bounding_radius(&self) -> f64 {
+        self.sphere_radius + self.radius
     }
 
     /// Vertex positions (local frame).

@@ -273,10 +273,62 @@ fn nums(spec: &str, part: &str) -> Result<Vec<f64>, PolycdError> {
 /// The built-in shape names and their syntax, for help texts.
 pub const SHAPE_SPECS: &str = "box:X,Y,Z (side lengths) | cube:S | tetrahedron[:R] | octahedron[:R] | \
 icosahedron[:R] | icosphere:K[:R] | prism:N,R,H | disk (= prism:60,10,1) | cylinder:N,R,H | cone:N,R,H | \
-ellipsoid:A,B,C:N[:SEED]";
+ellipsoid:A,B,C:N[:SEED] | sphere:R | capsule:LENGTH,R (axis z, full length) | any of them rounded: SPEC+r=R";
 
-/// Parses a built-in shape specification (see [`SHAPE_SPECS`]).
+/// A ball of radius `r` about the origin: a point rounded by `r`.
+///
+/// Needs point shapes (a one-vertex [`ConvexPolyhedron`]); where the build cannot make one,
+/// the error says so.
+pub fn sphere(r: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    ConvexPolyhedron::from_points(&[DVec3::ZERO])
+        .map_err(|e| PolycdError::ShapeSpec {
+            spec: format!("sphere:{r}"),
+            message: format!("a sphere is a point rounded by its radius, and the point cannot be built: {e}"),
+        })?
+        .with_radius(r)
+}
+
+/// A capsule along z: the segment from `z = −length/2` to `z = +length/2` rounded by `r`.
+///
+/// Needs segment shapes (a two-vertex [`ConvexPolyhedron`]); where the build cannot make one,
+/// the error says so.
+pub fn capsule(length: f64, r: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    let h = DVec3::new(0.0, 0.0, 0.5 * length);
+    ConvexPolyhedron::from_points(&[-h, h])
+        .map_err(|e| PolycdError::ShapeSpec {
+            spec: format!("capsule:{length},{r}"),
+            message: format!("a capsule is a segment rounded by its radius, and the segment cannot be built: {e}"),
+        })?
+        .with_radius(r)
+}
+
+/// Parses a built-in shape specification (see [`SHAPE_SPECS`]). A suffix `+r=R` rounds the
+/// shape by `R` (a finite number ≥ 0, added to the shape's own radius: `sphere:1+r=0.5` is a
+/// ball of radius 1.5).
 pub fn from_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
+    let Some((base, r)) = spec.rsplit_once("+r=") else {
+        return from_base_spec(spec);
+    };
+    let bad = |m: String| PolycdError::ShapeSpec {
+        spec: spec.to_string(),
+        message: m,
+    };
+    let radius: f64 = r
+        .trim()
+        .parse()
+        .map_err(|_| bad(format!("the radius after '+r=' ('{r}') is not a number")))?;
+    if !(radius.is_finite() && radius >= 0.0) {
+        return Err(bad(format!(
+            "the radius after '+r=' ('{r}') must be a finite number ≥ 0"
+        )));
+    }
+    let p = from_base_spec(base)?;
+    let total = p.radius() + radius;
+    p.with_radius(total)
+}
+
+/// [`from_spec`] without the rounding suffix.
+fn from_base_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
     let err = |m: &str| PolycdError::ShapeSpec {
         spec: spec.to_string(),
         message: m.to_string(),
@@ -294,6 +346,8 @@ pub fn from_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
         "disk" => (0, "disk"),
         "prism" | "cylinder" | "cone" => (1, "NAME:N,R,H"),
         "ellipsoid" => (3, "ellipsoid:A,B,C:N[:SEED]"),
+        "sphere" => (1, "sphere:R"),
+        "capsule" => (1, "capsule:LENGTH,R"),
         _ => (usize::MAX, ""),
     };
     if let Some(extra) = rest.get(most) {
@@ -357,6 +411,17 @@ pub fn from_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
             icosphere(k, r)
         }
         "disk" => prism(60, 10.0, 1.0),
+        "sphere" => sphere(single(rest.first().ok_or_else(|| err("missing radius: sphere:R"))?)?),
+        "capsule" => {
+            let p = rest
+                .first()
+                .ok_or_else(|| err("missing parameters: capsule:LENGTH,R"))?;
+            let v = nums(spec, p)?;
+            if v.len() != 2 {
+                return Err(err("expected two comma-separated numbers: capsule:LENGTH,R"));
+            }
+            capsule(v[0], v[1])
+        }
         "prism" | "cylinder" => {
             let v = three(0)?;
             prism(count(v[0])?, v[1], v[2])

@@ -3,6 +3,10 @@
 //! Paper: B. Mirtich, *V-Clip: Fast and Robust Polyhedral Collision Detection*, MERL TR97-05
 //! (ACM TOG 17(3), 1998).
 //!
+//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! cores and never reads the radius; `query::rounded` turns its answers into the rounded
+//! shapes' (through [`crate::query`] only).
+//!
 //! # Outline
 //! - The state is a pair of features (vertex, edge or face), one on each polyhedron. Each
 //!   iteration runs the handler of the pair's type — VV, VE, VF, EE, EF (Alg. 4–8,
