@@ -375,36 +375,20 @@ pub fn distance_faithful(
 mod without_ipm {
     use crate::core::error::PolycdError;
     use crate::core::math::{DVec3, Pose};
-    use crate::query::{self, Algorithm, PairCache};
     use crate::shape::shapes::cuboid;
 
-    /// Built without `qp-faithful`, `Algorithm::Qp` stays and answers `FeatureDisabled`
-    /// naming the feature, directly and through the query layer; the fast solver still works.
+    /// Built without `qp-faithful`, the faithful entry points answer `FeatureDisabled`
+    /// naming the feature (the query layer's `Algorithm::Qp` too: see query's tests).
     #[test]
-    fn qp_names_the_missing_feature() {
+    fn faithful_names_the_missing_feature() {
         let a = cuboid(1.0, 1.0, 1.0).unwrap();
         let pb = Pose::from_translation(DVec3::new(3.0, 0.0, 0.0));
         let disabled = |r: Result<(), PolycdError>| {
-            matches!(
-                r,
-                Err(PolycdError::FeatureDisabled {
-                    feature: "qp-faithful",
-                    ..
-                })
-            )
+            matches!(r, Err(PolycdError::FeatureDisabled { feature: "qp-faithful", .. }))
         };
-        assert!(disabled(
-            super::distance_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())
-        ));
+        assert!(disabled(super::distance_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())));
+        assert!(disabled(super::intersect_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())));
+        assert!(disabled(super::solve_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())));
         assert!(disabled(super::solve_points(a.vertices(), a.vertices()).map(|_| ())));
-        let mut c = PairCache::default();
-        assert!(disabled(
-            query::distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())
-        ));
-        assert!(disabled(
-            query::intersect(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())
-        ));
-        let d = query::distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::QpFast, &mut c).unwrap();
-        assert!((d.signed_distance().unwrap() - 2.0).abs() < 1e-12);
     }
 }

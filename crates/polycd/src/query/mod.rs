@@ -768,3 +768,25 @@ fn settle_touching(
         _ => Ok(r),
     }
 }
+
+#[cfg(all(test, not(feature = "qp-faithful")))]
+mod without_qp_faithful {
+    use super::*;
+    use crate::shape::shapes::cuboid;
+
+    /// Built without `qp-faithful`, `Algorithm::Qp` stays in the enum and answers
+    /// `FeatureDisabled` naming the feature; the fast solver still answers.
+    #[test]
+    fn qp_names_the_missing_feature() {
+        let a = cuboid(1.0, 1.0, 1.0).unwrap();
+        let pb = Pose::from_translation(DVec3::new(3.0, 0.0, 0.0));
+        let disabled = |r: Result<(), PolycdError>| {
+            matches!(r, Err(PolycdError::FeatureDisabled { feature: "qp-faithful", .. }))
+        };
+        let mut c = PairCache::default();
+        assert!(disabled(distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())));
+        assert!(disabled(intersect(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())));
+        let d = distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::QpFast, &mut c).unwrap();
+        assert!((d.signed_distance().unwrap() - 2.0).abs() < 1e-12);
+    }
+}
