@@ -66,4 +66,5 @@ pub use query::{
     Algorithm, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness, PairCache,
     Penetration, Status,
 };
+pub use query::{point_query, ray_cast, Containment, PointAnswer, RayHit};
 pub use support::SupportMap;

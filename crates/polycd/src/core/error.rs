@@ -90,6 +90,14 @@ pub enum PolycdError {
         /// Query name.
         query: &'static str,
     },
+    /// The query does not (yet) handle this kind of shape: answering would be a guess.
+    #[error("'{query}' queries do not handle this shape: {reason}")]
+    UnsupportedShape {
+        /// Query name.
+        query: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
     /// A triangle mesh is not a closed 2-manifold or has a degenerate triangle
     /// (continuous collision detection of non-convex meshes needs closed solids).
     /// (The defect is boxed: it names places with their coordinates, which would make every
