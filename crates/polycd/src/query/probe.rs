@@ -25,7 +25,8 @@
 //! triangle fan for an outside point the walk did not settle.
 //!
 //! **Ray cast.** The ray's line is taken through two floating-point points, the origin and a
-//! point beyond the shape along the direction; the `orient3d` sign of that line against each
+//! point beyond the shape along the direction (the origin plus the direction times a power of
+//! two: exact when that sum is representable, else rounded once); the `orient3d` sign of that line against each
 //! boundary edge (the Plücker side) is exact and antisymmetric, so every line meets the
 //! boundary without gaps between faces: a face is *entered* when the line passes on the
 //! entering side of (or through) each of its edges, and an edge or vertex the line passes
@@ -48,7 +49,7 @@
 use crate::contract::{checked_pose, Containment, PointAnswer, RayHit};
 use crate::core::error::PolycdError;
 use crate::core::geometry::{closest_on_segment, closest_on_triangle};
-use crate::core::math::{pow2_normaliser, DVec3, Pose};
+use crate::core::math::{exponent_of, pow2, pow2_normaliser, DVec3, Pose};
 use crate::core::predicates::{orient3d, Orientation};
 use crate::core::tolerance::{MAX_COORDINATE, RAY_MISS_REL, SILHOUETTE_MARGIN};
 use crate::shape::feature::Feature;
@@ -185,7 +186,11 @@ fn point_in_band(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3) -> PointAn
 fn plane_triple(shape: &ConvexPolyhedron, f: u32) -> [DVec3; 3] {
     let vs = shape.face_vertices(f);
     let k = vs.len();
-    [shape.vertex(vs[0]), shape.vertex(vs[k / 3]), shape.vertex(vs[2 * k / 3])]
+    [
+        shape.vertex(vs[0]),
+        shape.vertex(vs[k / 3]),
+        shape.vertex(vs[2 * k / 3]),
+    ]
 }
 
 /// Exact side of `q` against face `f`'s plane: `Above` is outside.
@@ -403,13 +408,16 @@ pub fn ray_cast(
     let len_scaled = scaled.length();
     let unit = scaled / len_scaled;
     let dir_len = m * len_scaled;
+    // The direction scaled exactly (a power of two) to a largest component in [1, 2): the
+    // line's second point is taken along it, rounded once.
+    let exact = direction * pow2(-exponent_of(m));
     let hit = match normaliser(shape, &pose, &[origin]) {
         Some(s) => {
             let copy = shape.scaled_by(s)?;
             let pose2 = Pose::new(pose.rotation, pose.translation * s);
-            ray_in_band(&copy, &pose2, origin * s, unit).map(|(t, h)| (t / s, h))
+            ray_in_band(&copy, &pose2, origin * s, unit, exact).map(|(t, h)| (t / s, h))
         }
-        None => ray_in_band(shape, &pose, origin, unit),
+        None => ray_in_band(shape, &pose, origin, unit, exact),
     };
     let Some((t_unit, hit)) = hit else {
         return Ok(None);
@@ -425,9 +433,16 @@ pub fn ray_cast(
     Ok(Some(RayHit { t, point, ..hit }))
 }
 
-/// The ray from `origin` along the unit `unit` (world frame), in band: the hit's distance
-/// along `unit` and the hit (its `t` and `point` filled in by the caller).
-fn ray_in_band(shape: &ConvexPolyhedron, pose: &Pose, origin: DVec3, unit: DVec3) -> Option<(f64, RayHit)> {
+/// The ray from `origin` along the unit `unit` (world frame; `exact` is the direction as
+/// given times a power of two), in band: the hit's distance along `unit` and the hit (its `t`
+/// and `point` filled in by the caller).
+fn ray_in_band(
+    shape: &ConvexPolyhedron,
+    pose: &Pose,
+    origin: DVec3,
+    unit: DVec3,
+    exact: DVec3,
+) -> Option<(f64, RayHit)> {
     let o = pose.inverse_transform_point(origin);
     let u = pose.inverse_transform_vector(unit);
     let (centre, radius) = shape.bounding_sphere();
@@ -484,8 +499,11 @@ fn ray_in_band(shape: &ConvexPolyhedron, pose: &Pose, origin: DVec3, unit: DVec3
     if lo > hi {
         return None;
     }
-    // The line through `o` and a point beyond the shape along `u`.
-    let far = o + u * ((o - centre).length() + 2.0 * radius);
+    // The line through `o` and a point beyond the shape along the direction: `o` plus the
+    // direction as given times a power of two (exact), one rounding in all (none when the
+    // sum is representable, as for axis-aligned rays at the identity pose).
+    let reach = pow2(exponent_of((o - centre).length() + 2.0 * radius) + 1);
+    let far = o + pose.inverse_transform_vector(exact) * reach;
     let entry = entry_walk(shape, o, far, candidate.1).or_else(|| {
         (0..shape.faces().len() as u32)
             .filter(|&f| shape.face(f).normal.dot(u) <= SILHOUETTE_MARGIN)
