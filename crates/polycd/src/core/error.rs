@@ -90,11 +90,14 @@ pub enum PolycdError {
         /// Query name.
         query: &'static str,
     },
-    /// The query does not (yet) handle this kind of shape: answering would be a guess.
-    #[error("'{query}' queries do not handle this shape: {reason}")]
+    /// The chosen algorithm does not answer queries on a shape of this dimension (a point,
+    /// segment or polygon: see the algorithm's module header for why).
+    #[error("algorithm '{algorithm}' does not answer queries on {shape}s: {reason}")]
     UnsupportedShape {
-        /// Query name.
-        query: &'static str,
+        /// Algorithm name.
+        algorithm: &'static str,
+        /// The kind of shape: "point", "segment" or "polygon".
+        shape: &'static str,
         /// Why.
         reason: &'static str,
     },

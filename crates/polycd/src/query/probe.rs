@@ -59,14 +59,22 @@ use crate::shape::polyhedron::ConvexPolyhedron;
 const ENTRY_WALK_STEPS: u32 = 16;
 
 /// Whether the point query and the ray cast handle `shape`: a solid (at least four faces).
-fn check_shape(shape: &ConvexPolyhedron, query: &'static str) -> Result<(), PolycdError> {
-    if shape.faces().len() < 4 || shape.vertices().len() < 4 {
-        return Err(PolycdError::UnsupportedShape {
-            query,
-            reason: "only solids (dimension 3) are handled: points, segments and polygons are not yet",
-        });
+/// Lower-dimensional shapes (issue 22: a point has no faces and one vertex, a segment no
+/// faces, a polygon two) are refused by their kind.
+fn check_shape(shape: &ConvexPolyhedron, algorithm: &'static str) -> Result<(), PolycdError> {
+    let (nv, _, nf) = shape.counts();
+    if nf >= 4 && nv >= 4 {
+        return Ok(());
     }
-    Ok(())
+    Err(PolycdError::UnsupportedShape {
+        algorithm,
+        shape: match (nv, nf) {
+            (0 | 1, _) => "point",
+            (_, 0) => "segment",
+            _ => "polygon",
+        },
+        reason: "point queries and ray casts handle solids (dimension 3) only so far",
+    })
 }
 
 /// A finite input vector within the coordinate bound, or a typed error naming it.
@@ -113,7 +121,7 @@ fn normaliser(shape: &ConvexPolyhedron, pose: &Pose, points: &[DVec3]) -> Option
 /// [`PolycdError::AbsurdMagnitude`]), a bad pose, a shape that is not a solid
 /// ([`PolycdError::UnsupportedShape`]).
 pub fn point_query(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3) -> Result<PointAnswer, PolycdError> {
-    check_shape(shape, "point")?;
+    check_shape(shape, "point_query")?;
     check_vector(point, "point")?;
     let pose = checked_pose(pose)?;
     if let Some(s) = normaliser(shape, &pose, &[point]) {
@@ -396,7 +404,7 @@ pub fn ray_cast(
     origin: DVec3,
     direction: DVec3,
 ) -> Result<Option<RayHit>, PolycdError> {
-    check_shape(shape, "ray")?;
+    check_shape(shape, "ray_cast")?;
     check_vector(origin, "origin")?;
     if !direction.is_finite() || direction == DVec3::ZERO {
         return Err(PolycdError::BadDirection);
@@ -472,9 +480,10 @@ fn ray_in_band(
             hi = f64::NEG_INFINITY;
         }
     }
-    let outside = side(shape, above.1, o) == Orientation::Above
-        || match classify(shape, o).0 {
-            Containment::Outside => true,
+    if side(shape, above.1, o) != Orientation::Above {
+        // Not certainly outside by the face it is furthest above: every face, exactly.
+        match classify(shape, o).0 {
+            Containment::Outside => {}
             Containment::Inside => {
                 let hit = RayHit {
                     t: 0.0,
@@ -494,8 +503,8 @@ fn ray_in_band(
                 };
                 return Some((0.0, hit));
             }
-        };
-    debug_assert!(outside);
+        }
+    }
     if lo > hi {
         return None;
     }
