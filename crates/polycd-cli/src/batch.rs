@@ -48,14 +48,19 @@ pub const LINE_KEYS: &[Key] = &[
         "echoed in the answer; the only free-form key",
     ),
     key("a", "shape object", "required", "shape A"),
-    key("b", "shape object", "required", "shape B"),
+    key(
+        "b",
+        "shape object",
+        "required (not for `\"point\"`, `\"ray\"`)",
+        "shape B; a point or ray query checks it when given and ignores it",
+    ),
     key("pose_a", "pose object", "identity", "placement of A"),
     key("pose_b", "pose object", "identity", "placement of B"),
     key(
         "query",
         "string",
         "`\"intersect\"`",
-        "`\"intersect\"`, `\"distance\"` or `\"directional\"`",
+        "`\"intersect\"`, `\"distance\"`, `\"directional\"` (two shapes), `\"point\"` or `\"ray\"` (shape `a` only)",
     ),
     key(
         "algorithm",
@@ -67,7 +72,19 @@ pub const LINE_KEYS: &[Key] = &[
         "direction",
         "`[x, y, z]`",
         "required for `\"directional\"`",
-        "translation direction of B (any non-zero length); ignored by other queries",
+        "translation direction of B, or the ray's direction for `\"ray\"` (any non-zero length); ignored by other queries",
+    ),
+    key(
+        "point",
+        "`[x, y, z]`",
+        "required for `\"point\"`",
+        "the query point (world frame); ignored by other queries",
+    ),
+    key(
+        "origin",
+        "`[x, y, z]`",
+        "required for `\"ray\"`",
+        "the ray's origin (world frame); ignored by other queries",
     ),
 ];
 
@@ -152,6 +169,10 @@ pub enum QueryKind {
     Intersect,
     Distance,
     Directional,
+    /// One shape and a point (`query::point_query`).
+    Point,
+    /// One shape and a ray (`query::ray_cast`).
+    Ray,
 }
 
 impl QueryKind {
@@ -160,11 +181,29 @@ impl QueryKind {
             "intersect" | "intersection" | "overlap" => Ok(QueryKind::Intersect),
             "distance" => Ok(QueryKind::Distance),
             "directional" => Ok(QueryKind::Directional),
+            "point" => Ok(QueryKind::Point),
+            "ray" => Ok(QueryKind::Ray),
             other => Err(format!(
-                "unknown query '{other}' (known: intersect, distance, directional)"
+                "unknown query '{other}' (known: intersect, distance, directional, point, ray)"
             )),
         }
     }
+
+    /// Whether the question is about one shape (`a`) alone.
+    pub fn single_shape(self) -> bool {
+        matches!(self, QueryKind::Point | QueryKind::Ray)
+    }
+}
+
+/// A ray cast's hit, as the `"ray"` output key shows it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayOut {
+    /// The ray parameter (units of the direction as given).
+    pub t: f64,
+    /// The hit point.
+    pub point: DVec3,
+    /// The outward unit normal; `None` when the origin is strictly inside.
+    pub normal: Option<DVec3>,
 }
 
 /// One answer, before serialisation.
@@ -178,6 +217,10 @@ pub struct Answer {
     pub point_a: Option<DVec3>,
     pub point_b: Option<DVec3>,
     pub features: Option<FeaturePair>,
+    /// The feature of shape `a` of a single-shape query (`"features": {"a": …, "b": null}`).
+    pub feature_a: Option<Feature>,
+    /// A ray cast's hit (`"ray"`; `null` on a miss and on every other query).
+    pub ray: Option<RayOut>,
     pub iterations: Option<u32>,
     pub error: Option<String>,
 }
@@ -230,13 +273,25 @@ impl Answer {
         m.insert("distance".into(), num_json(self.distance));
         m.insert("signed_distance".into(), num_json(self.signed_distance));
         m.insert("directional".into(), num_json(self.directional));
+        m.insert(
+            "ray".into(),
+            match self.ray {
+                Some(r) => {
+                    json!({"t": num_json(Some(r.t)), "point": vec_json(Some(r.point)), "normal": vec_json(r.normal)})
+                }
+                None => Value::Null,
+            },
+        );
         m.insert("point_a".into(), vec_json(self.point_a));
         m.insert("point_b".into(), vec_json(self.point_b));
         m.insert(
             "features".into(),
             match self.features {
                 Some(f) => json!({"a": feature_json(f.a), "b": feature_json(f.b)}),
-                None => Value::Null,
+                None => match self.feature_a {
+                    Some(f) => json!({"a": feature_json(f), "b": Value::Null}),
+                    None => Value::Null,
+                },
             },
         );
         m.insert(
@@ -394,6 +449,73 @@ fn answer_inner(
                 ..Answer::default()
             })
         }
+        QueryKind::Point | QueryKind::Ray => Err(PolycdError::InvalidOption {
+            name: "query",
+            message: "point and ray queries take one shape: answered by batch::answer_probe",
+        }),
+    }
+}
+
+/// The input of a single-shape query: the point, or the ray's origin and direction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Probe {
+    /// `"query": "point"`.
+    Point(DVec3),
+    /// `"query": "ray"`.
+    Ray {
+        /// The origin.
+        origin: DVec3,
+        /// The direction (any non-zero length; `t` is in its units).
+        direction: DVec3,
+    },
+}
+
+/// Answers a point query or a ray cast on shape `a` (the shared core of `query` and `batch`).
+///
+/// Point: `status` overlapping inside, touching on the boundary or within the contact
+/// tolerance of it, disjoint outside; `signed_distance` (negative inside), `distance` (its
+/// positive part: 0 inside), `point_a` the closest boundary point, `features.a` its feature.
+/// Ray: `status` overlapping when the origin is strictly inside (`t` = 0), touching for any
+/// other hit, disjoint on a miss; `ray` = `{t, point, normal}` (normal `null` from inside),
+/// `point_a` the hit point, `features.a` the feature hit.
+pub fn answer_probe(a: &ConvexPolyhedron, pa: &Pose, probe: Probe) -> Answer {
+    match probe_inner(a, pa, probe) {
+        Ok(ans) => ans,
+        Err(e) => Answer::error(Value::Null, e.to_string()),
+    }
+}
+
+fn probe_inner(a: &ConvexPolyhedron, pa: &Pose, probe: Probe) -> Result<Answer, PolycdError> {
+    match probe {
+        Probe::Point(p) => {
+            let r = query::point_query(a, pa, p)?;
+            let tol = query::point_contact_tolerance(a, pa, p);
+            Ok(Answer {
+                status: status_str(r.status(tol)),
+                distance: Some(r.distance()),
+                signed_distance: Some(r.signed_distance),
+                point_a: Some(r.point),
+                feature_a: Some(r.feature),
+                ..Answer::default()
+            })
+        }
+        Probe::Ray { origin, direction } => Ok(match query::ray_cast(a, pa, origin, direction)? {
+            None => Answer {
+                status: "disjoint",
+                ..Answer::default()
+            },
+            Some(h) => Answer {
+                status: if h.feature.is_none() { "overlapping" } else { "touching" },
+                point_a: Some(h.point),
+                feature_a: h.feature,
+                ray: Some(RayOut {
+                    t: h.t,
+                    point: h.point,
+                    normal: h.feature.map(|_| h.normal),
+                }),
+                ..Answer::default()
+            },
+        }),
     }
 }
 
@@ -439,6 +561,9 @@ pub fn verify_answer(
                 direction: s,
                 answer: query::directional(a, pa, b, pb, s, algorithm, &mut cache).map_err(|e| e.to_string())?,
             }
+        }
+        QueryKind::Point | QueryKind::Ray => {
+            return Err("point and ray answers carry no certificate for polycd::verify".into())
         }
     };
     verify(a, pa, b, pb, &answer).map_err(|e| e.to_string())
@@ -544,14 +669,19 @@ fn answer_value(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
     let obj = v.as_object().ok_or("a query line must be a JSON object")?;
     check_keys(obj, LINE_KEYS, "the query line")?;
     let a = shape_of(obj.get("a").ok_or("missing \"a\"")?, cache).map_err(|e| format!("a: {e}"))?;
-    let b = shape_of(obj.get("b").ok_or("missing \"b\"")?, cache).map_err(|e| format!("b: {e}"))?;
-    let pa = pose_of(obj.get("pose_a")).map_err(|e| format!("pose_a: {e}"))?;
-    let pb = pose_of(obj.get("pose_b")).map_err(|e| format!("pose_b: {e}"))?;
     let kind = match obj.get("query") {
         None | Some(Value::Null) => QueryKind::Intersect,
         Some(Value::String(s)) => QueryKind::parse(s)?,
         Some(_) => return Err("\"query\" must be a string".into()),
     };
+    // A point or ray query needs no `b`; one given is still checked (and then ignored).
+    let b = match obj.get("b").filter(|v| !v.is_null()) {
+        Some(b) => Some(shape_of(b, cache).map_err(|e| format!("b: {e}"))?),
+        None if kind.single_shape() => None,
+        None => return Err("missing \"b\"".into()),
+    };
+    let pa = pose_of(obj.get("pose_a")).map_err(|e| format!("pose_a: {e}"))?;
+    let pb = pose_of(obj.get("pose_b")).map_err(|e| format!("pose_b: {e}"))?;
     let algorithm = match obj.get("algorithm") {
         None | Some(Value::Null) => Algorithm::Auto,
         Some(Value::String(s)) => Algorithm::parse(s).ok_or_else(|| {
@@ -569,8 +699,32 @@ fn answer_value(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
     if kind == QueryKind::Directional && direction.is_none() {
         return Err("a directional query needs \"direction\": [x, y, z]".into());
     }
-    let ans = answer(&a, &pa, &b, &pb, kind, direction, algorithm);
-    Ok(ans)
+    let point = optional_vec3(obj, "point")?;
+    let origin = optional_vec3(obj, "origin")?;
+    match (kind, b) {
+        (QueryKind::Point, _) => {
+            let p = point.ok_or("a point query needs \"point\": [x, y, z]")?;
+            Ok(answer_probe(&a, &pa, Probe::Point(p)))
+        }
+        (QueryKind::Ray, _) => {
+            let origin = origin.ok_or("a ray query needs \"origin\": [x, y, z]")?;
+            let direction = direction.ok_or("a ray query needs \"direction\": [x, y, z]")?;
+            if direction == DVec3::ZERO {
+                return Err("direction: a ray needs a non-zero direction".into());
+            }
+            Ok(answer_probe(&a, &pa, Probe::Ray { origin, direction }))
+        }
+        (_, Some(b)) => Ok(answer(&a, &pa, &b, &pb, kind, direction, algorithm)),
+        (_, None) => Err("missing \"b\"".into()),
+    }
+}
+
+/// The optional `[x, y, z]` key `name` of the line (`null` is absent), its error naming it.
+fn optional_vec3(obj: &Map<String, Value>, name: &str) -> Result<Option<DVec3>, String> {
+    match obj.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => vec3(v).map(Some).map_err(|e| format!("{name}: {e}")),
+    }
 }
 
 /// `[x, y, z]` of finite numbers (also used by `polycd view --batch-line`).

@@ -47,24 +47,32 @@ enum Command {
         #[arg(long)]
         timings: bool,
     },
-    /// One query between two shapes.
+    /// One query between two shapes, or a point query or ray cast on one shape
+    /// (`polycd query SHAPE --query point --point X,Y,Z`, `--query ray --origin X,Y,Z
+    /// --direction X,Y,Z`).
     Query {
         /// Shape A: a file or a built-in spec.
         a: String,
-        /// Shape B: a file or a built-in spec.
-        b: String,
+        /// Shape B: a file or a built-in spec (not given for point and ray queries).
+        b: Option<String>,
         /// Pose of A: "tx ty tz qw qx qy qz" (quaternion scalar first).
         #[arg(long, allow_hyphen_values = true)]
         pose_a: Option<String>,
         /// Pose of B: "tx ty tz qw qx qy qz".
         #[arg(long, allow_hyphen_values = true)]
         pose_b: Option<String>,
-        /// Question: intersect, distance or directional.
+        /// Question: intersect, distance, directional (two shapes), point or ray (one shape).
         #[arg(long, default_value = "distance")]
         query: String,
-        /// Direction for the directional query: "x y z".
+        /// Direction for the directional query (B's translation) or the ray: "x y z".
         #[arg(long, allow_hyphen_values = true)]
         direction: Option<String>,
+        /// The point of a point query: "x y z" (world frame).
+        #[arg(long, allow_hyphen_values = true)]
+        point: Option<String>,
+        /// The origin of a ray: "x y z" (world frame).
+        #[arg(long, allow_hyphen_values = true)]
+        origin: Option<String>,
         /// Algorithm: auto, gjk, vclip, cd_dual, hs_jump, qp, qp_fast.
         #[arg(long, default_value = "auto")]
         algo: String,
@@ -405,11 +413,27 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             pose_b,
             query: q,
             direction,
+            point,
+            origin,
             algo,
             json,
             verify,
             hull,
         } => {
+            let kind = batch::QueryKind::parse(&q)?;
+            if kind.single_shape() {
+                return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, hull);
+            }
+            let Some(b) = b else {
+                return Err(format!(
+                    "--query {q} needs two shapes: polycd query A B (one shape: --query point or ray)"
+                ));
+            };
+            for (flag, given) in [("--point", point.is_some()), ("--origin", origin.is_some())] {
+                if given {
+                    return Err(format!("{flag} is for --query point or ray, not {q}"));
+                }
+            }
             let mut bar = polycd_cli::progress::Bar::new();
             let loaded = load(&a, hull, &mut bar).and_then(|sa| Ok((sa, load(&b, hull, &mut bar)?)));
             bar.finish();
@@ -425,7 +449,6 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                     Algorithm::ALL.map(|a| a.name()).join(", ")
                 )
             })?;
-            let kind = batch::QueryKind::parse(&q)?;
             let dir = match direction {
                 Some(d) => Some(parse_vec(&d).map_err(|e| format!("--direction: {e}"))?),
                 None if kind == batch::QueryKind::Directional => {
@@ -601,6 +624,70 @@ fn bench(_scenario: Option<String>, _list: bool, _quick: bool, _out: PathBuf) ->
     Err("this build of polycd has no benchmark harness: build it with `cargo run --release -p polycd-cli --features bench -- bench …` (the feature pulls in parry3d and plotters)".into())
 }
 
+/// `polycd query SHAPE --query point|ray`: one shape, the point or the ray.
+#[allow(clippy::too_many_arguments)]
+fn probe_command(
+    a: &str,
+    b: Option<String>,
+    pose_a: Option<String>,
+    kind: batch::QueryKind,
+    [point, origin, direction]: [Option<String>; 3],
+    json: bool,
+    verify: bool,
+    hull: bool,
+) -> Result<ExitCode, String> {
+    let name = if kind == batch::QueryKind::Point {
+        "point"
+    } else {
+        "ray"
+    };
+    if let Some(b) = b {
+        return Err(format!("--query {name} takes one shape, got a second one: '{b}'"));
+    }
+    let vector = |v: Option<String>, flag: &str| -> Result<DVec3, String> {
+        let v = v.ok_or_else(|| format!("--query {name} needs {flag} \"x y z\""))?;
+        let p = parse_vec(&v).map_err(|e| format!("{flag}: {e}"))?;
+        if !p.is_finite() {
+            return Err(format!("{flag}: coordinates must be finite"));
+        }
+        Ok(p)
+    };
+    let probe = if kind == batch::QueryKind::Point {
+        if origin.is_some() || direction.is_some() {
+            return Err("--origin and --direction are for --query ray, not point".into());
+        }
+        batch::Probe::Point(vector(point, "--point")?)
+    } else {
+        if point.is_some() {
+            return Err("--point is for --query point, not ray".into());
+        }
+        let origin = vector(origin, "--origin")?;
+        let direction = vector(direction, "--direction")?;
+        if direction == DVec3::ZERO {
+            return Err("--direction: a ray needs a non-zero direction".into());
+        }
+        batch::Probe::Ray { origin, direction }
+    };
+    if verify {
+        eprintln!("verify: point and ray answers carry no certificate to check (answered by exact predicates)");
+    }
+    let mut bar = polycd_cli::progress::Bar::new();
+    let loaded = load(a, hull, &mut bar);
+    bar.finish();
+    let (sa, note) = loaded?;
+    if let Some(n) = note {
+        eprintln!("{n}");
+    }
+    let pa = parse_pose(pose_a.as_deref())?;
+    let ans = batch::answer_probe(&sa, &pa, probe);
+    print_answer(&ans, kind, json);
+    Ok(if ans.status == "error" {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
     if json {
         println!("{}", serde_json::to_string(&ans.to_json()).unwrap_or_default());
@@ -623,11 +710,32 @@ fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
         }
         None => {}
     }
-    if let Some(p) = ans.point_a {
+    if let Some(p) = ans.point_a.filter(|_| !kind.single_shape()) {
         println!("point on A:      [{:.17e}, {:.17e}, {:.17e}]", p.x, p.y, p.z);
     }
     if let Some(p) = ans.point_b {
         println!("point on B:      [{:.17e}, {:.17e}, {:.17e}]", p.x, p.y, p.z);
+    }
+    if kind == batch::QueryKind::Ray && ans.error.is_none() {
+        match ans.ray {
+            Some(r) => {
+                println!("ray t:           {:.17e}", r.t);
+                println!(
+                    "hit point:       [{:.17e}, {:.17e}, {:.17e}]",
+                    r.point.x, r.point.y, r.point.z
+                );
+                match r.normal {
+                    Some(n) => println!("normal:          [{:.17e}, {:.17e}, {:.17e}]", n.x, n.y, n.z),
+                    None => println!("normal:          none: the origin is inside A"),
+                }
+            }
+            None => println!("ray:             miss: the ray does not meet A"),
+        }
+    } else if let Some(p) = ans.point_a.filter(|_| kind == batch::QueryKind::Point) {
+        println!("closest point:   [{:.17e}, {:.17e}, {:.17e}]", p.x, p.y, p.z);
+    }
+    if let Some(f) = ans.feature_a {
+        println!("feature:         A {}", batch::feature_text(f));
     }
     if let Some(f) = &ans.features {
         println!(

@@ -280,6 +280,8 @@ fn kind_name(k: QueryKind) -> &'static str {
         QueryKind::Intersect => "intersect",
         QueryKind::Distance => "distance",
         QueryKind::Directional => "directional",
+        QueryKind::Point => "point",
+        QueryKind::Ray => "ray",
     }
 }
 
@@ -440,6 +442,9 @@ pub fn pair_scene(p: &PairInput) -> Value {
                     ));
                 }
             }
+        }
+        QueryKind::Point | QueryKind::Ray => {
+            notes.push("point and ray queries are answered but not drawn on this page yet".into());
         }
     }
     let bodies = vec![

@@ -912,3 +912,157 @@ fn query_and_info_take_rounded_specs() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("≥ 0"));
 }
+
+/// Issue 22 item 6: point queries and ray casts through `polycd batch` and `polycd query`.
+#[test]
+fn batch_and_query_answer_points_and_rays() {
+    let lines = [
+        // 0: outside a face of the unit cube at x = 2 (a given `b` is checked and ignored).
+        r#"{"id": 0, "a": {"shape": "box:1,1,1"}, "pose_a": {"translation": [2, 0, 0]}, "b": {"shape": "cube"}, "query": "point", "point": [3, 0.25, 0]}"#,
+        // 1: inside; 2: exactly on an edge; 3: near a vertex.
+        r#"{"id": 1, "a": {"shape": "box:1,1,1"}, "query": "point", "point": [0, 0, 0.25]}"#,
+        r#"{"id": 2, "a": {"shape": "box:1,1,1"}, "query": "point", "point": [0.5, 0.5, 0.125]}"#,
+        r#"{"id": 3, "a": {"shape": "box:1,1,1"}, "query": "point", "point": [1.5, 1.5, 1.5]}"#,
+        // 4: a ray hitting a face; 5: missing; 6: from inside; 7: through a vertex.
+        r#"{"id": 4, "a": {"shape": "box:1,1,1"}, "query": "ray", "origin": [-3, 0.1, 0.2], "direction": [2, 0, 0]}"#,
+        r#"{"id": 5, "a": {"shape": "box:1,1,1"}, "query": "ray", "origin": [-3, 0.1, 0.2], "direction": [-1, 0, 0]}"#,
+        r#"{"id": 6, "a": {"shape": "box:1,1,1"}, "query": "ray", "origin": [0, 0, 0], "direction": [0, 0, 1]}"#,
+        r#"{"id": 7, "a": {"shape": "box:1,1,1"}, "query": "ray", "origin": [1.5, 1.5, 1.5], "direction": [-1, -1, -1]}"#,
+        // 8-13: errors naming the key.
+        r#"{"id": 8, "a": {"shape": "box:1,1,1"}, "query": "point"}"#,
+        r#"{"id": 9, "a": {"shape": "box:1,1,1"}, "query": "ray", "direction": [1, 0, 0]}"#,
+        r#"{"id": 10, "a": {"shape": "box:1,1,1"}, "query": "ray", "origin": [0, 0, 0]}"#,
+        r#"{"id": 11, "a": {"shape": "box:1,1,1"}, "query": "ray", "origin": [0, 0, 0], "direction": [0, 0, 0]}"#,
+        r#"{"id": 12, "a": {"shape": "box:1,1,1"}, "query": "point", "point": [1e400, 0, 0]}"#,
+        r#"{"id": 13, "a": {"shape": "box:1,1,1"}, "query": "point", "point": [1, 2]}"#,
+        // 14: a two-shape query still needs b.
+        r#"{"id": 14, "a": {"shape": "box:1,1,1"}, "query": "distance"}"#,
+        // 15: a bad b on a point query is still an error.
+        r#"{"id": 15, "a": {"shape": "cube"}, "b": {"shape": "nonsense"}, "query": "point", "point": [0, 0, 0]}"#,
+    ];
+    let out = batch(&(lines.join("\n") + "\n"));
+    assert_eq!(out.len(), lines.len());
+    for a in &out {
+        // Every output key is always present.
+        for k in [
+            "id",
+            "status",
+            "distance",
+            "signed_distance",
+            "directional",
+            "ray",
+            "point_a",
+            "point_b",
+            "features",
+            "iterations",
+            "error",
+        ] {
+            assert!(a.get(k).is_some(), "{k} missing in {a}");
+        }
+    }
+    let j = |v: serde_json::Value| v;
+    assert_eq!(out[0]["status"], "disjoint");
+    assert_eq!(out[0]["signed_distance"], 0.5);
+    assert_eq!(out[0]["distance"], 0.5);
+    assert_eq!(out[0]["point_a"], j(serde_json::json!([2.5, 0.25, 0.0])));
+    assert_eq!(out[0]["features"]["a"]["kind"], "face");
+    assert!(out[0]["features"]["b"].is_null() && out[0]["ray"].is_null() && out[0]["point_b"].is_null());
+    assert_eq!(
+        (&out[1]["status"], &out[1]["signed_distance"], &out[1]["distance"]),
+        (&j("overlapping".into()), &j((-0.25).into()), &j(0.0.into()))
+    );
+    assert_eq!(out[1]["point_a"], j(serde_json::json!([0.0, 0.0, 0.5])));
+    assert_eq!(out[2]["status"], "touching");
+    assert_eq!(out[2]["signed_distance"], 0.0);
+    assert_eq!(out[2]["features"]["a"]["kind"], "edge");
+    assert_eq!(out[3]["features"]["a"]["kind"], "vertex");
+    assert_eq!(out[3]["point_a"], j(serde_json::json!([0.5, 0.5, 0.5])));
+    assert_eq!(out[4]["status"], "touching");
+    assert_eq!(
+        out[4]["ray"],
+        j(serde_json::json!({"t": 1.25, "point": [-0.5, 0.1, 0.2], "normal": [-1.0, 0.0, 0.0]}))
+    );
+    assert_eq!(out[4]["point_a"], j(serde_json::json!([-0.5, 0.1, 0.2])));
+    assert_eq!(out[4]["features"]["a"]["kind"], "face");
+    assert_eq!(out[5]["status"], "disjoint");
+    assert!(out[5]["ray"].is_null() && out[5]["features"].is_null() && out[5]["error"].is_null());
+    assert_eq!(out[6]["status"], "overlapping");
+    assert_eq!(
+        out[6]["ray"],
+        j(serde_json::json!({"t": 0.0, "point": [0.0, 0.0, 0.0], "normal": null}))
+    );
+    assert_eq!(out[7]["features"]["a"]["kind"], "vertex");
+    for (k, word) in [
+        (8, "\"point\""),
+        (9, "\"origin\""),
+        (10, "\"direction\""),
+        (11, "direction"),
+        (12, "point: coordinates must be finite"),
+        (13, "point: expected 3 numbers"),
+        (14, "missing \"b\""),
+        (15, "b: "),
+    ] {
+        assert_eq!(out[k]["status"], "error", "{}", out[k]);
+        let e = out[k]["error"].as_str().unwrap();
+        assert!(e.contains(word), "line {k}: {e}");
+    }
+
+    // The command line: text and JSON, one shape.
+    let q = |args: &[&str]| polycd().arg("query").args(args).output().unwrap();
+    let o = q(&["box:1,1,1", "--query", "point", "--point", "2,0.25,0"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("status:          disjoint"), "{text}");
+    assert!(text.contains("signed distance: 1.5"), "{text}");
+    assert!(text.contains("closest point:   [5.0"), "{text}");
+    assert!(text.contains("feature:         A face"), "{text}");
+    let o = q(&[
+        "box:1,1,1",
+        "--query",
+        "ray",
+        "--origin",
+        "-3,0,0",
+        "--direction",
+        "1,0,0",
+        "--json",
+    ]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["ray"]["t"], 2.5);
+    assert_eq!(v["status"], "touching");
+    let o = q(&[
+        "box:1,1,1",
+        "--query",
+        "ray",
+        "--origin",
+        "-3,0,0",
+        "--direction",
+        "0,1,0",
+    ]);
+    assert!(o.status.success());
+    assert!(String::from_utf8(o.stdout).unwrap().contains("miss"));
+    // Errors: a second shape, a missing or bad vector, a zero direction.
+    for (args, word) in [
+        (
+            vec!["cube", "cube", "--query", "point", "--point", "0,0,0"],
+            "one shape",
+        ),
+        (vec!["cube", "--query", "point"], "--point"),
+        (vec!["cube", "--query", "ray", "--origin", "0,0,0"], "--direction"),
+        (
+            vec!["cube", "--query", "ray", "--origin", "0,0,0", "--direction", "0,0,0"],
+            "non-zero",
+        ),
+        (vec!["cube", "--query", "point", "--point", "nan,0,0"], "finite"),
+        (vec!["cube", "--query", "distance"], "two shapes"),
+    ] {
+        let o = q(&args);
+        assert!(!o.status.success(), "{args:?}");
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(e.contains(word), "{args:?}: {e}");
+    }
+    // The two-shape usage is unchanged.
+    let o = q(&["cube", "cube", "--pose-b", "3 0 0", "--query", "distance"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8(o.stdout).unwrap().contains("distance:        2"));
+}

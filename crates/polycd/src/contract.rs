@@ -229,6 +229,89 @@ pub enum Directional {
     },
 }
 
+/// Where a point lies relative to a solid shape ([`point_query`](crate::query::point_query)),
+/// decided by exact `orient3d` signs of the point (mapped into the shape's frame) against
+/// each face's plane, the plane through three of the face's vertices (its first, and the ones a
+/// third and two thirds of the way round it): no tolerance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Containment {
+    /// Strictly below every face plane: in the interior.
+    Inside,
+    /// On at least one face plane and above none: on the boundary, exactly.
+    Boundary,
+    /// Strictly above some face plane.
+    Outside,
+}
+
+/// Answer to [`point_query`](crate::query::point_query): a point against one shape at a pose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PointAnswer {
+    /// Inside, on the boundary or outside, decided exactly (see [`Containment`]).
+    pub containment: Containment,
+    /// Distance to the boundary: positive outside, `−`(distance to the boundary) inside, 0 on
+    /// the boundary.
+    pub signed_distance: f64,
+    /// The closest point of the shape's boundary (world frame); the query point itself when
+    /// it lies on the boundary.
+    pub point: DVec3,
+    /// The feature carrying [`point`](Self::point): the lowest-dimensional one whose Voronoi
+    /// region holds the query point outside, the nearest face inside, the face, edge or vertex
+    /// the point lies on on the boundary.
+    pub feature: Feature,
+}
+
+impl PointAnswer {
+    /// The Euclidean distance from the point to the shape (as a solid): the signed distance
+    /// outside, 0 inside and on the boundary.
+    pub fn distance(&self) -> f64 {
+        self.signed_distance.max(0.0)
+    }
+
+    /// The contact status with `tolerance` (see [`point_contact_tolerance`]): touching on the
+    /// boundary or within the tolerance of it, overlapping inside, disjoint outside.
+    pub fn status(&self, tolerance: f64) -> Status {
+        match self.containment {
+            Containment::Boundary => Status::Touching,
+            _ if self.signed_distance.abs() <= tolerance => Status::Touching,
+            Containment::Inside => Status::Overlapping,
+            Containment::Outside => Status::Disjoint,
+        }
+    }
+}
+
+/// Answer to [`ray_cast`](crate::query::ray_cast): the first point `origin + t·direction`,
+/// `t ≥ 0`, of the ray in the (closed, solid) shape.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    /// The ray parameter, in units of the direction *as given* (not normalised): the hit is
+    /// `origin + t·direction`, so `t·|direction|` is the distance travelled. 0 when the origin
+    /// lies in the shape (inside or on its boundary).
+    pub t: f64,
+    /// The hit point (world frame): `origin + t·direction`, the origin itself when `t = 0`.
+    pub point: DVec3,
+    /// The outward unit normal (world frame) of the face the ray enters by (for a hit on an
+    /// edge or vertex, a face through it that the ray enters or grazes); the zero vector when
+    /// the origin is strictly inside (no surface is crossed).
+    pub normal: DVec3,
+    /// The feature hit: the face crossed, or the edge or vertex when the ray passes exactly
+    /// through one; the feature holding the origin when it starts on the boundary; `None`
+    /// when the origin is strictly inside.
+    pub feature: Option<Feature>,
+}
+
+/// The contact tolerance of a point query: [`CONTACT_REL`] times the length scale of the shape
+/// and the point (the shape's bounding radius, the point's distance from its centre, the
+/// largest coordinate magnitude and the pose's translation), as [`pair_scale`] measures a pair
+/// in which one shape is the point.
+pub fn point_contact_tolerance(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3) -> f64 {
+    let c = pose.transform_point(shape.bounding_sphere().0);
+    let scale = shape.scale()
+        + (c - point).length()
+        + shape.magnitude().max(point.abs().max_element())
+        + pose.translation.abs().max_element();
+    CONTACT_REL * scale
+}
+
 /// Contact status of a pair, as reported by the CLI and batch format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {

@@ -276,6 +276,16 @@ pub const ROUNDED_MAX_STEPS: u32 = 64;
 pub const ROUNDED_EDGE_SIN: f64 = 1e-6;
 
 const _: () = assert!(ROUNDED_GAP_REL <= CONTACT_REL && DISTANCE_GAP_REL <= ROUNDED_GAP_REL);
+
+/// A ray cast (`query::ray_cast`) calls a ray a miss without exact predicates only when it
+/// misses the shape's face half-spaces pushed outward by this fraction of the length scale
+/// (shape radius + coordinate magnitude + the origin's distance from the shape): stored face
+/// normals are a few ulps times a face's diameter over its width off (1e-10 on a needle 1e-6
+/// thin, see [`SILHOUETTE_MARGIN`]), and the slab parameters round by a few ulps of that scale,
+/// both far below 1e-9. Rays within the margin are decided by exact `orient3d` signs; the
+/// margin only decides which path answers, never the answer.
+pub const RAY_MISS_REL: f64 = 1e-9;
+
 const _: () = assert!(4.0 * CONTACT_REL <= AABB_PAD_REL);
 const _: () = assert!(CONTACT_REL < QP_CHECK_REL);
 const _: () = assert!(CONE_SOLVE_EPS < CONE_MARGIN);

@@ -384,11 +384,23 @@ mod without_ipm {
         let a = cuboid(1.0, 1.0, 1.0).unwrap();
         let pb = Pose::from_translation(DVec3::new(3.0, 0.0, 0.0));
         let disabled = |r: Result<(), PolycdError>| {
-            matches!(r, Err(PolycdError::FeatureDisabled { feature: "qp-faithful", .. }))
+            matches!(
+                r,
+                Err(PolycdError::FeatureDisabled {
+                    feature: "qp-faithful",
+                    ..
+                })
+            )
         };
-        assert!(disabled(super::distance_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())));
-        assert!(disabled(super::intersect_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())));
-        assert!(disabled(super::solve_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())));
+        assert!(disabled(
+            super::distance_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())
+        ));
+        assert!(disabled(
+            super::intersect_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())
+        ));
+        assert!(disabled(
+            super::solve_faithful(&a, &Pose::IDENTITY, &a, &pb).map(|_| ())
+        ));
         assert!(disabled(super::solve_points(a.vertices(), a.vertices()).map(|_| ())));
     }
 }

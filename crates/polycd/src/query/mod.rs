@@ -6,6 +6,10 @@
 //! - [`distance`] — how far apart, where, and between which features? ([`Distance`]);
 //! - [`directional`] — how far must B move along a direction to just touch A? ([`Directional`]).
 //!
+//! and two questions on one shape (`query/probe.rs`): [`point_query`] (is a
+//! point inside, how far from the boundary, and where: [`PointAnswer`]) and [`ray_cast`] (the
+//! first hit of a ray: [`RayHit`]).
+//!
 //! Every result is an enum carrying a witness that [`crate::verify`] can check independently;
 //! non-convergence is its own variant, never a geometric answer. All points, planes and
 //! directions in results are in the **world frame**. An algorithm that does not answer a
@@ -24,14 +28,17 @@ pub use crate::contract::{
     contact_tolerance, pair_scale, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex,
     OverlapWitness, Penetration, Status,
 };
+pub use crate::contract::{point_contact_tolerance, Containment, PointAnswer, RayHit};
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Pose};
 use crate::core::tolerance::{GRAZING_COS, QP_CHECK_REL};
 use crate::shape::polyhedron::ConvexPolyhedron;
 use crate::{cd_dual, gjk, hs_jump, qp, vclip};
 
+mod probe;
 mod rescale;
 mod rounded;
+pub use probe::{point_query, ray_cast};
 use rescale::{on_scaled, pair_normaliser};
 
 /// `$pose` (a `&Pose`) validated: itself when [`pose_ok`] (no copy), else [`checked_pose`]'s
@@ -781,11 +788,21 @@ mod without_qp_faithful {
         let a = cuboid(1.0, 1.0, 1.0).unwrap();
         let pb = Pose::from_translation(DVec3::new(3.0, 0.0, 0.0));
         let disabled = |r: Result<(), PolycdError>| {
-            matches!(r, Err(PolycdError::FeatureDisabled { feature: "qp-faithful", .. }))
+            matches!(
+                r,
+                Err(PolycdError::FeatureDisabled {
+                    feature: "qp-faithful",
+                    ..
+                })
+            )
         };
         let mut c = PairCache::default();
-        assert!(disabled(distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())));
-        assert!(disabled(intersect(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())));
+        assert!(disabled(
+            distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())
+        ));
+        assert!(disabled(
+            intersect(&a, &Pose::IDENTITY, &a, &pb, Algorithm::Qp, &mut c).map(|_| ())
+        ));
         let d = distance(&a, &Pose::IDENTITY, &a, &pb, Algorithm::QpFast, &mut c).unwrap();
         assert!((d.signed_distance().unwrap() - 2.0).abs() < 1e-12);
     }
