@@ -90,6 +90,17 @@ pub enum PolycdError {
         /// Query name.
         query: &'static str,
     },
+    /// The chosen algorithm does not answer queries on a shape of this dimension (a point,
+    /// segment or polygon: see the algorithm's module header for why).
+    #[error("algorithm '{algorithm}' does not answer queries on {shape}s: {reason}")]
+    UnsupportedShape {
+        /// Algorithm name.
+        algorithm: &'static str,
+        /// The kind of shape: "point", "segment" or "polygon".
+        shape: &'static str,
+        /// Why.
+        reason: &'static str,
+    },
     /// A triangle mesh is not a closed 2-manifold or has a degenerate triangle
     /// (continuous collision detection of non-convex meshes needs closed solids).
     /// (The defect is boxed: it names places with their coordinates, which would make every

@@ -49,6 +49,35 @@ use crate::shape::polyhedron::{ConvexPolyhedron, ValidityReport};
 use crate::shape::tables::{ScanBlocks, StartTable, SupportHints, VClipTables, VertexCones};
 use crate::shape::topology::{Edge, Face, HalfEdge};
 
+/// The name of a shape's kind by dimension: "point", "segment", "polygon" or "solid".
+pub fn kind_name(dimension: u8) -> &'static str {
+    match dimension {
+        0 => "point",
+        1 => "segment",
+        2 => "polygon",
+        _ => "solid",
+    }
+}
+
+/// `Err(UnsupportedShape)` naming the lower-dimensional one of `a`, `b` when either is flat
+/// (for algorithms that need solids).
+pub fn require_solids(
+    a: &ConvexPolyhedron,
+    b: &ConvexPolyhedron,
+    algorithm: &'static str,
+    reason: &'static str,
+) -> Result<(), PolycdError> {
+    let d = a.dimension.min(b.dimension);
+    if d < 3 {
+        return Err(PolycdError::UnsupportedShape {
+            algorithm,
+            shape: kind_name(d),
+            reason,
+        });
+    }
+    Ok(())
+}
+
 /// The face id stored where a segment's edge and half-edges would name a face (it has none).
 pub const NO_FACE: u32 = u32::MAX;
 
