@@ -51,7 +51,7 @@ fn batch_answers_every_line_in_order() {
         r#"{"id": 1, "a": {"shape": "box:1,1,1"}, "b": {"shape": "box:1,1,1"}, "pose_b": {"translation": [3, 0, 0]}, "query": "intersect"}"#,
         "\n",
         "this is not json\n",
-        r#"{"id": "few", "a": {"vertices": [[0,0,0],[1,0,0],[0,1,0]]}, "b": {"shape": "cube"}, "query": "distance"}"#,
+        r#"{"id": "few", "a": {"vertices": []}, "b": {"shape": "cube"}, "query": "distance"}"#,
         "\n",
         r#"{"id": 4, "a": {"shape": "cube"}, "b": {"shape": "cube"}, "pose_b": {"rotation": [0, 0, 0, 0]}}"#,
         "\n",
