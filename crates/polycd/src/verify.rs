@@ -602,6 +602,17 @@ fn local_normals(
             out.push(-pb.transform_vector(b.face(fi).normal));
         }
     }
+    // A segment's own direction: two segments (or a segment and a point) on one line touch
+    // end to end, where only the line's direction separates them.
+    for (s, pose) in [(a, pa), (b, pb)] {
+        if s.dimension() == 1 {
+            let e = pose.transform_vector(s.vertex(1) - s.vertex(0)).normalize_or_zero();
+            if e != DVec3::ZERO {
+                out.push(e);
+                out.push(-e);
+            }
+        }
+    }
     let near_edges = |s: &ConvexPolyhedron, pose: &Pose, q: DVec3, own: Feature| -> Vec<DVec3> {
         let mut v = Vec::new();
         for (ei, e) in s.edges().iter().enumerate() {

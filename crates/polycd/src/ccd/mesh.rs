@@ -19,7 +19,7 @@
 //!    strictly above the plane of any of its triangles (exact `orient3d`) — and (b) the
 //!    patch's convex hull (the *piece*) stays inside the solid: no triangle of the mesh
 //!    reaches more than [`CCD_PIECE_REL`] × scale into the hull. A flat patch has a flat hull,
-//!    which [`ConvexPolyhedron`] rejects; such a patch gets one extra point behind it (its
+//!    which is no solid; such a patch gets one extra point behind it (its
 //!    centroid moved inward along its normal, halving the depth until (b) holds), so every
 //!    piece is a solid convex polyhedron with the patch on its boundary. Every triangle is in
 //!    exactly one piece, so the pieces cover the boundary, and (b) keeps each piece inside the
@@ -655,7 +655,8 @@ impl TriMesh {
                 }
             }
         }
-        if let Ok(h) = ConvexPolyhedron::from_points(&pts) {
+        // A flat patch's hull is a polygon (issue 22): it takes the point behind it below.
+        if let Ok(h) = ConvexPolyhedron::from_points(&pts).map_err(|_| ()).and_then(solid) {
             return self.inside(&h, boxes, eps).then_some(h);
         }
         // Flat patch: add a point behind it.
@@ -672,7 +673,7 @@ impl TriMesh {
             if let Some(last) = pts.last_mut() {
                 *last = centre - normal * depth;
             }
-            if let Ok(h) = ConvexPolyhedron::from_points(&pts) {
+            if let Ok(h) = ConvexPolyhedron::from_points(&pts).map_err(|_| ()).and_then(solid) {
                 if self.inside(&h, boxes, eps) {
                     return Some(h);
                 }
@@ -682,7 +683,7 @@ impl TriMesh {
         None
     }
 
-    /// No mesh triangle reaches more than `eps` into the hull.
+    /// No mesh triangle reaches more than `eps` into the hull (a solid).
     fn inside(&self, h: &ConvexPolyhedron, boxes: &[(DVec3, DVec3)], eps: f64) -> bool {
         let (lo, hi) = bounds(h.vertices().iter().copied());
         let planes: Vec<_> = (0..h.faces().len() as u32).map(|f| h.face_plane(f)).collect();
@@ -767,6 +768,15 @@ fn build(order: &mut [u32], centres: &[DVec3], nodes: &mut Vec<HullNode>) -> Res
 }
 
 /// Axis-aligned bounds of points.
+/// `h` if it is a solid (pieces are solids; a flat hull is refused as before issue 22).
+fn solid(h: ConvexPolyhedron) -> Result<ConvexPolyhedron, ()> {
+    if h.dimension() == 3 {
+        Ok(h)
+    } else {
+        Err(())
+    }
+}
+
 fn bounds(points: impl Iterator<Item = DVec3>) -> (DVec3, DVec3) {
     points.fold(
         (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
