@@ -229,7 +229,12 @@ fn excess(shape: &ConvexPolyhedron, pose: &Pose, p: DVec3) -> (f64, u32) {
     let q = pose.inverse_transform_point(p);
     match shape.dimension() {
         0 => return ((shape.vertex(0) - q).length(), 0),
-        1 => return ((closest_on_segment(q, shape.vertex(0), shape.vertex(1)).0 - q).length(), 0),
+        1 => {
+            return (
+                (closest_on_segment(q, shape.vertex(0), shape.vertex(1)).0 - q).length(),
+                0,
+            )
+        }
         2 => {
             let pl = shape.face_plane(0);
             let off = pl.signed_distance(q);

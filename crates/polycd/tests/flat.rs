@@ -65,7 +65,11 @@ fn dimension_is_decided_exactly_and_features_follow_the_issue() {
     assert_eq!(cw.face(0).normal, -DVec3::Z);
     assert_eq!(cw.face_vertices(0), &[0, 1, 2]);
     // A tilted triangle far from the origin, exactly coplanar: a polygon, not a solid.
-    let t = shape(&[[1e6, 1e6, 1e6], [1e6 + 1.0, 1e6, 1e6 + 1.0], [1e6, 1e6 + 1.0, 1e6 + 1.0]]);
+    let t = shape(&[
+        [1e6, 1e6, 1e6],
+        [1e6 + 1.0, 1e6, 1e6 + 1.0],
+        [1e6, 1e6 + 1.0, 1e6 + 1.0],
+    ]);
     assert_eq!(t.dimension(), 2);
     for x in [&p, &s, &t] {
         assert!(x.validate().valid, "{:?}", x.validate());
@@ -110,7 +114,11 @@ fn tables_and_supports_of_flat_shapes() {
         assert_eq!(p.dimension() as usize, n.min(3) - 1, "n = {n}");
         assert!(p.validate().valid, "n = {n}: {:?}", p.validate());
         for _ in 0..200 {
-            let d = v(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0));
+            let d = v(
+                rng.gen_range(-1.0..1.0),
+                rng.gen_range(-1.0..1.0),
+                rng.gen_range(-1.0..1.0),
+            );
             let best = p.vertices().iter().map(|x| d.dot(*x)).fold(f64::NEG_INFINITY, f64::max);
             for s in [
                 p.support_scan(d),
@@ -222,10 +230,18 @@ fn oracle_distance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &P
 fn status_of(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, alg: Algorithm) -> (Status, f64) {
     let mut c = PairCache::default();
     let i = query::intersect(a, pa, b, pb, alg, &mut c).unwrap();
-    assert!(verify(a, pa, b, pb, &Answer::Intersection(i)).is_ok(), "{alg:?}: {i:?}: {:?}", verify(a, pa, b, pb, &Answer::Intersection(i)));
+    assert!(
+        verify(a, pa, b, pb, &Answer::Intersection(i)).is_ok(),
+        "{alg:?}: {i:?}: {:?}",
+        verify(a, pa, b, pb, &Answer::Intersection(i))
+    );
     let mut c = PairCache::default();
     let d = query::distance(a, pa, b, pb, alg, &mut c).unwrap();
-    assert!(verify(a, pa, b, pb, &Answer::Distance(d)).is_ok(), "{alg:?}: {d:?}: {:?}", verify(a, pa, b, pb, &Answer::Distance(d)));
+    assert!(
+        verify(a, pa, b, pb, &Answer::Distance(d)).is_ok(),
+        "{alg:?}: {d:?}: {:?}",
+        verify(a, pa, b, pb, &Answer::Distance(d))
+    );
     let tol = query::contact_tolerance(a, pa, b, pb);
     assert_eq!(i.status(), d.status(tol), "{alg:?}: intersect {i:?} vs distance {d:?}");
     (i.status(), d.signed_distance().unwrap())
@@ -245,7 +261,11 @@ fn check(a: &[[f64; 3]], b: &[[f64; 3]], status: Status, sd: f64) {
             let (s, d) = status_of(&sa, &pose, &sb, &pose, alg);
             let tol = 1e-12 * query::pair_scale(&sa, &pose, &sb, &pose);
             assert_eq!(s, status, "{alg:?} scale {scale} offset {offset}: {a:?} {b:?}");
-            assert!((d - sd * scale).abs() <= tol, "{alg:?} scale {scale} offset {offset}: {d} vs {}", sd * scale);
+            assert!(
+                (d - sd * scale).abs() <= tol,
+                "{alg:?} scale {scale} offset {offset}: {d} vs {}",
+                sd * scale
+            );
         }
         // The solid-only algorithms refuse flat shapes with a reason.
         for alg in [Algorithm::VClip, Algorithm::CdDual, Algorithm::HsJump] {
@@ -290,20 +310,60 @@ fn point_polygon() {
     check(&sq, &[[1.0, 1.0, -0.75]], Status::Disjoint, 0.75);
     check(&sq, &[[5.0, 6.0, 0.0]], Status::Disjoint, 5.0);
     // Point and segment.
-    check(&[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0]], &[[1.0, 0.0, 0.0]], Status::Overlapping, 0.0);
-    check(&[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0]], &[[4.0, 0.0, 0.0]], Status::Touching, 0.0);
-    check(&[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0]], &[[2.0, 3.0, 0.0]], Status::Disjoint, 3.0);
+    check(
+        &[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0]],
+        &[[1.0, 0.0, 0.0]],
+        Status::Overlapping,
+        0.0,
+    );
+    check(
+        &[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0]],
+        &[[4.0, 0.0, 0.0]],
+        Status::Touching,
+        0.0,
+    );
+    check(
+        &[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0]],
+        &[[2.0, 3.0, 0.0]],
+        Status::Disjoint,
+        3.0,
+    );
 }
 
 #[test]
 fn coplanar_polygons() {
     let t = [[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]];
     // Overlapping area; sharing an edge; a vertex on a vertex; apart in the plane; stacked.
-    check(&t, &[[1.0, 1.0, 0.0], [5.0, 1.0, 0.0], [1.0, 5.0, 0.0]], Status::Overlapping, 0.0);
-    check(&t, &[[4.0, 0.0, 0.0], [0.0, 4.0, 0.0], [4.0, 4.0, 0.0]], Status::Touching, 0.0);
-    check(&t, &[[4.0, 0.0, 0.0], [6.0, 0.0, 0.0], [6.0, -2.0, 0.0]], Status::Touching, 0.0);
-    check(&t, &[[5.0, 0.0, 0.0], [8.0, 0.0, 0.0], [5.0, 3.0, 0.0]], Status::Disjoint, 1.0);
-    check(&t, &[[0.0, 0.0, 2.0], [4.0, 0.0, 2.0], [0.0, 4.0, 2.0]], Status::Disjoint, 2.0);
+    check(
+        &t,
+        &[[1.0, 1.0, 0.0], [5.0, 1.0, 0.0], [1.0, 5.0, 0.0]],
+        Status::Overlapping,
+        0.0,
+    );
+    check(
+        &t,
+        &[[4.0, 0.0, 0.0], [0.0, 4.0, 0.0], [4.0, 4.0, 0.0]],
+        Status::Touching,
+        0.0,
+    );
+    check(
+        &t,
+        &[[4.0, 0.0, 0.0], [6.0, 0.0, 0.0], [6.0, -2.0, 0.0]],
+        Status::Touching,
+        0.0,
+    );
+    check(
+        &t,
+        &[[5.0, 0.0, 0.0], [8.0, 0.0, 0.0], [5.0, 3.0, 0.0]],
+        Status::Disjoint,
+        1.0,
+    );
+    check(
+        &t,
+        &[[0.0, 0.0, 2.0], [4.0, 0.0, 2.0], [0.0, 4.0, 2.0]],
+        Status::Disjoint,
+        2.0,
+    );
     // A segment in the triangle's plane crossing it; along its edge; a segment piercing it.
     check(&t, &[[-1.0, 1.0, 0.0], [5.0, 1.0, 0.0]], Status::Overlapping, 0.0);
     check(&t, &[[1.0, 0.0, 0.0], [2.0, 0.0, 0.0]], Status::Touching, 0.0);
@@ -326,9 +386,24 @@ fn triangle_and_box() {
     ];
     // Above the top face by 0.5; lying on it; piercing it (depth: 0.25 up to the top... the
     // triangle's lowest point is 0.25 below the top face, the shortest separating move).
-    check(&bx, &[[0.0, 0.0, 1.5], [3.0, 0.0, 1.5], [0.0, 3.0, 1.5]], Status::Disjoint, 0.5);
-    check(&bx, &[[0.0, 0.0, 1.0], [3.0, 0.0, 1.0], [0.0, 3.0, 1.0]], Status::Touching, 0.0);
-    check(&bx, &[[0.0, 0.0, 0.75], [0.0, 0.0, 3.0], [0.2, 0.1, 3.0]], Status::Overlapping, -0.25);
+    check(
+        &bx,
+        &[[0.0, 0.0, 1.5], [3.0, 0.0, 1.5], [0.0, 3.0, 1.5]],
+        Status::Disjoint,
+        0.5,
+    );
+    check(
+        &bx,
+        &[[0.0, 0.0, 1.0], [3.0, 0.0, 1.0], [0.0, 3.0, 1.0]],
+        Status::Touching,
+        0.0,
+    );
+    check(
+        &bx,
+        &[[0.0, 0.0, 0.75], [0.0, 0.0, 3.0], [0.2, 0.1, 3.0]],
+        Status::Overlapping,
+        -0.25,
+    );
     // A segment through the box's centre along x: the shortest separating move is 1.
     check(&bx, &[[-3.0, 0.0, 0.0], [3.0, 0.0, 0.0]], Status::Overlapping, -1.0);
 }
@@ -377,7 +452,13 @@ fn jolt_small_triangle_vs_large_box() {
 // ------------------------------------------------------------------ random pairs vs the oracle
 
 fn random_flat(rng: &mut ChaCha8Rng, kind: u32, size: f64) -> ConvexPolyhedron {
-    let mut p = || v(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)) * size;
+    let mut p = || {
+        v(
+            rng.gen_range(-1.0..1.0),
+            rng.gen_range(-1.0..1.0),
+            rng.gen_range(-1.0..1.0),
+        ) * size
+    };
     match kind {
         0 => ConvexPolyhedron::from_points(&[p()]).unwrap(),
         1 => ConvexPolyhedron::from_points(&[p(), p()]).unwrap(),
@@ -406,7 +487,11 @@ fn random_pose(rng: &mut ChaCha8Rng, spread: f64, offset: f64) -> Pose {
         rng.gen_range(-1.0..1.0),
     )
     .normalize();
-    let t = v(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)) * spread;
+    let t = v(
+        rng.gen_range(-1.0..1.0),
+        rng.gen_range(-1.0..1.0),
+        rng.gen_range(-1.0..1.0),
+    ) * spread;
     Pose {
         rotation: q,
         translation: t + DVec3::splat(offset),
@@ -442,7 +527,10 @@ fn random_pairs_agree_with_the_oracle() {
                 assert_eq!(s, Status::Disjoint, "pair {i} {alg:?}");
                 compared += 1;
             } else if oracle == 0.0 {
-                assert!(d <= tol, "pair {i} ({ka}, {kb}) {alg:?}: {d} but the oracle finds contact");
+                assert!(
+                    d <= tol,
+                    "pair {i} ({ka}, {kb}) {alg:?}: {d} but the oracle finds contact"
+                );
             }
         }
     }
@@ -484,14 +572,21 @@ fn coplanar_random_polygons() {
         if depth.abs() < 1e-9 {
             continue;
         }
-        let expected = if depth > 0.0 { Status::Overlapping } else { Status::Disjoint };
+        let expected = if depth > 0.0 {
+            Status::Overlapping
+        } else {
+            Status::Disjoint
+        };
         let pose = random_pose(&mut rng, 3.0, 0.0);
         for alg in FLAT_ALGS {
             let (s, d) = status_of(&a, &pose, &b, &pose, alg);
             assert_eq!(s, expected, "pair {i} {alg:?}: depth {depth}, sd {d}");
             if expected == Status::Disjoint {
                 let o = oracle_distance(&a, &pose, &b, &pose);
-                assert!((d - o).abs() <= 1e-12 * query::pair_scale(&a, &pose, &b, &pose), "pair {i} {alg:?}");
+                assert!(
+                    (d - o).abs() <= 1e-12 * query::pair_scale(&a, &pose, &b, &pose),
+                    "pair {i} {alg:?}"
+                );
             } else {
                 assert_eq!(d, 0.0, "pair {i} {alg:?}");
             }
@@ -505,22 +600,85 @@ fn directional_on_flat_pairs() {
     let t = shape(&[[0.0, 0.0, 0.0], [4.0, 0.0, 0.0], [0.0, 4.0, 0.0]]);
     let s = shape(&[[1.0, 1.0, 2.0], [1.0, 1.0, 3.0]]);
     let mut c = PairCache::default();
-    let r = query::directional(&t, &Pose::IDENTITY, &s, &Pose::IDENTITY, -DVec3::Z, Algorithm::Auto, &mut c).unwrap();
+    let r = query::directional(
+        &t,
+        &Pose::IDENTITY,
+        &s,
+        &Pose::IDENTITY,
+        -DVec3::Z,
+        Algorithm::Auto,
+        &mut c,
+    )
+    .unwrap();
     match r {
         polycd::Directional::Contact { t: tt, .. } => assert!((tt - 2.0).abs() < 1e-12, "{r:?}"),
         r => panic!("{r:?}"),
     }
-    assert!(verify(&t, &Pose::IDENTITY, &s, &Pose::IDENTITY, &Answer::Directional { direction: -DVec3::Z, answer: r }).is_ok());
-    let r = query::directional(&t, &Pose::IDENTITY, &s, &Pose::IDENTITY, DVec3::X, Algorithm::Auto, &mut c).unwrap();
+    assert!(verify(
+        &t,
+        &Pose::IDENTITY,
+        &s,
+        &Pose::IDENTITY,
+        &Answer::Directional {
+            direction: -DVec3::Z,
+            answer: r
+        }
+    )
+    .is_ok());
+    let r = query::directional(
+        &t,
+        &Pose::IDENTITY,
+        &s,
+        &Pose::IDENTITY,
+        DVec3::X,
+        Algorithm::Auto,
+        &mut c,
+    )
+    .unwrap();
     assert!(matches!(r, polycd::Directional::Never { .. }), "{r:?}");
     // Two points along the line through them.
     let p = shape(&[[0.0, 0.0, 0.0]]);
     let q = shape(&[[3.0, 0.0, 0.0]]);
-    let r = query::directional(&p, &Pose::IDENTITY, &q, &Pose::IDENTITY, DVec3::X, Algorithm::Auto, &mut c).unwrap();
+    let r = query::directional(
+        &p,
+        &Pose::IDENTITY,
+        &q,
+        &Pose::IDENTITY,
+        DVec3::X,
+        Algorithm::Auto,
+        &mut c,
+    )
+    .unwrap();
     match r {
         polycd::Directional::Contact { t: tt, .. } => assert!((tt + 3.0).abs() < 1e-12, "{r:?}"),
         r => panic!("{r:?}"),
     }
     let _ = Intersection::NotConverged { iterations: 0 };
     let _ = Distance::NotConverged { iterations: 0 };
+}
+
+/// `World` and `ccd` (out of this item's scope, issue 22 item 7) take flat shapes without
+/// panicking: a triangle, a segment and a point among boxes; a segment swept onto a box.
+#[test]
+fn world_and_ccd_do_not_panic_on_flat_shapes() {
+    use polycd::broad::{World, WorldOptions};
+    use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
+    use std::sync::Arc;
+    let shapes: Vec<Arc<ConvexPolyhedron>> = vec![
+        Arc::new(shape(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])),
+        Arc::new(shape(&[[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])),
+        Arc::new(shape(&[[0.25, 0.25, 0.0]])),
+        Arc::new(shapes::cuboid(1.0, 1.0, 1.0).unwrap()),
+    ];
+    let mut w = World::new(WorldOptions::default());
+    for (i, t) in [0.0, 0.5, 0.2, 1.2, 5.0].iter().enumerate() {
+        w.insert(shapes[i % 4].clone(), at(v(*t, 0.0, 0.0))).unwrap();
+    }
+    let _ = w.update();
+    assert!(w.pairs().count() > 0);
+    let seg = shapes[1].clone();
+    let bx = shapes[3].clone();
+    let ma = RigidMotion::stationary(Pose::IDENTITY).unwrap();
+    let mb = RigidMotion::stationary(at(v(3.0, 0.0, 0.0))).unwrap();
+    let _ = ccd::time_of_contact(&seg, &ma, &bx, &mb, &CcdOptions::default(), &mut CcdCache::default());
 }

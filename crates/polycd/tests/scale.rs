@@ -91,7 +91,11 @@ fn flat_clouds_are_flat_shapes_at_every_scale() {
         assert!(sq.validate().valid, "scale 2^{k}: {:?}", sq.validate());
         let line: Vec<DVec3> = (0..5).map(|i| DVec3::new(i as f64, 2.0 * i as f64, 0.0) * s).collect();
         let seg = ConvexPolyhedron::from_points(&line).unwrap();
-        assert_eq!((seg.dimension(), seg.source_indices()), (1, &[0u32, 4][..]), "scale 2^{k}");
+        assert_eq!(
+            (seg.dimension(), seg.source_indices()),
+            (1, &[0u32, 4][..]),
+            "scale 2^{k}"
+        );
     }
 }
 

@@ -469,7 +469,12 @@ pub fn search_observed(
     options: SearchOptions,
     observe: &mut impl FnMut(PhaseEvent),
 ) -> Result<CdDualReport, PolycdError> {
-    crate::shape::flat::require_solids(a, b, "cd_dual", "it needs interior points of both shapes (its dual transform is centred inside M)")?;
+    crate::shape::flat::require_solids(
+        a,
+        b,
+        "cd_dual",
+        "it needs interior points of both shapes (its dual transform is centred inside M)",
+    )?;
     // The full search keeps the caller's roles.
     cache.set_roles(false);
     let (r, t) = relative(pa, pb);

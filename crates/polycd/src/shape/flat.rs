@@ -370,8 +370,14 @@ impl ConvexPolyhedron {
                 } else {
                     mean
                 };
-                let offset = vertices.iter().map(|v| normal.dot(*v)).fold(f64::NEG_INFINITY, f64::max);
-                let back = vertices.iter().map(|v| -normal.dot(*v)).fold(f64::NEG_INFINITY, f64::max);
+                let offset = vertices
+                    .iter()
+                    .map(|v| normal.dot(*v))
+                    .fold(f64::NEG_INFINITY, f64::max);
+                let back = vertices
+                    .iter()
+                    .map(|v| -normal.dot(*v))
+                    .fold(f64::NEG_INFINITY, f64::max);
                 faces.push(Face {
                     normal,
                     offset,

@@ -283,7 +283,10 @@ fn coords(spec: &str, p: &str, count: usize) -> Result<Vec<DVec3>, PolycdError> 
     };
     let mut v = Vec::with_capacity(3 * count);
     for s in p.split(',') {
-        let x: f64 = s.trim().parse().map_err(|_| err(format!("'{}' is not a number", s.trim())))?;
+        let x: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| err(format!("'{}' is not a number", s.trim())))?;
         if !x.is_finite() {
             return Err(err(format!("'{}' must be a finite number", s.trim())));
         }
