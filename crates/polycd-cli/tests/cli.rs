@@ -813,7 +813,12 @@ fn batch_answers_flat_shapes() {
         let a = &ans[k];
         if ["vclip", "cd_dual", "hs_jump"].contains(alg) {
             assert_eq!(a["status"], "error", "{a}");
-            assert!(a["error"].as_str().unwrap().contains("polygon"), "{a}");
+            // V-Clip refuses the polygon; CD-Dual and HS-jump answer no distance queries at all.
+            let e = a["error"].as_str().unwrap();
+            assert!(
+                e.contains("on polygons") || (*alg != "vclip" && e.contains("'distance' queries")),
+                "{a}"
+            );
             continue;
         }
         assert_eq!(a["status"], "disjoint", "{a}");
