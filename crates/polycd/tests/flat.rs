@@ -115,9 +115,9 @@ fn tables_and_supports_of_flat_shapes() {
         assert!(p.validate().valid, "n = {n}: {:?}", p.validate());
         for _ in 0..200 {
             let d = v(
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
             );
             let best = p.vertices().iter().map(|x| d.dot(*x)).fold(f64::NEG_INFINITY, f64::max);
             for s in [
@@ -454,9 +454,9 @@ fn jolt_small_triangle_vs_large_box() {
 fn random_flat(rng: &mut ChaCha8Rng, kind: u32, size: f64) -> ConvexPolyhedron {
     let mut p = || {
         v(
-            rng.gen_range(-1.0..1.0),
-            rng.gen_range(-1.0..1.0),
-            rng.gen_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
+            rng.random_range(-1.0..1.0),
         ) * size
     };
     match kind {
@@ -465,11 +465,11 @@ fn random_flat(rng: &mut ChaCha8Rng, kind: u32, size: f64) -> ConvexPolyhedron {
         2 => ConvexPolyhedron::from_points(&[p(), p(), p()]).unwrap(),
         3 => {
             // A convex polygon: points on an ellipse in the plane z = c (exactly coplanar).
-            let c = rng.gen_range(-1.0..1.0) * size;
-            let n = rng.gen_range(4..12);
+            let c = rng.random_range(-1.0..1.0) * size;
+            let n = rng.random_range(4..12);
             let pts: Vec<DVec3> = (0..n)
                 .map(|_| {
-                    let t: f64 = rng.gen_range(0.0..std::f64::consts::TAU);
+                    let t: f64 = rng.random_range(0.0..std::f64::consts::TAU);
                     v(t.cos() * size, 0.5 * t.sin() * size, c)
                 })
                 .collect();
@@ -481,16 +481,16 @@ fn random_flat(rng: &mut ChaCha8Rng, kind: u32, size: f64) -> ConvexPolyhedron {
 
 fn random_pose(rng: &mut ChaCha8Rng, spread: f64, offset: f64) -> Pose {
     let q = DQuat::from_xyzw(
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
     )
     .normalize();
     let t = v(
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
     ) * spread;
     Pose {
         rotation: q,
@@ -509,7 +509,7 @@ fn random_pairs_agree_with_the_oracle() {
     for i in 0..1500 {
         let size = [1.0, 1e-6, 1e6, 1.0][i % 4];
         let offset = if i % 8 == 3 { 1e6 } else { 0.0 };
-        let (ka, kb) = (rng.gen_range(0..5), rng.gen_range(0..4));
+        let (ka, kb) = (rng.random_range(0..5), rng.random_range(0..4));
         let a = random_flat(&mut rng, ka, size);
         let b = random_flat(&mut rng, kb, size);
         let pa = random_pose(&mut rng, 2.0 * size, offset);
@@ -544,13 +544,13 @@ fn random_pairs_agree_with_the_oracle() {
 fn coplanar_random_polygons() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     for i in 0..200 {
-        let n = rng.gen_range(3..9);
+        let n = rng.random_range(3..9);
         let pa: Vec<DVec3> = (0..n)
-            .map(|_| v(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), 0.0))
+            .map(|_| v(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), 0.0))
             .collect();
-        let shift = v(rng.gen_range(-2.5..2.5), rng.gen_range(-2.5..2.5), 0.0);
+        let shift = v(rng.random_range(-2.5..2.5), rng.random_range(-2.5..2.5), 0.0);
         let pb: Vec<DVec3> = (0..n)
-            .map(|_| v(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), 0.0) + shift)
+            .map(|_| v(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), 0.0) + shift)
             .collect();
         let (a, b) = (
             ConvexPolyhedron::from_points(&pa).unwrap(),

@@ -489,6 +489,7 @@ fn penetration_certificates() {
             normal,
             point_a: DVec3::new(1.0, 0.0, 0.0),
             point_b: DVec3::new(0.9, 0.0, 0.0),
+            relative_depth: depth,
         }),
         iterations: 1,
     };
@@ -890,6 +891,7 @@ fn garbage_certificates_never_panic() {
                     normal: w,
                     point_a: v,
                     point_b: w,
+                    relative_depth: 0.0,
                 }),
                 iterations: 0,
             }),

@@ -198,7 +198,7 @@
 //! - Grazing lines (the origin on the boundary of the projected Minkowski difference) are
 //!   treated as meeting M; the resulting `c` lies on ∂M and the answer is as good as the
 //!   floating-point faces allow.
-
+//!
 //! Shapes: solids only; a point, segment or polygon is refused with
 //! [`PolycdError::UnsupportedShape`](crate::core::error::PolycdError::UnsupportedShape): the
 //! paper's dual transform (§4.1) is taken about a point strictly inside `M = A − B`, built
