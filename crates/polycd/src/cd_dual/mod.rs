@@ -200,7 +200,7 @@
 //!   floating-point faces allow.
 //!
 //! Shapes: solids only; a point, segment or polygon is refused with
-//! [`PolycdError::UnsupportedShape`](crate::core::error::PolycdError::UnsupportedShape): the
+//! [`PolycdError::UnsupportedShape`]: the
 //! paper's dual transform (§4.1) is taken about a point strictly inside `M = A − B`, built
 //! from interior points of both shapes, and a flat shape has none (its `M` may have no
 //! interior at all).

@@ -32,7 +32,7 @@
 //! the Dobkin–Kirkpatrick hierarchy is empty (supports through it fall back to a scan);
 //! V-Clip's tables exist for polygons only.
 //!
-//! Contact of flat pairs ([`flat_difference`]): when both shapes are flat, `M = A − B` may be
+//! Contact of flat pairs (`flat_difference`): when both shapes are flat, `M = A − B` may be
 //! flat too (coplanar polygons, two segments, a point and a polygon in its plane). Then no
 //! translation is needed to separate the shapes: the penetration depth is 0, and EPA (which
 //! needs a solid `M`) is not run. Whether the pair *overlaps* is decided by the relative
