@@ -90,7 +90,7 @@ pub const LINE_KEYS: &[Key] = &[
 
 /// The keys of a shape object (`a`, `b`): exactly one of `vertices`, `file`, `shape`.
 pub const SHAPE_KEYS: &[Key] = &[
-    key("vertices", "`[[x, y, z], …]`", "—", "points: their convex hull"),
+    key("vertices", "`[[x, y, z], …]`", "—", "points: their convex hull — a solid, or (exactly) a convex polygon when all are coplanar, a segment when collinear, a point when all are equal"),
     key("faces", "`[[i, j, k, …], …]`", "none", "with `vertices`: the boundary representation, used as given and validated (0-based indices, counter-clockwise seen from outside)"),
     key("file", "string", "—", "a mesh file (OBJ, OFF, STL) or point list (.xyz, .pts, .txt); its faces must bound a convex solid"),
     key("shape", "string", "—", "a built-in shape spec, e.g. `\"icosphere:2\"`"),

@@ -328,6 +328,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             let (c, r) = p.bounding_sphere();
             println!("shape:            {shape}");
+            println!(
+                "dimension:        {} ({})",
+                p.dimension(),
+                polycd::shape::flat::kind_name(p.dimension())
+            );
             println!("vertices:         {v}");
             println!("edges:            {e}");
             println!("faces:            {f}");

@@ -51,7 +51,7 @@ fn batch_answers_every_line_in_order() {
         r#"{"id": 1, "a": {"shape": "box:1,1,1"}, "b": {"shape": "box:1,1,1"}, "pose_b": {"translation": [3, 0, 0]}, "query": "intersect"}"#,
         "\n",
         "this is not json\n",
-        r#"{"id": "few", "a": {"vertices": [[0,0,0],[1,0,0],[0,1,0]]}, "b": {"shape": "cube"}, "query": "distance"}"#,
+        r#"{"id": "few", "a": {"vertices": []}, "b": {"shape": "cube"}, "query": "distance"}"#,
         "\n",
         r#"{"id": 4, "a": {"shape": "cube"}, "b": {"shape": "cube"}, "pose_b": {"rotation": [0, 0, 0, 0]}}"#,
         "\n",
@@ -1065,4 +1065,59 @@ fn batch_and_query_answer_points_and_rays() {
     let o = q(&["cube", "cube", "--pose-b", "3 0 0", "--query", "distance"]);
     assert!(o.status.success());
     assert!(String::from_utf8(o.stdout).unwrap().contains("distance:        2"));
+}
+
+/// Issue 22: flat shapes through `polycd batch` — Jolt's small triangle 0.0628 from a large
+/// box (literal float32 inputs) is `disjoint` at 0.06279043365680849 within 1e-12 × the box's
+/// size with every algorithm that answers flat shapes (the others refuse with a reason), and
+/// segments, points and coplanar triangles from vertex lists and the new specs.
+#[test]
+fn batch_answers_flat_shapes() {
+    let tri = "[[-81.56375885009766, -126.98724365234375, -146.771728515625], [-81.87499237060547, -127.27069091796875, -146.54440307617188], [-81.69722747802734, -127.383544921875, -146.77325439453125]]";
+    let bx = "[[125.93289184570312, -374.7122497558594, 364.1921691894531], [319.4922180175781, -73.26144409179688, 475.0096130371094], [-122.27754974365234, -152.20028686523438, 192.44143676757812], [71.28178405761719, 149.25051879882812, 303.2588806152344], [-77.89219665527344, -359.4107971191406, 678.5797119140625], [115.6671371459961, -57.96000671386719, 789.3970947265625], [-326.1026306152344, -136.89883422851562, 506.8289489746094], [-132.54330444335938, 164.55197143554688, 617.6463623046875]]";
+    let algs = ["auto", "gjk", "qp", "qp_fast", "vclip", "cd_dual", "hs_jump"];
+    let mut input = String::new();
+    for alg in algs {
+        input += &format!(
+            r#"{{"id": "{alg}", "a": {{"vertices": {tri}}}, "b": {{"vertices": {bx}}}, "pose_b": {{"translation": [3.305208265016094, 105.08014366154666, -490.9192765355902]}}, "query": "distance", "algorithm": "{alg}"}}"#
+        );
+        input.push('\n');
+    }
+    input += r#"{"id": "seg", "a": {"shape": "segment:-1,0,0,1,0,0"}, "b": {"vertices": [[0,-1,3],[0,1,3]]}, "query": "distance"}"#;
+    input.push('\n');
+    input += r#"{"id": "pt", "a": {"shape": "triangle:0,0,0,4,0,0,0,4,0"}, "b": {"shape": "point:1,1,0"}, "query": "intersect"}"#;
+    input.push('\n');
+    input += r#"{"id": "edge", "a": {"shape": "triangle:0,0,0,4,0,0,0,4,0"}, "b": {"vertices": [[4,0,0],[0,4,0],[4,4,0]]}, "query": "distance"}"#;
+    input.push('\n');
+    let ans = batch(&input);
+    assert_eq!(ans.len(), algs.len() + 3);
+    let size = 649.5; // the box's longest diagonal
+    for (k, alg) in algs.iter().enumerate() {
+        let a = &ans[k];
+        if ["vclip", "cd_dual", "hs_jump"].contains(alg) {
+            assert_eq!(a["status"], "error", "{a}");
+            // V-Clip refuses the polygon; CD-Dual and HS-jump answer no distance queries at all.
+            let e = a["error"].as_str().unwrap();
+            assert!(
+                e.contains("on polygons") || (*alg != "vclip" && e.contains("'distance' queries")),
+                "{a}"
+            );
+            continue;
+        }
+        assert_eq!(a["status"], "disjoint", "{a}");
+        let d = a["distance"].as_f64().unwrap();
+        assert!((d - 0.06279043365680849).abs() <= 1e-12 * size, "{alg}: {d}");
+    }
+    let n = algs.len();
+    assert_eq!(ans[n]["status"], "disjoint");
+    assert_eq!(ans[n]["distance"].as_f64().unwrap(), 3.0);
+    assert_eq!(ans[n + 1]["status"], "overlapping", "{}", ans[n + 1]);
+    assert_eq!(ans[n + 2]["status"], "touching", "{}", ans[n + 2]);
+    assert_eq!(ans[n + 2]["signed_distance"].as_f64().unwrap(), 0.0);
+    // `polycd info` reports the dimension.
+    let out = polycd().args(["info", "segment:0,0,0,1,2,3"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("dimension:        1 (segment)"));
 }

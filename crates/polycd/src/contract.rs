@@ -169,6 +169,12 @@ pub struct Penetration {
     pub point_a: DVec3,
     /// Matching point on B (world).
     pub point_b: DVec3,
+    /// How deep the origin lies in the *relative* interior of `M = A − B`: equal to `depth`
+    /// when `M` is solid; when `M` is flat (two points, segments or polygons in one plane or
+    /// line, where `depth` is 0) the depth within its plane or line (`+∞` for two coincident
+    /// points). The pair overlaps (its shapes' relative interiors meet) when it exceeds the
+    /// contact tolerance ([`Distance::status`]).
+    pub relative_depth: f64,
 }
 
 /// Answer to [`distance`](crate::query::distance).
@@ -467,7 +473,7 @@ impl Distance {
             Distance::Separated { .. } => Status::Disjoint,
             Distance::Penetrating {
                 penetration: Some(p), ..
-            } if p.depth <= tolerance => Status::Touching,
+            } if p.relative_depth <= tolerance => Status::Touching,
             Distance::Penetrating { .. } => Status::Overlapping,
             Distance::NotConverged { .. } => Status::Unknown,
         }

@@ -234,9 +234,34 @@ fn weakly_separates(plane: &Plane, w: &World) -> Result<(), VerifyError> {
     plane_bounds(plane, &w.b, -1.0, w.tol, 'B')
 }
 
-/// Largest excess of a world point over the world face planes of a shape (≤ 0 inside).
+/// Largest excess of a world point over the world face planes of a shape (≤ 0 inside). For a
+/// point or segment: the point's distance to it; for a polygon: the larger of its distance
+/// to the polygon's plane and its excess over the in-plane side planes of face 0's edges
+/// (the face reported is the one whose plane is farther).
 fn excess(shape: &ConvexPolyhedron, pose: &Pose, p: DVec3) -> (f64, u32) {
     let q = pose.inverse_transform_point(p);
+    match shape.dimension() {
+        0 => return ((shape.vertex(0) - q).length(), 0),
+        1 => {
+            return (
+                (closest_on_segment(q, shape.vertex(0), shape.vertex(1)).0 - q).length(),
+                0,
+            )
+        }
+        2 => {
+            let pl = shape.face_plane(0);
+            let off = pl.signed_distance(q);
+            let mut worst = (off.abs(), if off >= 0.0 { 0 } else { 1 });
+            let fv = shape.face_vertices(0);
+            for k in 0..fv.len() {
+                let (s, t) = (shape.vertex(fv[k]), shape.vertex(fv[(k + 1) % fv.len()]));
+                let u = (t - s).cross(pl.normal).normalize_or_zero();
+                worst.0 = worst.0.max(u.dot(q - s));
+            }
+            return worst;
+        }
+        _ => {}
+    }
     let mut worst = (f64::NEG_INFINITY, 0u32);
     for f in 0..shape.faces().len() as u32 {
         let d = shape.face_plane(f).signed_distance(q);
@@ -596,6 +621,17 @@ fn local_normals(
     for fi in 0..b.faces().len() as u32 {
         if matches!(f.b, Feature::Face(x) if x == fi) || b.face_plane(fi).signed_distance(qb).abs() <= tol {
             out.push(-pb.transform_vector(b.face(fi).normal));
+        }
+    }
+    // A segment's own direction: two segments (or a segment and a point) on one line touch
+    // end to end, where only the line's direction separates them.
+    for (s, pose) in [(a, pa), (b, pb)] {
+        if s.dimension() == 1 {
+            let e = pose.transform_vector(s.vertex(1) - s.vertex(0)).normalize_or_zero();
+            if e != DVec3::ZERO {
+                out.push(e);
+                out.push(-e);
+            }
         }
     }
     let near_edges = |s: &ConvexPolyhedron, pose: &Pose, q: DVec3, own: Feature| -> Vec<DVec3> {

@@ -979,6 +979,7 @@ mod reference {
                     normal: n,
                     point_a: cp,
                     point_b: cp,
+                    relative_depth: -o.signed_distance,
                 }),
                 iterations: 0,
             }

@@ -74,27 +74,28 @@ fn box_1e80_and_box_1e_100_are_boxes() {
     }
 }
 
+/// Flat clouds are flat shapes at every scale (issue 22), with the same features: a square
+/// at 2^k and a segment of five collinear points.
 #[test]
-fn flat_clouds_are_still_refused_at_every_scale() {
+fn flat_clouds_are_flat_shapes_at_every_scale() {
     for k in [-460, -330, 0, 256, 460] {
         let s = pow2(k);
         let pts: Vec<DVec3> = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]]
             .iter()
             .map(|p| DVec3::from_array(*p) * s)
             .collect();
-        let e = ConvexPolyhedron::from_points(&pts).unwrap_err();
-        match e {
-            PolycdError::Coplanar { thickness, diameter } => {
-                assert_eq!(thickness, 0.0);
-                assert_eq!(diameter, 2f64.sqrt() * s, "diameter in the input's units");
-            }
-            e => panic!("scale 2^{k}: {e}"),
-        }
+        let sq = ConvexPolyhedron::from_points(&pts).unwrap();
+        assert_eq!((sq.dimension(), sq.counts()), (2, (4, 4, 2)), "scale 2^{k}");
+        assert_eq!(sq.face_vertices(0), &[0, 1, 3, 2], "scale 2^{k}");
+        assert_eq!(sq.face(0).normal, DVec3::Z, "scale 2^{k}");
+        assert!(sq.validate().valid, "scale 2^{k}: {:?}", sq.validate());
         let line: Vec<DVec3> = (0..5).map(|i| DVec3::new(i as f64, 2.0 * i as f64, 0.0) * s).collect();
-        assert!(matches!(
-            ConvexPolyhedron::from_points(&line),
-            Err(PolycdError::Collinear)
-        ));
+        let seg = ConvexPolyhedron::from_points(&line).unwrap();
+        assert_eq!(
+            (seg.dimension(), seg.source_indices()),
+            (1, &[0u32, 4][..]),
+            "scale 2^{k}"
+        );
     }
 }
 

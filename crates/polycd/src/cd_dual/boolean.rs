@@ -20,6 +20,12 @@ pub fn intersect(
     pb: &Pose,
     cache: &mut CdDualCache,
 ) -> Result<BooleanAnswer, PolycdError> {
+    crate::shape::flat::require_solids(
+        a,
+        b,
+        "cd_dual",
+        "it needs interior points of both shapes (its dual transform is centred inside M)",
+    )?;
     let (r, t) = relative(pa, pb);
     let Interior {
         c,

@@ -21,6 +21,12 @@ pub fn directional(
     s: DVec3,
     cache: &mut CdDualCache,
 ) -> Result<Directional, PolycdError> {
+    crate::shape::flat::require_solids(
+        a,
+        b,
+        "cd_dual",
+        "it needs interior points of both shapes (its dual transform is centred inside M)",
+    )?;
     cache.set_roles(false);
     let (r, t) = relative(pa, pb);
     let sl = pa.inverse_transform_vector(s);

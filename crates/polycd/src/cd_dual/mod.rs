@@ -202,6 +202,12 @@
 //! - Grazing lines (the origin on the boundary of the projected Minkowski difference) are
 //!   treated as meeting M; the resulting `c` lies on ∂M and the answer is as good as the
 //!   floating-point faces allow.
+//!
+//! Shapes: solids only; a point, segment or polygon is refused with
+//! [`PolycdError::UnsupportedShape`]: the
+//! paper's dual transform (§4.1) is taken about a point strictly inside `M = A − B`, built
+//! from interior points of both shapes, and a flat shape has none (its `M` may have no
+//! interior at all).
 
 mod boolean;
 mod directional;
@@ -467,6 +473,12 @@ pub fn search_observed(
     options: SearchOptions,
     observe: &mut impl FnMut(PhaseEvent),
 ) -> Result<CdDualReport, PolycdError> {
+    crate::shape::flat::require_solids(
+        a,
+        b,
+        "cd_dual",
+        "it needs interior points of both shapes (its dual transform is centred inside M)",
+    )?;
     // The full search keeps the caller's roles.
     cache.set_roles(false);
     let (r, t) = relative(pa, pb);

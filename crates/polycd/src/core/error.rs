@@ -5,8 +5,11 @@ use thiserror::Error;
 /// Errors from building shapes, reading files and validating queries.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum PolycdError {
-    /// A convex hull needs at least four points.
-    #[error("too few points: {found} given, at least 4 distinct non-coplanar points are needed")]
+    /// No points were given (a shape needs at least one), or a face list has fewer than four
+    /// vertices (a face list describes a solid).
+    #[error(
+        "too few points: {found} given; a shape needs at least 1 point, a face list at least 4 non-coplanar vertices"
+    )]
     TooFewPoints {
         /// Number of distinct points found.
         found: usize,

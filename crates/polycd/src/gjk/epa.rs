@@ -322,7 +322,8 @@ fn epa_by_hulls(ctx: &Ctx, cache: &mut GjkCache, tet: &[SVert; 4], gap: f64) -> 
     loop {
         iters += 1;
         let ws: Vec<DVec3> = pts.iter().map(|p| p.w).collect();
-        let hull = ConvexPolyhedron::from_points(&ws).ok()?;
+        // A flat set of supports has no faces to expand from (a polygon since issue 22).
+        let hull = ConvexPolyhedron::from_points(&ws).ok().filter(|h| h.dimension() == 3)?;
         // The face nearest the origin (the origin is inside: offsets ≥ −rounding).
         let mut best = (f64::INFINITY, 0u32);
         for f in 0..hull.faces().len() as u32 {

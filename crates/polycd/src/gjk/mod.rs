@@ -37,6 +37,13 @@
 //! fallback collects at most 256 support points. Hitting a bound yields `NotConverged` (or,
 //! for EPA, no depth), never a guessed answer.
 //!
+//! Flat shapes (points, segments, polygons): supports and the simplex work unchanged. When
+//! both shapes are flat and `M` itself is flat (within the contact tolerance of a plane or a
+//! line: `shape::flat::flat_difference`) and the origin is within the tolerance of it, EPA
+//! (which needs a solid `M`) is not run: the depth is 0, and the pair overlaps when the
+//! origin lies in `M`'s relative interior deeper than the tolerance (a common point as the
+//! witness), else touches on `M`'s plane.
+//!
 //! Departures from the papers (details in the submodules):
 //! - Supports are hill-climbs started from the shapes' direction tables, or from the last
 //!   supports once the search direction has settled; on two large hulls both climbs advance
@@ -71,6 +78,7 @@ use simplex::{gjk_core, solve, Core, Simplex};
 use crate::contract::{Directional, Distance, Feature, FeaturePair, Intersection, OverlapWitness, Penetration};
 use crate::core::error::PolycdError;
 use crate::core::math::{DQuat, DVec3, Plane, Pose};
+use crate::shape::flat::{flat_difference, FlatDifference};
 use crate::shape::polyhedron::ConvexPolyhedron;
 
 pub use crate::core::tolerance::ACCEPT_GAP_REL;
@@ -253,12 +261,23 @@ pub fn intersect(
                 });
             }
             let (qa, qb) = sim.points(&ctx);
+            if let Some(f) = flat_m(&ctx) {
+                return Ok(flat_intersection(&ctx, pa, f, 0.5 * (qa + qb), iters, cache));
+            }
             let plane = plane_between(&ctx, pa, n, cache);
             Ok(Intersection::Touching {
                 point: pa.transform_point(0.5 * (qa + qb)),
                 plane,
                 iterations: iters,
             })
+        }
+        Core::Enclosed { sim, iters } | Core::Contact { sim, iters } if flat_m(&ctx).is_some() => {
+            let f = flat_m(&ctx).unwrap_or(FlatDifference {
+                normal: DVec3::Z,
+                relative_depth: 0.0,
+            });
+            let p = common_point(&ctx, pa, pb, &sim);
+            Ok(flat_intersection(&ctx, pa, f, p, iters, cache))
         }
         Core::Enclosed { sim, iters } => {
             // Clearly inside the tetrahedron (a certified lower bound on the depth beyond
@@ -337,7 +356,19 @@ fn distance_measuring(
     depth: bool,
 ) -> Result<Distance, PolycdError> {
     let ctx = Ctx::new(a, pa, b, pb);
-    match gjk_core(&ctx, cache, false) {
+    let core = gjk_core(&ctx, cache, false);
+    // A flat `M` (flat shapes only) with the origin within the tolerance: no EPA.
+    let near = match &core {
+        Core::Separated { sim, v, iters, .. } if v.length() <= ctx.tol => Some((*sim, *iters)),
+        Core::Enclosed { sim, iters } | Core::Contact { sim, iters } => Some((*sim, *iters)),
+        _ => None,
+    };
+    if let Some((sim, iters)) = near {
+        if let Some(f) = flat_m(&ctx) {
+            return Ok(flat_distance(&ctx, pa, pb, f, &sim, iters));
+        }
+    }
+    match core {
         Core::Separated { sim, v, iters, .. } => Ok(separated(&ctx, pa, &sim, v, iters)),
         Core::Disjoint { iters, .. } | Core::NotConverged { iters } => Ok(Distance::NotConverged { iterations: iters }),
         Core::Enclosed { sim, iters } if !depth => Ok(Distance::Penetrating {
@@ -390,7 +421,97 @@ fn penetration_of(pa: &Pose, e: &EpaOut) -> Penetration {
         normal: pa.transform_vector(e.normal),
         point_a: pa.transform_point(e.pa),
         point_b: pa.transform_point(e.pb),
+        relative_depth: e.depth,
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flat Minkowski differences
+// ---------------------------------------------------------------------------------------------
+
+/// `M`'s flatness when both shapes are flat and `M` lies within the contact tolerance of a
+/// plane or line (`shape::flat::flat_difference`); `None` otherwise (always for a solid).
+fn flat_m(ctx: &Ctx) -> Option<FlatDifference> {
+    if ctx.a.dimension() == 3 || ctx.b.dimension() == 3 {
+        return None;
+    }
+    flat_difference(ctx.a, ctx.b, &ctx.rot, ctx.trans, ctx.tol)
+}
+
+/// A point common to both shapes (A's frame) from a simplex around (or at) the origin: the
+/// simplex's closest points, or, for an enclosing tetrahedron, its barycentric point.
+fn common_point(ctx: &Ctx, pa: &Pose, pb: &Pose, sim: &Simplex) -> DVec3 {
+    let mut s = *sim;
+    let (_, enclosed) = solve(&mut s);
+    if enclosed {
+        if let Some(p) = sim.witness().common_point(ctx.a, pa, ctx.b, pb) {
+            return pa.inverse_transform_point(p);
+        }
+    }
+    let (qa, qb) = s.points(ctx);
+    0.5 * (qa + qb)
+}
+
+/// The boolean answer on a flat `M` with the origin within the tolerance of it: no depth
+/// (EPA is not run), overlapping when the origin lies in `M`'s relative interior deeper than
+/// the tolerance (the shapes' relative interiors meet), else touching on `M`'s plane.
+fn flat_intersection(
+    ctx: &Ctx,
+    pa: &Pose,
+    f: FlatDifference,
+    point: DVec3,
+    iterations: u32,
+    cache: &mut GjkCache,
+) -> Intersection {
+    if f.relative_depth > ctx.tol {
+        return Intersection::Overlapping {
+            witness: OverlapWitness::CommonPoint(pa.transform_point(point)),
+            iterations,
+        };
+    }
+    Intersection::Touching {
+        point: pa.transform_point(point),
+        plane: plane_between(ctx, pa, f.normal, cache),
+        iterations,
+    }
+}
+
+/// The distance answer on a flat `M` with the origin within the tolerance of it: `Penetrating`
+/// with depth 0 and the relative depth when the relative interiors meet, else `Separated` by
+/// the simplex's closest points (a zero distance to rounding).
+fn flat_distance(ctx: &Ctx, pa: &Pose, pb: &Pose, f: FlatDifference, sim: &Simplex, iterations: u32) -> Distance {
+    if f.relative_depth > ctx.tol {
+        let p = pa.transform_point(common_point(ctx, pa, pb, sim));
+        return Distance::Penetrating {
+            witness: OverlapWitness::CommonPoint(p),
+            penetration: Some(Penetration {
+                depth: 0.0,
+                normal: pa.transform_vector(f.normal),
+                point_a: p,
+                point_b: p,
+                relative_depth: f.relative_depth,
+            }),
+            iterations,
+        };
+    }
+    let mut s = *sim;
+    let (v, enclosed) = solve(&mut s);
+    if enclosed {
+        // A rounding-thin tetrahedron around the origin: its nearest facet.
+        let mut best = (f64::INFINITY, s, DVec3::ZERO);
+        for skip in 0..4 {
+            let mut t = Simplex::default();
+            for k in (0..4).filter(|&k| k != skip) {
+                t.push(sim.v[k]);
+            }
+            let (w, _) = solve(&mut t);
+            if w.length() < best.0 {
+                best = (w.length(), t, w);
+            }
+        }
+        return separated(ctx, pa, &best.1, best.2, iterations);
+    }
+    separated(ctx, pa, &s, v, iterations)
 }
 
 /// Penetration depth by EPA when the shapes overlap; `None` when they are apart or touching

@@ -199,12 +199,17 @@ pub(super) fn contact_normal(ctx: &Ctx, cache: &mut GjkCache, sim: &Simplex, n: 
     consider(n, cache);
     for &v in &ids_a[..na] {
         for &h in a.outgoing(v) {
-            consider(a.face(a.half_edge(h).face).normal, cache);
+            // A segment's half-edges bound no face (`shape::flat::NO_FACE`).
+            if let Some(f) = a.faces().get(a.half_edge(h).face as usize) {
+                consider(f.normal, cache);
+            }
         }
     }
     for &v in &ids_b[..nb] {
         for &h in b.outgoing(v) {
-            consider(-(ctx.rot * b.face(b.half_edge(h).face).normal), cache);
+            if let Some(f) = b.faces().get(b.half_edge(h).face as usize) {
+                consider(-(ctx.rot * f.normal), cache);
+            }
         }
     }
     for i in 0..na {

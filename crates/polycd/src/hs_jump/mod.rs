@@ -23,6 +23,12 @@
 //!    repeated pair instead takes a point strictly inside `SCP` (auxiliary rule, §6).
 //!    Theorem 5 (immediate repeat ⇒ separation) is subsumed: step 2 evaluates its sign.
 //!
+//! Shapes: solids only; a point, segment or polygon is refused with
+//! [`PolycdError::UnsupportedShape`]: the paper's collision certificate (§5, an empty
+//! spherical polygon ⇔ the origin in `conv{d_j}`) cannot tell touching from overlapping when
+//! `M = A − B` is flat (the origin is then never strictly inside), and the touching fallback
+//! reads the shapes' face normals, which a segment or point does not have.
+//!
 //! Files: this one holds the cache and the query loop ([`intersect`]); `polygon` the
 //! spherical polygon (clip, certificate, interior points, candidate centres, the touching
 //! fallback); `signs` the exact signs every combinatorial decision is made by.
@@ -300,6 +306,12 @@ pub fn intersect(
     pb: &Pose,
     cache: &mut HsJumpCache,
 ) -> Result<Intersection, PolycdError> {
+    crate::shape::flat::require_solids(
+        a,
+        b,
+        "hs_jump",
+        "its collision certificate needs a solid Minkowski difference (module header)",
+    )?;
     let rel = pa.relative(pb);
     let rot = DMat3::from_quat(rel.rotation);
     let f = Frame {

@@ -115,7 +115,8 @@ impl TriMesh {
                 }
             }
         }
-        if let Ok(h) = ConvexPolyhedron::from_points(&pts) {
+        // A flat patch's hull is a polygon (issue 22): it takes the point behind it below.
+        if let Ok(h) = ConvexPolyhedron::from_points(&pts).map_err(|_| ()).and_then(solid) {
             return self.inside(&h, boxes, eps).then_some(h);
         }
         // Flat patch: add a point behind it.
@@ -132,7 +133,7 @@ impl TriMesh {
             if let Some(last) = pts.last_mut() {
                 *last = centre - normal * depth;
             }
-            if let Ok(h) = ConvexPolyhedron::from_points(&pts) {
+            if let Ok(h) = ConvexPolyhedron::from_points(&pts).map_err(|_| ()).and_then(solid) {
                 if self.inside(&h, boxes, eps) {
                     return Some(h);
                 }
@@ -142,7 +143,7 @@ impl TriMesh {
         None
     }
 
-    /// No mesh triangle reaches more than `eps` into the hull.
+    /// No mesh triangle reaches more than `eps` into the hull (a solid).
     pub(crate) fn inside(&self, h: &ConvexPolyhedron, boxes: &[(DVec3, DVec3)], eps: f64) -> bool {
         let (lo, hi) = bounds(h.vertices().iter().copied());
         let planes: Vec<_> = (0..h.faces().len() as u32).map(|f| h.face_plane(f)).collect();
@@ -180,5 +181,14 @@ impl TriMesh {
             }
         }
         true
+    }
+}
+
+/// `h` if it is a solid (pieces are solids; a flat hull gets a point behind it instead).
+fn solid(h: ConvexPolyhedron) -> Result<ConvexPolyhedron, ()> {
+    if h.dimension() == 3 {
+        Ok(h)
+    } else {
+        Err(())
     }
 }

@@ -21,7 +21,7 @@
 //!    strictly above the plane of any of its triangles (exact `orient3d`) — and (b) the
 //!    patch's convex hull (the *piece*) stays inside the solid: no triangle of the mesh
 //!    reaches more than [`CCD_PIECE_REL`] × scale into the hull. A flat patch has a flat hull,
-//!    which [`ConvexPolyhedron`](crate::shape::polyhedron::ConvexPolyhedron) rejects; such a patch gets one extra point behind it (its
+//!    which is no solid; such a patch gets one extra point behind it (its
 //!    centroid moved inward along its normal, halving the depth until (b) holds), so every
 //!    piece is a solid convex polyhedron with the patch on its boundary. Every triangle is in
 //!    exactly one piece, so the pieces cover the boundary, and (b) keeps each piece inside the

@@ -35,12 +35,17 @@ pub(super) fn contact_normals(
     };
     for &v in &ia[..na] {
         for &h in a.outgoing(v) {
-            push(ta(a.face(a.half_edge(h).face).normal), &mut k);
+            // A segment's half-edges bound no face (`shape::flat::NO_FACE`).
+            if let Some(f) = a.faces().get(a.half_edge(h).face as usize) {
+                push(ta(f.normal), &mut k);
+            }
         }
     }
     for &v in &ib[..nb] {
         for &h in b.outgoing(v) {
-            push(-tb(b.face(b.half_edge(h).face).normal), &mut k);
+            if let Some(f) = b.faces().get(b.half_edge(h).face as usize) {
+                push(-tb(f.normal), &mut k);
+            }
         }
     }
     for &u in &ia[..na] {

@@ -86,6 +86,10 @@ impl PairSupport for PointPair<'_> {
 
 /// Depth of `c` inside a polyhedron (least distance to a face plane; local frame).
 fn depth_in(p: &ConvexPolyhedron, c: DVec3) -> f64 {
+    if p.dimension() < 3 {
+        // A point, segment or polygon has no interior.
+        return 0.0;
+    }
     p.faces()
         .iter()
         .map(|f| f.offset - f.normal.dot(c))

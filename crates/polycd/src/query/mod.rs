@@ -210,6 +210,7 @@ fn core_intersect(
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => {
+            vclip::supports(a, b)?;
             let r = vclip::intersect(a, pa, b, pb, &mut cache.vclip);
             vclip_depth_check(a, pa, b, pb, r, cache)
         }
@@ -439,6 +440,10 @@ pub(crate) fn separation_margin(
 /// How deep a world point lies inside a shape (negative outside): the least distance below its
 /// face planes. O(F).
 fn point_depth(p: &ConvexPolyhedron, pose: &Pose, x: DVec3) -> f64 {
+    if p.dimension() < 3 {
+        // A point, segment or polygon has no interior: always measured.
+        return 0.0;
+    }
     let local = pose.inverse_transform_point(x);
     // Four independent running minima (min is exact and associative: the same value as a
     // single fold) so the scan is not one long dependency chain.
@@ -550,7 +555,7 @@ pub(crate) fn distance_or_overlap(
     }
     match algorithm {
         Algorithm::Auto | Algorithm::Gjk => gjk::distance_or_overlap(a, pa, b, pb, &mut cache.gjk),
-        Algorithm::VClip => match vclip::distance(a, pa, b, pb, &mut cache.vclip) {
+        Algorithm::VClip => match vclip::supports(a, b).map(|()| vclip::distance(a, pa, b, pb, &mut cache.vclip))? {
             vclip::Checked::Clear(d) => Ok(d),
             vclip::Checked::Unsettled(Distance::Penetrating { .. }) => {
                 gjk::distance_or_overlap(a, pa, b, pb, &mut cache.gjk)
@@ -572,6 +577,7 @@ fn vclip_distance(
     pose_b: &Pose,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
+    vclip::supports(a, b)?;
     match vclip::distance(a, pose_a, b, pose_b, &mut cache.vclip) {
         // Beyond the tolerance bound (V-Clip compared it already): nothing to complete.
         vclip::Checked::Clear(d) => Ok(d),
@@ -653,7 +659,7 @@ fn complete_penetration(
                 witness,
                 penetration: Some(p),
                 ..
-            } if p.depth > tol => Ok(Distance::Penetrating {
+            } if p.relative_depth > tol => Ok(Distance::Penetrating {
                 witness,
                 penetration: Some(p),
                 iterations,

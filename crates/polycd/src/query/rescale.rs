@@ -126,6 +126,7 @@ impl Distance {
                     normal: p.normal,
                     point_a: p.point_a * k,
                     point_b: p.point_b * k,
+                    relative_depth: p.relative_depth * k,
                 }),
                 iterations,
             },

@@ -187,6 +187,8 @@ fn from_core(
                     witness: OverlapWitness::CommonPoint(common),
                     penetration: Some(Penetration {
                         depth: r - dc,
+                        // The rounded difference is solid: its depth is the relative one.
+                        relative_depth: r - dc,
                         normal: n,
                         point_a: qa,
                         point_b: qb,
@@ -205,6 +207,8 @@ fn from_core(
                 witness,
                 penetration: Some(Penetration {
                     depth: p.depth + r,
+                    // The rounded difference is solid: its depth is the relative one.
+                    relative_depth: p.depth + r,
                     normal: p.normal,
                     point_a: p.point_a + p.normal * ra,
                     point_b: p.point_b - p.normal * rb,

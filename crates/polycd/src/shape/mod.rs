@@ -5,6 +5,7 @@
 
 pub mod dk;
 pub mod feature;
+pub mod flat;
 pub mod hull;
 #[cfg(feature = "io")]
 pub mod io;

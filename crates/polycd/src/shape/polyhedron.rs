@@ -52,6 +52,9 @@ pub struct ConvexPolyhedron {
     /// The rounding radius: the shape is the core polytope (everything above) dilated by a
     /// ball of this radius (0: the polytope itself). See [`ConvexPolyhedron::with_radius`].
     pub(crate) radius: f64,
+    /// Affine dimension of the shape: 0 point, 1 segment, 2 polygon, 3 solid
+    /// (see [`crate::shape::flat`]).
+    pub(crate) dimension: u8,
     pub(crate) dk: DkHierarchy,
     /// Hill-climbing starts by direction (see [`crate::shape::support`]).
     pub(crate) hints: SupportHints,
@@ -90,7 +93,10 @@ pub struct ValidityReport {
 }
 
 impl ConvexPolyhedron {
-    /// The convex hull of a point cloud (duplicates allowed, interior points dropped).
+    /// The convex hull of a point cloud (duplicates allowed, interior points dropped). A cloud
+    /// whose hull has dimension 0, 1 or 2 (decided exactly: one distinct point, all points
+    /// collinear, all coplanar) gives a point, a segment or a convex polygon
+    /// ([`dimension`](Self::dimension); representation in [`crate::shape::flat`]).
     pub fn from_points(points: &[DVec3]) -> Result<Self, PolycdError> {
         Self::from_points_with_progress(points, &mut |_, _, _| {})
     }
@@ -112,6 +118,10 @@ impl ConvexPolyhedron {
         points: &[DVec3],
         progress: &mut dyn FnMut(Phase, u64, u64),
     ) -> Result<Self, PolycdError> {
+        hull::check_points(points)?;
+        if let Some(flat) = crate::shape::flat::flat_hull(points)? {
+            return Self::build_flat(flat);
+        }
         let h = hull::convex_hull_with_progress(points, progress)?;
         let mut p = Self::build_with_progress(h.vertices, &h.faces, false, progress)?;
         p.source = h.source;
@@ -128,7 +138,8 @@ impl ConvexPolyhedron {
     /// index loops, counter-clockwise seen from outside. The input is validated: it must be a
     /// closed 2-manifold of genus 0 whose faces are planar convex polygons and whose edges are
     /// all convex (within [`VALIDATION_REL`] of the scale); every vertex must be used and be a
-    /// corner (no collinear or flat vertices).
+    /// corner (no collinear or flat vertices). Flat shapes (points, segments, polygons) are
+    /// not accepted here (an error): build them with [`from_points`](Self::from_points).
     pub fn from_faces(vertices: &[DVec3], faces: &[Vec<u32>]) -> Result<Self, PolycdError> {
         hull::check_points(vertices)?;
         let mut p = Self::build(vertices.to_vec(), faces, true)?;
@@ -432,6 +443,7 @@ impl ConvexPolyhedron {
             magnitude,
             tol_extent: sphere_radius + sphere_center.abs().element_sum() + magnitude,
             radius: 0.0,
+            dimension: 3,
             dk: DkHierarchy::empty(),
             hints: SupportHints::default(),
             scan_blocks: ScanBlocks::default(),
@@ -483,6 +495,14 @@ impl ConvexPolyhedron {
     /// For queries outside the safe band of coordinate magnitudes (`query::on_scaled`).
     pub(crate) fn scaled_by(&self, s: f64) -> Result<Self, PolycdError> {
         let vertices: Vec<DVec3> = self.vertices.iter().map(|v| *v * s).collect();
+        if self.dimension < 3 {
+            // Every vertex is extreme and in id order: the same ids, boundary and faces.
+            let flat = crate::shape::flat::flat_hull(&vertices)?
+                .ok_or_else(|| PolycdError::InvalidBoundary("internal: a flat shape scaled to a solid".into()))?;
+            let mut p = Self::build_flat(flat)?;
+            p.source = self.source.clone();
+            return Ok(p);
+        }
         let faces: Vec<Vec<u32>> = (0..self.faces.len() as u32)
             .map(|f| self.face_vertices(f).to_vec())
             .collect();
@@ -609,7 +629,12 @@ impl ConvexPolyhedron {
     pub fn source_indices(&self) -> &[u32] {
         &self.source
     }
-    /// Volume centroid (strictly interior).
+    /// Affine dimension: 0 for a point, 1 a segment, 2 a convex polygon, 3 a solid.
+    pub fn dimension(&self) -> u8 {
+        self.dimension
+    }
+    /// Volume centroid (strictly interior); for flat shapes the area centroid of a polygon,
+    /// the midpoint of a segment, the point itself.
     pub fn centroid(&self) -> DVec3 {
         self.centroid
     }
@@ -710,6 +735,9 @@ impl ConvexPolyhedron {
     /// 10⁵ points; this one takes milliseconds there, and about 1 s of CPU for the 3·10⁶
     /// edges of a 10⁶-point sphere (BENCHMARKS.md, "Building large hulls").
     pub fn validate_with_progress(&self, progress: &mut dyn FnMut(Phase, u64, u64)) -> ValidityReport {
+        if self.dimension < 3 {
+            return self.validate_flat();
+        }
         let (v, e, f) = self.counts();
         let total = (e + f) as u64;
         let euler = v as i64 - e as i64 + f as i64;

@@ -273,7 +273,36 @@ fn nums(spec: &str, part: &str) -> Result<Vec<f64>, PolycdError> {
 /// The built-in shape names and their syntax, for help texts.
 pub const SHAPE_SPECS: &str = "box:X,Y,Z (side lengths) | cube:S | tetrahedron[:R] | octahedron[:R] | \
 icosahedron[:R] | icosphere:K[:R] | prism:N,R,H | disk (= prism:60,10,1) | cylinder:N,R,H | cone:N,R,H | \
-ellipsoid:A,B,C:N[:SEED] | sphere:R | capsule:LENGTH,R (axis z, full length) | any of them rounded: SPEC+r=R";
+ellipsoid:A,B,C:N[:SEED] | point:X,Y,Z | segment:X1,Y1,Z1,X2,Y2,Z2 | triangle:X1,Y1,Z1,X2,Y2,Z2,X3,Y3,Z3 | \
+sphere:R | capsule:LENGTH,R (axis z, full length) | any of them rounded: SPEC+r=R";
+
+/// `count` points from a parameter of `3·count` comma-separated finite numbers (any sign).
+fn coords(spec: &str, p: &str, count: usize) -> Result<Vec<DVec3>, PolycdError> {
+    let err = |m: String| PolycdError::ShapeSpec {
+        spec: spec.to_string(),
+        message: m,
+    };
+    let mut v = Vec::with_capacity(3 * count);
+    for s in p.split(',') {
+        let x: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| err(format!("'{}' is not a number", s.trim())))?;
+        if !x.is_finite() {
+            return Err(err(format!("'{}' must be a finite number", s.trim())));
+        }
+        v.push(x);
+    }
+    if v.len() != 3 * count {
+        return Err(err(format!(
+            "expected {} comma-separated coordinates ({count} point{}), found {}",
+            3 * count,
+            if count == 1 { "" } else { "s" },
+            v.len()
+        )));
+    }
+    Ok(v.chunks(3).map(|c| DVec3::new(c[0], c[1], c[2])).collect())
+}
 
 /// A ball of radius `r` about the origin: a point rounded by `r`.
 ///
@@ -348,6 +377,9 @@ fn from_base_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
         "ellipsoid" => (3, "ellipsoid:A,B,C:N[:SEED]"),
         "sphere" => (1, "sphere:R"),
         "capsule" => (1, "capsule:LENGTH,R"),
+        "point" => (1, "point:X,Y,Z"),
+        "segment" => (1, "segment:X1,Y1,Z1,X2,Y2,Z2"),
+        "triangle" => (1, "triangle:X1,Y1,Z1,X2,Y2,Z2,X3,Y3,Z3"),
         _ => (usize::MAX, ""),
     };
     if let Some(extra) = rest.get(most) {
@@ -455,6 +487,17 @@ fn from_base_spec(spec: &str) -> Result<ConvexPolyhedron, PolycdError> {
                 "{n} random points on {axes:?} with seed {seed}: this build of polycd has no random \
                  shape generators (the `generators` feature is off)"
             )));
+        }
+        // Flat shapes: the hull of the given points (a segment or triangle whose points
+        // coincide or are collinear is the lower-dimensional shape they span).
+        "point" | "segment" | "triangle" => {
+            let n = match name.as_str() {
+                "point" => 1,
+                "segment" => 2,
+                _ => 3,
+            };
+            let p = rest.first().ok_or_else(|| err("missing coordinates"))?;
+            ConvexPolyhedron::from_points(&coords(spec, p, n)?)
         }
         _ => Err(err(&format!("unknown shape name; known: {SHAPE_SPECS}"))),
     }

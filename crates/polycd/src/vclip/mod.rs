@@ -7,6 +7,14 @@
 //! cores and never reads the radius; `query::rounded` turns its answers into the rounded
 //! shapes' (through [`crate::query`] only).
 //!
+//! Shapes: solids only. Points, segments and polygons (issue 22) are refused with
+//! [`PolycdError::UnsupportedShape`](crate::core::error::PolycdError::UnsupportedShape)
+//! ([`supports`]): Mirtich's Voronoi regions are defined for them, but the handlers' face
+//! scans, `handleLocalMin` (a vertex "inside" a polygon has no interior to be in) and the
+//! cold start assume a face around every edge and an interior; the doubly covered polygon
+//! has not been checked against the oracle, so no answer is given rather than an unchecked
+//! one.
+//!
 //! # Outline
 //! - The state is a pair of features (vertex, edge or face), one on each polyhedron. Each
 //!   iteration runs the handler of the pair's type — VV, VE, VF, EE, EF (Alg. 4–8,
@@ -402,6 +410,17 @@ fn iterate<const R: bool>(
     }
     cache.pair = None;
     Run::NotConverged { iterations }
+}
+
+/// V-Clip answers pairs of solids only (module header): `Err(UnsupportedShape)` otherwise.
+#[inline]
+pub(crate) fn supports(a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> Result<(), crate::core::error::PolycdError> {
+    crate::shape::flat::require_solids(
+        a,
+        b,
+        "vclip",
+        "the feature walk needs a face on each side of every edge and an interior (handleLocalMin); flat shapes are answered by GJK and QP",
+    )
 }
 
 /// Boolean V-Clip, for the query layer (which validates the poses and settles
