@@ -807,7 +807,7 @@ fn bad_shape_specs_are_typed_errors() {
         "ellipsoid:1,1,1",
         "ellipsoid:1,1,1:3",
         "ellipsoid:1,1,1:10:-4",
-        "sphere:3",
+        "sphere:x",
         "cone:1e9,1,1",
     ] {
         assert!(

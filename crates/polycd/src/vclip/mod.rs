@@ -9,7 +9,7 @@
 //!
 //! Shapes: solids only. Points, segments and polygons (issue 22) are refused with
 //! [`PolycdError::UnsupportedShape`](crate::core::error::PolycdError::UnsupportedShape)
-//! ([`supports`]): Mirtich's Voronoi regions are defined for them, but the handlers' face
+//! (`supports`): Mirtich's Voronoi regions are defined for them, but the handlers' face
 //! scans, `handleLocalMin` (a vertex "inside" a polygon has no interior to be in) and the
 //! cold start assume a face around every edge and an interior; the doubly covered polygon
 //! has not been checked against the oracle, so no answer is given rather than an unchecked
