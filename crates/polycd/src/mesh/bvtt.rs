@@ -1,6 +1,7 @@
 //! The BVTT distance query between two meshes (FAST Alg. 3) and its front tracking.
 
-use super::trimesh::{TriMesh, NONE};
+use super::tree::NONE;
+use super::trimesh::TriMesh;
 use crate::core::error::PolycdError;
 use crate::core::geometry::closest_on_triangle;
 use crate::core::hash::IdBuildHasher;

@@ -1,8 +1,8 @@
 //! Convex surface decomposition (FAST §3.3): greedy convex patches whose hulls stay inside
 //! the solid.
 
-use super::tree::bounds;
-use super::trimesh::{HullNode, TriMesh, NONE};
+use super::tree::{bounds, HullNode, NONE};
+use super::trimesh::TriMesh;
 use super::MAX_PATCH;
 use crate::core::error::{MeshDefect, PolycdError};
 use crate::core::math::DVec3;

@@ -1,20 +1,31 @@
 //! The convex hull tree (FAST §5.1): median splits of the pieces along the widest axis.
 
-use super::trimesh::{HullNode, TriMesh, NONE};
 use crate::core::error::PolycdError;
 use crate::core::math::DVec3;
 use crate::shape::polyhedron::ConvexPolyhedron;
 
-impl TriMesh {
-    pub(crate) fn build_tree(&mut self) -> Result<(), PolycdError> {
-        let leaves = std::mem::take(&mut self.nodes);
-        let centres: Vec<DVec3> = leaves.iter().map(|n| n.hull.bounding_sphere().0).collect();
-        let mut nodes = leaves;
-        let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
-        self.root = build(&mut order, &centres, &mut nodes)?;
-        self.nodes = nodes;
-        Ok(())
-    }
+/// "No such index" (a leaf's children, an inner node's piece, an unassigned triangle).
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// A node of the convex hull tree.
+#[derive(Clone, Debug)]
+pub struct HullNode {
+    /// The convex hull of the node's pieces (mesh frame).
+    pub hull: ConvexPolyhedron,
+    /// Children (inner node), or `None` for a leaf.
+    pub children: Option<(u32, u32)>,
+    /// The piece of a leaf (`u32::MAX` for inner nodes).
+    pub piece: u32,
+}
+
+/// The hull tree over `leaves` (one per piece, in piece order): the nodes, leaves first, and
+/// the root's index.
+pub(crate) fn build_tree(leaves: Vec<HullNode>) -> Result<(Vec<HullNode>, u32), PolycdError> {
+    let centres: Vec<DVec3> = leaves.iter().map(|n| n.hull.bounding_sphere().0).collect();
+    let mut nodes = leaves;
+    let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
+    let root = build(&mut order, &centres, &mut nodes)?;
+    Ok((nodes, root))
 }
 
 /// Builds the subtree over the leaves `order` (indices into `nodes`, whose first entries are

@@ -2,26 +2,13 @@
 //! degenerate triangles), orientation of its shells by their nesting, volume and centroid.
 
 use super::nest::nesting_depths;
-use super::tree::bounds;
+use super::tree::{bounds, build_tree, HullNode, NONE};
 use crate::core::error::{MeshDefect, MeshFace, MeshNumbering, MeshVertex, PolycdError};
 use crate::core::math::DVec3;
 use crate::core::tolerance::{CONTACT_REL, FLATNESS_REL};
 use crate::shape::hull::check_points;
 use crate::shape::polyhedron::ConvexPolyhedron;
 use std::collections::HashMap;
-
-pub(crate) const NONE: u32 = u32::MAX;
-
-/// A node of the convex hull tree.
-#[derive(Clone, Debug)]
-pub struct HullNode {
-    /// The convex hull of the node's pieces (mesh frame).
-    pub hull: ConvexPolyhedron,
-    /// Children (inner node), or `None` for a leaf.
-    pub children: Option<(u32, u32)>,
-    /// The piece of a leaf (`u32::MAX` for inner nodes).
-    pub piece: u32,
-}
 
 /// A closed, oriented triangle mesh with its convex surface decomposition and convex hull tree.
 #[derive(Clone, Debug)]
@@ -150,7 +137,8 @@ impl TriMesh {
             box_centre: 0.5 * (lo + hi),
         };
         mesh.decompose()?;
-        mesh.build_tree()?;
+        let (nodes, root) = build_tree(std::mem::take(&mut mesh.nodes))?;
+        (mesh.nodes, mesh.root) = (nodes, root);
         Ok(mesh)
     }
 
