@@ -6,6 +6,7 @@
 pub mod dk;
 pub mod feature;
 pub mod flat;
+pub(crate) mod flat_hull;
 pub mod hull;
 #[cfg(feature = "io")]
 pub mod io;

@@ -119,7 +119,7 @@ impl ConvexPolyhedron {
         progress: &mut dyn FnMut(Phase, u64, u64),
     ) -> Result<Self, PolycdError> {
         hull::check_points(points)?;
-        if let Some(flat) = crate::shape::flat::flat_hull(points)? {
+        if let Some(flat) = crate::shape::flat_hull::flat_hull(points)? {
             return Self::build_flat(flat);
         }
         let h = hull::convex_hull_with_progress(points, progress)?;
@@ -497,7 +497,7 @@ impl ConvexPolyhedron {
         let vertices: Vec<DVec3> = self.vertices.iter().map(|v| *v * s).collect();
         if self.dimension < 3 {
             // Every vertex is extreme and in id order: the same ids, boundary and faces.
-            let flat = crate::shape::flat::flat_hull(&vertices)?
+            let flat = crate::shape::flat_hull::flat_hull(&vertices)?
                 .ok_or_else(|| PolycdError::InvalidBoundary("internal: a flat shape scaled to a solid".into()))?;
             let mut p = Self::build_flat(flat)?;
             p.source = self.source.clone();
