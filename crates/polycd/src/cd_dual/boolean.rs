@@ -3,8 +3,9 @@
 //! the certificate) with the clearance it proved.
 
 use super::face::{Cert, Ctx, Eval};
+use super::outcome::Outcome;
 use super::probe::OverlapCert;
-use super::search::{quiet, run, Outcome};
+use super::search::{quiet, run};
 use super::{coordinate_scale, interior_point, relative, BooleanAnswer, CdDualCache, DualFace, Interior};
 use crate::contract::{FeaturePair, Intersection, OverlapWitness};
 use crate::core::error::PolycdError;

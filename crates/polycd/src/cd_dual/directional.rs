@@ -2,8 +2,9 @@
 //! the line found in the projection along `s` and one or two full searches along `∓s`.
 
 use super::face::{Ctx, Eval};
+use super::outcome::Outcome;
 use super::planar::{dedup_hull, hull2d, locate_origin, minkowski2d, P2};
-use super::search::{quiet, run, Outcome};
+use super::search::{quiet, run};
 use super::{coordinate_scale, relative, CdDualCache, DualFace};
 use crate::contract::Directional;
 use crate::core::error::PolycdError;

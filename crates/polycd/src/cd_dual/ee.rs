@@ -2,8 +2,8 @@
 //! neighbourhood in M, module notes), first-improvement local search, each edge pair
 //! evaluated at most once per search.
 
-use super::face::{Ctx, Eval};
-use super::search::{probed, remember, FvResult, Outcome};
+use super::face::{Cand, Ctx, Eval};
+use super::outcome::{probed, remember, FvResult, Outcome};
 use super::{CdDualCache, DualFace, FaceKind};
 use crate::core::tolerance::COPLANAR_REL;
 
@@ -208,19 +208,6 @@ impl PairSet {
             }
         }
     }
-}
-
-/// A candidate face of M on the Search-EE stack.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Cand {
-    /// Edge of A, edge of B.
-    Ee(u32, u32),
-    /// Face of A, warm-start vertex of B.
-    Fv(u32, u32),
-    /// Face of B, warm-start vertex of A.
-    Vf(u32, u32),
-    /// The whole neighbourhood of this face ([`push_neighbours`]), pushed when popped.
-    Expand(DualFace),
 }
 
 /// The edge pairs adjacent (in M) to an FV or VF face: the edges of its face × the edges

@@ -383,3 +383,16 @@ mod tests {
         assert!(crossings > 1000);
     }
 }
+
+/// A candidate face of M on the Search-EE stack.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Cand {
+    /// Edge of A, edge of B.
+    Ee(u32, u32),
+    /// Face of A, warm-start vertex of B.
+    Fv(u32, u32),
+    /// Face of B, warm-start vertex of A.
+    Vf(u32, u32),
+    /// The whole neighbourhood of this face (`push_neighbours`), pushed when popped.
+    Expand(DualFace),
+}

@@ -213,6 +213,7 @@ mod boolean;
 mod directional;
 mod ee;
 mod face;
+mod outcome;
 mod planar;
 mod probe;
 mod search;
@@ -225,10 +226,12 @@ use crate::contract::{Feature, FeaturePair, Intersection};
 use crate::core::error::PolycdError;
 use crate::core::math::{DMat3, DVec3, Pose};
 use crate::shape::polyhedron::ConvexPolyhedron;
-use ee::{Cand, PairSet};
+use ee::PairSet;
+use face::Cand;
 use face::Ctx;
+use outcome::Outcome;
 use planar::{M2, P2};
-use search::{quiet, run, Outcome};
+use search::{quiet, run};
 
 /// Which of the three face families of `M = P ⊕ (−Q)` a face belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,8 +1,7 @@
 //! The ray test of §3.2 at one face of M (is it `f_opt`?), the pushes of the faces across the
 //! borders the ray passes, and the boolean query's overlap certificate (module notes).
 
-use super::ee::Cand;
-use super::face::{Ctx, Eval};
+use super::face::{Cand, Ctx, Eval};
 use super::DualFace;
 use crate::core::math::DVec3;
 use crate::core::tolerance::{OVERLAP_CERT_REL, RAY_HIT_REL};
