@@ -387,7 +387,7 @@ fn check_simplex(s: &MinkowskiSimplex, w: &World) -> Result<(), VerifyError> {
     // (every sign would read "on", every triangle degenerate). The checks run on the points
     // scaled by a power of two `k` (exact), and the distance is compared with `k · tol`.
     let m = pts.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
-    let k = crate::math::pow2_normaliser(m).unwrap_or(1.0);
+    let k = crate::core::math::pow2_normaliser(m).unwrap_or(1.0);
     let pts = pts.map(|p| p * k);
     let o = DVec3::ZERO;
     if n == 4 {

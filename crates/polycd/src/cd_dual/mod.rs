@@ -3,7 +3,7 @@
 //! Paper: Y.-K. Choi, X. Li, W. Wang, S. Cameron, *Collision Detection of Convex Polyhedra
 //! Based on Duality Transformation* (seed 000_4b8bdb73f24e3126).
 //!
-//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! Rounded shapes ([`crate::shape::polyhedron::ConvexPolyhedron::with_radius`]): this algorithm answers for the
 //! cores and never reads the radius; `query::rounded` turns its answers into the rounded
 //! shapes' (through [`crate::query`] only).
 //!

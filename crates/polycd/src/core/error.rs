@@ -43,7 +43,7 @@ pub enum PolycdError {
     #[error("invalid boundary representation: {0}")]
     InvalidBoundary(String),
     /// A rounding radius that is negative, NaN, infinite or absurdly large
-    /// ([`crate::ConvexPolyhedron::with_radius`]).
+    /// (`ConvexPolyhedron::with_radius`).
     #[error("radius {value} must be a finite number ≥ 0 (at most 1e150)")]
     BadRadius {
         /// The offending value.

@@ -195,7 +195,7 @@ pub(crate) fn exponent_of(m: f64) -> i32 {
 /// `m·s`, where products of up to four coordinates are neither infinite nor subnormal.
 #[inline]
 pub(crate) fn pow2_normaliser(m: f64) -> Option<f64> {
-    use crate::tolerance::{SAFE_MAGNITUDE_MAX, SAFE_MAGNITUDE_MIN};
+    use crate::core::tolerance::{SAFE_MAGNITUDE_MAX, SAFE_MAGNITUDE_MIN};
     if (SAFE_MAGNITUDE_MIN..=SAFE_MAGNITUDE_MAX).contains(&m) || !(m > 0.0) || !m.is_finite() {
         return None;
     }

@@ -7,8 +7,8 @@
 //! phase), so a callback costs nothing measurable. `done` never exceeds `total`; a phase may
 //! report `total = 0` when its size is unknown.
 //!
-//! [`ConvexPolyhedron::from_points_with_progress`]: crate::ConvexPolyhedron::from_points_with_progress
-//! [`ConvexPolyhedron::validate_with_progress`]: crate::ConvexPolyhedron::validate_with_progress
+//! [`ConvexPolyhedron::from_points_with_progress`]: crate::shape::polyhedron::ConvexPolyhedron::from_points_with_progress
+//! [`ConvexPolyhedron::validate_with_progress`]: crate::shape::polyhedron::ConvexPolyhedron::validate_with_progress
 
 /// A phase of building or checking a polyhedron.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,7 +22,7 @@ pub enum Phase {
     /// Query tables: DK hierarchy, support hints, scan blocks, vertex cones, CD-Dual and
     /// V-Clip tables (`done` counts tables built).
     Tables,
-    /// [`ConvexPolyhedron::validate`](crate::ConvexPolyhedron::validate): edges and faces
+    /// [`ConvexPolyhedron::validate`](crate::shape::polyhedron::ConvexPolyhedron::validate): edges and faces
     /// checked.
     Validate,
 }

@@ -4,7 +4,7 @@
 //! ray casting (van den Bergen, "Ray casting against general convex objects", 2004) for the
 //! directional query.
 //!
-//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! Rounded shapes ([`crate::shape::polyhedron::ConvexPolyhedron::with_radius`]): this algorithm answers for the
 //! cores and never reads the radius; `query::rounded` turns its answers into the rounded
 //! shapes' (through [`crate::query`] only).
 //!

@@ -4,7 +4,7 @@
 //! Paper: X. Li, X. Meng, C. Y. Wang, W. Wang, K. Chung, S. M. Yiu, *Detect Collision of
 //! Polytopes Using a Heuristic Search for Separating Vectors* (2001), papers/003.
 //!
-//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! Rounded shapes ([`crate::shape::polyhedron::ConvexPolyhedron::with_radius`]): this algorithm answers for the
 //! cores and never reads the radius; `query::rounded` turns its answers into the rounded
 //! shapes' (through [`crate::query`] only).
 //!

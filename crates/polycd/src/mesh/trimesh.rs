@@ -43,7 +43,7 @@ impl TriMesh {
     /// The surface's connected components (closed shells, found by union–find over shared
     /// edges) are oriented one by one. A component's *depth* is the number of other
     /// components that enclose it (a vertex of it tested against each by an exact ray-crossing
-    /// count with [`crate::predicates::orient3d`]; the components do not cross, so one vertex
+    /// count with [`crate::core::predicates::orient3d`]; the components do not cross, so one vertex
     /// decides). At even depth (0: an outer surface; 2: a solid inside a cavity) a component
     /// must face outward, at odd depth (a cavity) inward: a component whose signed volume has
     /// the other sign is **re-oriented** (its triangles reversed), and

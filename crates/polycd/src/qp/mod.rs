@@ -3,7 +3,7 @@
 //! Paper: Jin, Wang, Wang, Fu, *An Algorithm on Collision Detection by Computing the Minimum
 //! Distance between Two Convex Polyhedra* (2006), papers/001.
 //!
-//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! Rounded shapes ([`crate::shape::polyhedron::ConvexPolyhedron::with_radius`]): this algorithm answers for the
 //! cores and never reads the radius; `query::rounded` turns its answers into the rounded
 //! shapes' (through [`crate::query`] only).
 //!

@@ -115,7 +115,7 @@ pub fn convex_hull_with_progress(
     // Very large or very small clouds: the hull of the cloud scaled by a power of two into
     // the safe band (exact; the floating-point choices scale with it), over the input points.
     let m = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
-    if let Some(s) = crate::math::pow2_normaliser(m) {
+    if let Some(s) = crate::core::math::pow2_normaliser(m) {
         let scaled: Vec<DVec3> = points.iter().map(|p| *p * s).collect();
         let mut h = convex_hull(&scaled).map_err(|e| match e {
             PolycdError::Coplanar { thickness, diameter } => PolycdError::Coplanar {

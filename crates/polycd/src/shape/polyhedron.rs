@@ -308,7 +308,7 @@ impl ConvexPolyhedron {
         // that brings very large or very small shapes into the safe band (products of
         // coordinates would overflow or underflow); `s = 1` otherwise, and the arithmetic is
         // the same. Scaling by `s` and back by `inv` is exact.
-        let s = crate::math::pow2_normaliser(magnitude).unwrap_or(1.0);
+        let s = crate::core::math::pow2_normaliser(magnitude).unwrap_or(1.0);
         let inv = 1.0 / s;
         let extent = ((hi - lo) * s).length() * inv;
         let tol = VALIDATION_REL * magnitude.max(extent);

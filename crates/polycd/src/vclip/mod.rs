@@ -3,7 +3,7 @@
 //! Paper: B. Mirtich, *V-Clip: Fast and Robust Polyhedral Collision Detection*, MERL TR97-05
 //! (ACM TOG 17(3), 1998).
 //!
-//! Rounded shapes ([`crate::ConvexPolyhedron::with_radius`]): this algorithm answers for the
+//! Rounded shapes ([`crate::shape::polyhedron::ConvexPolyhedron::with_radius`]): this algorithm answers for the
 //! cores and never reads the radius; `query::rounded` turns its answers into the rounded
 //! shapes' (through [`crate::query`] only).
 //!
