@@ -151,6 +151,15 @@ pub enum PolycdError {
         /// The time reached: no contact before it.
         t_free: f64,
     },
+    /// A convex query inside a mesh query reached its iteration bound, so the mesh answer
+    /// cannot be certain.
+    #[error("the {query} query of a mesh pair did not converge ({iterations} iterations on a convex piece pair)")]
+    NotConverged {
+        /// The mesh query.
+        query: &'static str,
+        /// Iterations the convex query used.
+        iterations: u32,
+    },
 }
 
 /// What is wrong with a triangle mesh ([`PolycdError::InvalidMesh`], [`PolycdError::MeshFile`]).

@@ -79,11 +79,14 @@
 
 pub(crate) mod bvtt;
 mod decompose;
+mod directional;
+mod from_convex;
 mod nest;
 mod tree;
 mod trimesh;
 
 pub use bvtt::{distance, FrontNode, MeshCache, MeshDistance, NODE_CACHE_QUERIES, SPARE_CACHES};
+pub use directional::{directional, directional_with_cache, MeshDirectional, MeshDirectionalCache, MeshTouch};
 pub use tree::HullNode;
 pub use trimesh::{MeshComponent, TriMesh};
 
