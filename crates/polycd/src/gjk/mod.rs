@@ -605,3 +605,73 @@ pub fn directional(
     .transformed(pa);
     Ok(Directional::Contact { t, plane, iterations })
 }
+
+/// Both ends of the chord of the line `{t·s}` (unit `s`, world frame) through `M = A − B`:
+/// the `t` for which B translated by `t·s` meets A form `[lo, hi]`. The same two ray casts as
+/// [`directional`] (which answers only the end of least magnitude), without its contact
+/// planes. Used by the mesh directional query, which needs every piece pair's whole chord.
+pub fn chord(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    s: DVec3,
+    cache: &mut GjkCache,
+) -> Result<RayChord, PolycdError> {
+    let ctx = Ctx::new(a, pa, b, pb);
+    if !ctx.valid(cache.warm_a, cache.warm_b) {
+        cache.warm_a = 0;
+        cache.warm_b = 0;
+    }
+    let sl = pa.inverse_transform_vector(s).normalize_or_zero();
+    if sl == DVec3::ZERO {
+        return Err(PolycdError::BadDirection);
+    }
+    let (ca, ra) = a.bounding_sphere();
+    let (cb, rb) = b.bounding_sphere();
+    let c = ca - (ctx.rot * cb + ctx.trans);
+    let big = 2.0 * (c.length() + ra + rb) + ctx.scale;
+    let lo = match ray_cast(&ctx, cache, -sl * big, sl, 2.0 * big) {
+        Ray::Hit { lambda, iters, .. } => (lambda - big, iters),
+        Ray::Miss { iters } => return Ok(RayChord::Miss { iterations: iters }),
+        Ray::NotConverged { iters } => return Ok(RayChord::NotConverged { iterations: iters }),
+    };
+    match ray_cast(&ctx, cache, sl * big, -sl, 2.0 * big) {
+        Ray::Hit { lambda, iters, .. } => Ok(RayChord::Hit {
+            lo: lo.0,
+            hi: big - lambda,
+            iterations: lo.1 + iters,
+        }),
+        Ray::Miss { iters } => Ok(RayChord::Miss {
+            iterations: lo.1 + iters,
+        }),
+        Ray::NotConverged { iters } => Ok(RayChord::NotConverged {
+            iterations: lo.1 + iters,
+        }),
+    }
+}
+
+/// Answer of [`chord`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RayChord {
+    /// B translated by `t·s` meets A exactly for `t` in `[lo, hi]` (to the ray casts'
+    /// accuracy).
+    Hit {
+        /// Least `t`.
+        lo: f64,
+        /// Greatest `t`.
+        hi: f64,
+        /// Iterations of both casts.
+        iterations: u32,
+    },
+    /// The line misses `M` (or only grazes it, to rounding).
+    Miss {
+        /// Iterations.
+        iterations: u32,
+    },
+    /// A cast hit its iteration bound.
+    NotConverged {
+        /// Iterations.
+        iterations: u32,
+    },
+}

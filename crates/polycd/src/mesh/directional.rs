@@ -70,11 +70,15 @@
 //! [`CCD_PIECE_REL`]: crate::core::tolerance::CCD_PIECE_REL
 
 use super::trimesh::TriMesh;
+use crate::contract::{checked_pose, pose_ok};
 use crate::core::error::PolycdError;
 use crate::core::geometry::closest_on_triangle;
 use crate::core::math::{DVec3, Pose};
 use crate::core::predicates::{orient3d, Orientation};
+use crate::core::tolerance::{SAFE_MAGNITUDE_MAX, SAFE_MAGNITUDE_MIN};
+use crate::gjk::{self, RayChord};
 use crate::query::{self, contact_tolerance, Algorithm, Directional, Distance, Intersection, PairCache};
+use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// Where the solids touch after translating B by `t · direction`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -120,6 +124,8 @@ struct Chord {
     lo: f64,
     hi: f64,
     overlap: bool,
+    /// The pair touches at `t = 0` (boolean test) though 0 is no chord end.
+    touch0: bool,
     pieces: (u32, u32),
 }
 
@@ -165,6 +171,19 @@ pub fn directional_with_cache(
     direction: DVec3,
     cache: &mut MeshDirectionalCache,
 ) -> Result<MeshDirectional, PolycdError> {
+    let (sa, sb);
+    let pose_a = if pose_ok(pose_a) {
+        pose_a
+    } else {
+        sa = checked_pose(pose_a)?;
+        &sa
+    };
+    let pose_b = if pose_ok(pose_b) {
+        pose_b
+    } else {
+        sb = checked_pose(pose_b)?;
+        &sb
+    };
     let m = direction.abs().max_element();
     if !direction.is_finite() || !(m > 0.0) {
         return Err(PolycdError::BadDirection);
@@ -173,9 +192,13 @@ pub fn directional_with_cache(
     let s = scaled / scaled.length();
     let root_a = &a.nodes[a.root as usize].hull;
     let root_b = &b.nodes[b.root as usize].hull;
-    // Validates the poses (typed errors) and gives the pair's contact tolerance.
-    query::intersect(root_a, pose_a, root_b, pose_b, Algorithm::Auto, &mut cache.pair)?;
     let tol = contact_tolerance(root_a, pose_a, root_b, pose_b);
+    // GJK directly inside the safe coordinate band; the dispatcher (which rescales) outside.
+    let magnitude =
+        |m: &TriMesh, p: &Pose| m.box_centre.abs().max_element() + m.scale + p.translation.abs().max_element();
+    let big = magnitude(a, pose_a).max(magnitude(b, pose_b));
+    let small = a.scale.min(b.scale);
+    let direct = big <= SAFE_MAGNITUDE_MAX && small >= SAFE_MAGNITUDE_MIN;
     let ctx = Ctx {
         a,
         pose_a,
@@ -183,6 +206,7 @@ pub fn directional_with_cache(
         pose_b,
         s,
         tol,
+        direct,
     };
     cache.chords.clear();
     cache.runs.clear();
@@ -199,6 +223,8 @@ struct Ctx<'a> {
     pose_b: &'a Pose,
     s: DVec3,
     tol: f64,
+    /// Ask GJK directly (coordinates in the safe band), else the dispatcher.
+    direct: bool,
 }
 
 impl Ctx<'_> {
@@ -216,6 +242,77 @@ impl Ctx<'_> {
         };
         let (c, r) = m.nodes[i as usize].hull.bounding_sphere();
         (p.transform_point(c), r)
+    }
+
+    /// The chord `[lo, hi]` of the line through `P − Q` (B at `pose_b`), `None` when the line
+    /// misses it. `reach`: beyond it (in `|t|`) the chord cannot lie.
+    fn cast(
+        &self,
+        pair: &mut PairCache,
+        p: &ConvexPolyhedron,
+        q: &ConvexPolyhedron,
+        pose_b: &Pose,
+        reach: f64,
+    ) -> Result<Option<(f64, f64)>, PolycdError> {
+        let pa = self.pose_a;
+        if self.direct {
+            return match gjk::chord(p, pa, q, pose_b, self.s, &mut pair.gjk)? {
+                RayChord::Hit { lo, hi, .. } => Ok(Some((lo, hi.max(lo)))),
+                RayChord::Miss { .. } => Ok(None),
+                RayChord::NotConverged { iterations } => Err(PolycdError::NotConverged {
+                    query: "directional",
+                    iterations,
+                }),
+            };
+        }
+        // Each end by the dispatcher's directional query with B shifted by ∓K along the line:
+        // the shifted chord lies on one side of 0, so its end of least magnitude is that end.
+        let k = 2.0 * reach;
+        let shifted = |t: f64| Pose::new(pose_b.rotation, pose_b.translation + self.s * t);
+        let lo = convex_t(query::directional(
+            p,
+            pa,
+            q,
+            &shifted(-k),
+            self.s,
+            Algorithm::Auto,
+            pair,
+        )?)?;
+        let hi = convex_t(query::directional(
+            p,
+            pa,
+            q,
+            &shifted(k),
+            self.s,
+            Algorithm::Auto,
+            pair,
+        )?)?;
+        Ok(match (lo, hi) {
+            (Some(lo), Some(hi)) if lo - k <= hi + k => Some((lo - k, hi + k)),
+            _ => None,
+        })
+    }
+
+    /// The boolean test of `P` and `Q` (B at `pose_b`).
+    fn meets(
+        &self,
+        pair: &mut PairCache,
+        p: &ConvexPolyhedron,
+        q: &ConvexPolyhedron,
+        pose_b: &Pose,
+    ) -> Result<Intersection, PolycdError> {
+        let r = if self.direct {
+            gjk::intersect(p, self.pose_a, q, pose_b, &mut pair.gjk)?
+        } else {
+            query::intersect(p, self.pose_a, q, pose_b, Algorithm::Auto, pair)?
+        };
+        match r {
+            Intersection::NotConverged { iterations } => Err(PolycdError::NotConverged {
+                query: "directional",
+                iterations,
+            }),
+            r => Ok(r),
+        }
     }
 }
 
@@ -252,24 +349,27 @@ fn collect(ctx: &Ctx<'_>, cache: &mut MeshDirectionalCache) -> Result<(), Polycd
         if perp.length() > ra + rb + ctx.tol {
             continue;
         }
+        // The spheres meet at t = 0: a pair there may touch within the contact tolerance
+        // with the line missing its M (B sliding past A).
+        let near0 = w.length() <= ra + rb + ctx.tol;
         let (na, nb) = (&a.nodes[i as usize], &b.nodes[j as usize]);
+        let reach = w.length() + ra + rb + ctx.tol;
         match (na.children, nb.children) {
             (None, None) => {
-                if let Some(c) = chord(ctx, &mut cache.pair, i, j, w, ra + rb)? {
+                if let Some(c) = chord(ctx, &mut cache.pair, i, j, near0, reach)? {
                     cache.chords.push(c);
                 }
             }
             (ca_children, cb_children) => {
-                let r = query::directional(
-                    &na.hull,
-                    ctx.pose_a,
-                    &nb.hull,
-                    ctx.pose_b,
-                    ctx.s,
-                    Algorithm::Auto,
-                    &mut cache.pair,
-                )?;
-                if convex_t(r)?.is_none() {
+                if ctx
+                    .cast(&mut cache.pair, &na.hull, &nb.hull, ctx.pose_b, reach)?
+                    .is_none()
+                    && !(near0
+                        && !matches!(
+                            ctx.meets(&mut cache.pair, &na.hull, &nb.hull, ctx.pose_b)?,
+                            Intersection::Disjoint { .. }
+                        ))
+                {
                     continue;
                 }
                 let split_a = match (ca_children, cb_children) {
@@ -292,57 +392,46 @@ fn collect(ctx: &Ctx<'_>, cache: &mut MeshDirectionalCache) -> Result<(), Polycd
     Ok(())
 }
 
-/// The chord of the leaf pair `(i, j)` (`w`: the centres' difference, `r`: the radii's sum).
-fn chord(ctx: &Ctx<'_>, pair: &mut PairCache, i: u32, j: u32, w: DVec3, r: f64) -> Result<Option<Chord>, PolycdError> {
+/// The chord of the leaf pair `(i, j)` (`near0`: their spheres meet at `t = 0`; `reach`:
+/// beyond it in `|t|` the chord cannot lie).
+fn chord(
+    ctx: &Ctx<'_>,
+    pair: &mut PairCache,
+    i: u32,
+    j: u32,
+    near0: bool,
+    reach: f64,
+) -> Result<Option<Chord>, PolycdError> {
     let (p, q) = (&ctx.a.nodes[i as usize].hull, &ctx.b.nodes[j as usize].hull);
     let pieces = (ctx.a.nodes[i as usize].piece, ctx.b.nodes[j as usize].piece);
-    let (pa, pb, s) = (ctx.pose_a, ctx.pose_b, ctx.s);
-    let Some(t0) = convex_t(query::directional(p, pa, q, pb, s, Algorithm::Auto, pair)?)? else {
-        return Ok(None);
+    let tol = ctx.tol;
+    let ends = ctx.cast(pair, p, q, ctx.pose_b, reach)?;
+    // Touching at t = 0 though 0 is no chord end within the tolerance (the line grazes M, or
+    // runs nearly parallel to the contact plane): the boolean test decides, as the convex
+    // query's settling does.
+    let holds0 = ends.is_some_and(|(lo, hi)| lo - tol <= 0.0 && 0.0 <= hi + tol);
+    let touch0 = near0 && !holds0 && !matches!(ctx.meets(pair, p, q, ctx.pose_b)?, Intersection::Disjoint { .. });
+    let Some((lo, hi)) = ends else {
+        return Ok(touch0.then_some(Chord {
+            lo: 0.0,
+            hi: 0.0,
+            overlap: false,
+            touch0,
+            pieces,
+        }));
     };
-    // The chord lies in |t − w·s| ≤ r: beyond K it is on one side of 0.
-    let k = 2.0 * (w.length() + r) + ctx.tol;
-    let lo = convex_t(query::directional(
-        p,
-        pa,
-        q,
-        &ctx.pose_b_at(-k),
-        s,
-        Algorithm::Auto,
-        pair,
-    )?)?
-    .map(|t| t - k);
-    let hi = convex_t(query::directional(
-        p,
-        pa,
-        q,
-        &ctx.pose_b_at(k),
-        s,
-        Algorithm::Auto,
-        pair,
-    )?)?
-    .map(|t| t + k);
-    let (lo, hi) = match (lo, hi) {
-        (Some(lo), Some(hi)) if lo <= hi => (lo.min(t0), hi.max(t0)),
-        // The shifted casts missed a line that only grazes M: a touch at t0.
-        _ => {
-            return Ok(Some(Chord {
-                lo: t0,
-                hi: t0,
-                overlap: false,
-                pieces,
-            }))
-        }
-    };
-    let overlap = hi - lo > 2.0 * ctx.tol
+    // An overlap needs the line through M's interior: not a chord within the tolerance, and
+    // not a line lying in a face of M (B sliding along A), which the middle tells.
+    let overlap = hi - lo > 2.0 * tol
         && matches!(
-            query::intersect(p, pa, q, &ctx.pose_b_at(0.5 * (lo + hi)), Algorithm::Auto, pair)?,
+            ctx.meets(pair, p, q, &ctx.pose_b_at(0.5 * (lo + hi)))?,
             Intersection::Overlapping { .. }
         );
     Ok(Some(Chord {
         lo,
         hi,
         overlap,
+        touch0,
         pieces,
     }))
 }
@@ -382,7 +471,10 @@ fn answer(ctx: &Ctx<'_>, cache: &mut MeshDirectionalCache) -> Result<MeshDirecti
     if !overlapping {
         // Free at 0: touching there, or first contact in each sense.
         let chords = &cache.chords;
-        if let Some(c) = chords.iter().find(|c| c.lo - tol <= 0.0 && 0.0 <= c.hi + tol) {
+        if let Some(c) = chords
+            .iter()
+            .find(|c| c.touch0 || (c.lo - tol <= 0.0 && 0.0 <= c.hi + tol))
+        {
             let touch = touch_at(ctx, &mut cache.pair, c.pieces, 0.0)?;
             return Ok(MeshDirectional {
                 forward: Some(touch),
