@@ -370,16 +370,12 @@ impl Tally {
 }
 
 /// The library's answer against the piece oracle (within `rel × scale`).
-fn check_pieces(
-    a: &TriMesh,
-    pa: &Pose,
-    b: &TriMesh,
-    pb: &Pose,
-    s: DVec3,
-    r: &MeshDirectional,
-    rel: f64,
-    tally: &mut Tally,
-) {
+fn check_pieces(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose, s: DVec3, r: &MeshDirectional, rel: f64) -> Checked {
+    let mut out = Checked {
+        max_err: 0.0,
+        never: 0,
+        at0: false,
+    };
     let scale = pair_scale(&hull_of_all(a), pa, &hull_of_all(b), pb);
     let (fwd, bwd, at0) = piece_oracle(a, pa, b, pb, s);
     let ctx = format!("pa {pa:?} pb {pb:?} s {s:?}: library {r:?}, oracle {fwd:?} {bwd:?} {at0}");
@@ -389,14 +385,30 @@ fn check_pieces(
             (Some(g), Some(w)) => {
                 let e = (g - w).abs() / scale;
                 assert!(e <= rel, "t differs by {e:e} × scale: {ctx}");
-                tally.max_err = tally.max_err.max(e);
+                out.max_err = out.max_err.max(e);
             }
-            (None, None) => tally.never += 1,
+            (None, None) => out.never += 1,
             _ => panic!("existence differs: {ctx}"),
         }
     }
-    tally.cases += 1;
-    tally.overlapping += usize::from(at0);
+    out.at0 = at0;
+    out
+}
+
+/// One case's figures.
+struct Checked {
+    max_err: f64,
+    never: usize,
+    at0: bool,
+}
+
+impl Tally {
+    fn add(&mut self, c: Checked) {
+        self.cases += 1;
+        self.overlapping += usize::from(c.at0);
+        self.never += c.never;
+        self.max_err = self.max_err.max(c.max_err);
+    }
 }
 
 /// The returned `t`s against the triangle oracle: surfaces within `1e-12 × scale` at `t`, a
@@ -471,7 +483,7 @@ fn family(a: &TriMesh, b: &TriMesh, cases: usize, seed: u64, spread: f64, far: f
         pb.translation += offset;
         let s = random_direction(&mut rng);
         let r = mesh::directional_with_cache(a, &pa, b, &pb, s, &mut cache).unwrap();
-        check_pieces(a, &pa, b, &pb, s, &r, 1e-10, &mut tally);
+        tally.add(check_pieces(a, &pa, b, &pb, s, &r, 1e-10));
         if case < tri_samples {
             check_triangles(a, &pa, b, &pb, s, &r, 24);
         }
@@ -534,7 +546,7 @@ fn box_through_the_notch_of_a_u() {
     for x in [-1.0, 0.6, 0.1, 1.4] {
         let r = mesh::directional(&u, &id, &b, &at(x), DVec3::X).unwrap();
         check_triangles(&u, &id, &b, &at(x), DVec3::X, &r, 60);
-        check_pieces(&u, &id, &b, &at(x), DVec3::X, &r, 1e-12, &mut Tally::new());
+        check_pieces(&u, &id, &b, &at(x), DVec3::X, &r, 1e-12);
     }
 }
 
@@ -569,7 +581,7 @@ fn box_inside_a_box_and_inside_a_cavity() {
     for (a, x) in [(&big, 0.0), (&big, 4.8), (&hollow, 1.0), (&hollow, 4.2)] {
         let r = mesh::directional(a, &id, &small, &at(x), DVec3::X).unwrap();
         check_triangles(a, &id, &small, &at(x), DVec3::X, &r, 60);
-        check_pieces(a, &id, &small, &at(x), DVec3::X, &r, 1e-12, &mut Tally::new());
+        check_pieces(a, &id, &small, &at(x), DVec3::X, &r, 1e-12);
     }
 }
 
@@ -754,4 +766,37 @@ fn bad_direction_is_a_typed_error() {
     // A rounded or flat convex shape has no closed mesh.
     let rounded = shapes::cuboid(1.0, 1.0, 1.0).unwrap().with_radius(0.1).unwrap();
     assert!(TriMesh::from_convex(&rounded).is_err());
+}
+
+/// Coordinates outside the safe band (tiny and huge, powers of two so the literals scale
+/// exactly) take the dispatcher's rescaling path; the in-band answers scale with them.
+#[test]
+fn extreme_scales_scale_the_answer() {
+    let u = u_shape();
+    let b = boxm(0.25);
+    let id = Pose::IDENTITY;
+    let cases = [
+        (-1.0, (Some(0.75), None)),
+        (0.1, (Some(1.15), Some(-0.35))),
+        (1.4, (Some(0.35), Some(-0.15))),
+    ];
+    for k in [2f64.powi(-125), 2f64.powi(-60), 2f64.powi(100), 2f64.powi(125)] {
+        let scale = |m: &TriMesh| {
+            let v: Vec<DVec3> = m.vertices().iter().map(|&p| p * k).collect();
+            let f: Vec<Vec<u32>> = m.triangles().iter().map(|t| t.to_vec()).collect();
+            TriMesh::new(&v, &f).unwrap()
+        };
+        let (uk, bk) = (scale(&u), scale(&b));
+        for (x, (f, bw)) in cases {
+            let pb = Pose::from_translation(DVec3::new(x, 2.0, 0.5) * k);
+            let r = mesh::directional(&uk, &id, &bk, &pb, DVec3::X).unwrap();
+            let (gf, gb) = t_of(&r);
+            let near = |g: Option<f64>, w: Option<f64>| match (g, w) {
+                (Some(g), Some(w)) => (g / k - w).abs() <= 1e-12 * 4.0,
+                (None, None) => true,
+                _ => false,
+            };
+            assert!(near(gf, f) && near(gb, bw), "scale {k:e}, x {x}: {r:?}");
+        }
+    }
 }
