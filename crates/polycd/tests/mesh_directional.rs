@@ -15,7 +15,11 @@
 //!   `1e-12 × scale`.
 //!
 //! The large randomized runs (≥ 10⁴ poses per family) are ignored by default:
-//! `cargo test -p polycd --release --test mesh_directional -- --ignored`.
+//! `cargo test -p polycd --release --test mesh_directional -- --ignored` (about 35 min on
+//! the shared 2-core machine). Last run: convex agreement 10 000 poses (5 536 contacts, worst
+//! 2.4e-15 × scale); knots, U and box, hollow box and box, U and knot: 10 000 poses each, 0
+//! disagreements, worst 1.1e-14 × scale against the piece oracle, 200 per family also
+//! against the triangle oracle.
 
 mod common;
 
