@@ -2,6 +2,8 @@
 //! the batch (JSON-lines) format, shape loading, and the demo.
 
 pub mod batch;
+mod batch_fast;
+pub mod batch_run;
 pub mod demo;
 pub mod differential;
 pub mod input;
