@@ -827,7 +827,7 @@ pub(crate) fn pose_from(t: DVec3, mut q: [f64; 4]) -> Result<Pose, String> {
 pub fn shape_of(v: &Value, ctx: &LineCtx) -> Result<Arc<ConvexPolyhedron>, String> {
     let obj = v
         .as_object()
-        .ok_or("a shape is {\"vertices\": [[x,y,z],…]}, {\"file\": path}, {\"shape\": spec} or {\"ref\": name}")?;
+        .ok_or("a shape is {\"vertices\": [[x,y,z],…]}, {\"file\": path} or {\"shape\": spec}")?;
     if let Some(name) = obj.get("ref").filter(|v| !v.is_null()) {
         return ctx.resolve_ref(obj, name);
     }
