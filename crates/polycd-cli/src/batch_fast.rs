@@ -14,11 +14,10 @@ use crate::batch::{self, pose_from, Answer, QueryKind};
 use crate::batch_run::LineCtx;
 use polycd::{Algorithm, ConvexPolyhedron, DVec3};
 use serde_json::Value;
-use std::sync::Arc;
 
 /// The answer to `line` when the fast path can give it; `None`: use the general path.
-pub(crate) fn answer(line: &str, ctx: &LineCtx) -> Option<Answer> {
-    let line = parse(line.as_bytes(), ctx)?;
+pub(crate) fn answer<'a>(line: &'a str, ctx: &LineCtx<'a>) -> Option<Answer> {
+    let line = parse(line, ctx)?;
     let a = line.a?;
     let b = line.b?;
     let kind = line.query.unwrap_or(QueryKind::Intersect);
@@ -30,13 +29,13 @@ pub(crate) fn answer(line: &str, ctx: &LineCtx) -> Option<Answer> {
     let pa = pose(line.pose_a)?;
     let pb = pose(line.pose_b)?;
     let id = match line.id {
-        Some(raw) => serde_json::from_str(raw).ok()?,
+        Some(raw) => id_value(raw.trim_end_matches([' ', '\t', '\n', '\r']))?,
         None => Value::Null,
     };
     let mut ans = batch::answer(
-        &a,
+        a,
         &pa,
-        &b,
+        b,
         &pb,
         kind,
         line.direction,
@@ -44,6 +43,21 @@ pub(crate) fn answer(line: &str, ctx: &LineCtx) -> Option<Answer> {
     );
     ans.id = id;
     Some(ans)
+}
+
+/// The `id` as serde_json reads it: a plain integer directly (its text is what serde_json
+/// writes back), anything else parsed.
+fn id_value(raw: &str) -> Option<Value> {
+    let digits = raw.strip_prefix('-').unwrap_or(raw);
+    let plain = !digits.is_empty()
+        && digits.len() <= 18
+        && digits.bytes().all(|c| c.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'));
+    if plain && raw != "-0" {
+        let n: i64 = raw.parse().ok()?;
+        return Some(Value::from(n));
+    }
+    serde_json::from_str(raw).ok()
 }
 
 fn pose(p: Option<RawPose>) -> Option<polycd::Pose> {
@@ -64,8 +78,8 @@ struct RawPose {
 #[derive(Default)]
 struct Line<'a> {
     id: Option<&'a str>,
-    a: Option<Arc<ConvexPolyhedron>>,
-    b: Option<Arc<ConvexPolyhedron>>,
+    a: Option<&'a ConvexPolyhedron>,
+    b: Option<&'a ConvexPolyhedron>,
     pose_a: Option<RawPose>,
     pose_b: Option<RawPose>,
     query: Option<QueryKind>,
@@ -74,6 +88,8 @@ struct Line<'a> {
 }
 
 struct Scanner<'a> {
+    /// The line (valid UTF-8: slices between ASCII bytes are `str`s).
+    text: &'a str,
     s: &'a [u8],
     i: usize,
 }
@@ -113,7 +129,7 @@ impl<'a> Scanner<'a> {
                 _ => self.i += 1,
             }
         }
-        let out = std::str::from_utf8(&self.s[start..self.i]).ok()?;
+        let out = self.text.get(start..self.i)?;
         self.i += 1;
         Some(out)
     }
@@ -159,7 +175,7 @@ impl<'a> Scanner<'a> {
         }
         self.i = i;
         // The text is ASCII by construction.
-        let x: f64 = std::str::from_utf8(&s[start..i]).ok()?.parse().ok()?;
+        let x: f64 = self.text.get(start..i)?.parse().ok()?;
         x.is_finite().then_some(x)
     }
 
@@ -202,7 +218,7 @@ impl<'a> Scanner<'a> {
             }
             self.i += 1;
         }
-        std::str::from_utf8(&self.s[start..self.i]).ok()
+        self.text.get(start..self.i)
     }
 
     /// `{"key": value, …}`, calling `field` on each key (which reads the value); no key twice.
@@ -235,8 +251,9 @@ impl<'a> Scanner<'a> {
     }
 }
 
-fn parse<'a>(s: &'a [u8], ctx: &LineCtx) -> Option<Line<'a>> {
-    let mut sc = Scanner { s, i: 0 };
+fn parse<'a>(text: &'a str, ctx: &LineCtx<'a>) -> Option<Line<'a>> {
+    let s = text.as_bytes();
+    let mut sc = Scanner { text, s, i: 0 };
     let mut line = Line::default();
     sc.object(|sc, key| {
         match key {
@@ -257,7 +274,7 @@ fn parse<'a>(s: &'a [u8], ctx: &LineCtx) -> Option<Line<'a>> {
 }
 
 /// `{"ref": NAME}` of a name defined on an earlier line (its shape built).
-fn shape_ref(sc: &mut Scanner, ctx: &LineCtx) -> Option<Arc<ConvexPolyhedron>> {
+fn shape_ref<'a>(sc: &mut Scanner<'a>, ctx: &LineCtx<'a>) -> Option<&'a ConvexPolyhedron> {
     let mut out = None;
     sc.object(|sc, key| {
         if key != "ref" {

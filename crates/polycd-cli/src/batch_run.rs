@@ -146,11 +146,12 @@ pub struct LineCtx<'a> {
     pub line: u64,
 }
 
-impl LineCtx<'_> {
-    /// The shape named `name` when it was defined, without error, on an earlier line.
-    pub fn lookup(&self, name: &str) -> Option<Arc<ConvexPolyhedron>> {
+impl<'a> LineCtx<'a> {
+    /// The shape named `name` when it was defined, without error, on an earlier line
+    /// (borrowed: no reference count shared between threads is touched).
+    pub fn lookup(&self, name: &str) -> Option<&'a ConvexPolyhedron> {
         match self.shapes.defs.get(name) {
-            Some(Def { line, shape: Ok(p) }) if *line < self.line => Some(p.clone()),
+            Some(Def { line, shape: Ok(p) }) if *line < self.line => Some(&**p),
             _ => None,
         }
     }
@@ -463,4 +464,66 @@ fn write_feature(f: polycd::Feature, out: &mut Vec<u8>) {
     out.extend_from_slice(b"\",\"id\":");
     out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
     out.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::RayOut;
+    use polycd::{Feature, FeaturePair};
+
+    /// The direct writer prints what `Answer::to_json` prints, for every shape of answer.
+    #[test]
+    fn write_answer_is_to_json() {
+        let p = DVec3::new(0.1, -2.5e-17, 3.0e21);
+        let answers = [
+            Answer::default(),
+            Answer::error(Value::String("é\"\\\n\u{1}".into()), "bad \"thing\"\t…".into()),
+            Answer {
+                id: serde_json::from_str("[1, {\"x\": 1.50}, null, -0]").unwrap(),
+                status: "disjoint",
+                distance: Some(1.0),
+                signed_distance: Some(f64::NAN),
+                directional: Some(-0.0),
+                point_a: Some(p),
+                point_b: Some(DVec3::new(f64::INFINITY, 0.0, 0.0)),
+                features: Some(FeaturePair {
+                    a: Feature::Vertex(3),
+                    b: Feature::Face(u32::MAX),
+                }),
+                iterations: Some(7),
+                ..Answer::default()
+            },
+            Answer {
+                id: serde_json::from_str("123456789012345678901234567890").unwrap(),
+                status: "touching",
+                feature_a: Some(Feature::Edge(0)),
+                ray: Some(RayOut {
+                    t: 1e-300,
+                    point: p,
+                    normal: None,
+                }),
+                ..Answer::default()
+            },
+            Answer {
+                status: "overlapping",
+                ray: Some(RayOut {
+                    t: 0.0,
+                    point: p,
+                    normal: Some(DVec3::Z),
+                }),
+                ..Answer::default()
+            },
+            Answer {
+                id: Value::from(17),
+                status: "defined",
+                ..Answer::default()
+            },
+        ];
+        for ans in &answers {
+            let mut out = Vec::new();
+            write_answer(ans, &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("{}\n", ans.to_json()));
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! the batch (JSON-lines) format, shape loading, and the demo.
 
 pub mod batch;
+pub mod batch_bench;
 mod batch_fast;
 pub mod batch_run;
 pub mod demo;
