@@ -637,26 +637,21 @@ pub fn run(input: impl BufRead, out: &mut impl Write) -> std::io::Result<Summary
 pub(crate) fn answer_bytes(raw: &[u8], ctx: &LineCtx) -> Answer {
     match line_text(raw) {
         Ok(line) => answer_query_line(line, ctx),
-        Err(ans) => ans,
+        Err(msg) => Answer::error(Value::Null, msg),
     }
 }
 
-/// The text of a raw line without its line end, or the error answer of a line that is not
+/// The text of a raw line without its line end, or the error message of a line that is not
 /// UTF-8 or is empty.
-pub(crate) fn line_text(raw: &[u8]) -> Result<&str, Answer> {
+pub(crate) fn line_text(raw: &[u8]) -> Result<&str, String> {
     let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
     let line = match std::str::from_utf8(raw) {
         Ok(l) => l,
-        Err(e) => {
-            return Err(Answer::error(
-                Value::Null,
-                format!("the line is not valid UTF-8 (byte {})", e.valid_up_to() + 1),
-            ))
-        }
+        Err(e) => return Err(format!("the line is not valid UTF-8 (byte {})", e.valid_up_to() + 1)),
     };
     if line.trim().is_empty() {
-        return Err(Answer::error(Value::Null, "empty line".into()));
+        return Err("empty line".into());
     }
     Ok(line)
 }

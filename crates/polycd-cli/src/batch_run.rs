@@ -326,13 +326,15 @@ pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std
         let answer_piece = |(p, (out, errors)): (usize, &mut (Vec<u8>, u64))| {
             out.clear();
             *errors = 0;
-            for i in p * PIECE_LINES..((p + 1) * PIECE_LINES).min(n) {
+            let start = p * PIECE_LINES;
+            let end = (start + PIECE_LINES).min(n);
+            for (i, pre) in defined_ref[start..end].iter().enumerate().map(|(k, d)| (start + k, d)) {
                 let ctx = LineCtx {
                     shapes: shapes_ref,
                     line: first + i as u64 + 1,
                 };
                 let computed;
-                let ans = match &defined_ref[i] {
+                let ans = match pre {
                     Some(a) => a,
                     None => {
                         computed = batch::answer_bytes(line_at(i), &ctx);
