@@ -1,8 +1,12 @@
-# A/B inputs: (1) old-format lines (every audit family + errors.py's edge cases + cli test
-# lines) for old vs new binary; (2) the same queries with shapes defined once and used by ref,
-# in shuffled key order / number spellings, whose answers must equal the inline ones.
+# A/B inputs for `polycd batch` (issue 27): (1) ab_old.jsonl — every audit family's lines and
+# errors.py's edge cases, for an old and a new binary (and --threads 1 vs 2) to print the same
+# bytes; (2) ab_refs.jsonl / ab_inline.jsonl — the same queries with the shapes defined once and
+# used by "ref" (shuffled key order, number spellings, whitespace, odd ids) and with the shapes
+# inline: equal answers except for refs to definitions that failed.
+#   python3 ab_batch.py [CASES_PER_FAMILY]      (writes into $AUDIT_OUT, default audit-out/)
 import sys, json, random, os, re
-sys.path.insert(0, '/work/wt/i27-throughput/tools/exact-audit')
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 import gen, run
 rng = random.Random(7)
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 60
@@ -12,12 +16,14 @@ for fam in gen.FAMILIES:
     lines, meta = run.make_lines(cases, fam)
     old += lines
 # errors.py's edge-case lines (without running it)
-src = open('/work/wt/i27-throughput/tools/exact-audit/errors.py').read()
+src = open(os.path.join(HERE, 'errors.py')).read()
 src = src[:src.index('data="\\n"')]
 ns = {}
 exec(src, ns)
 old += [x[1] for x in ns['L']]
-open('/tmp/i27/ab_old.jsonl', 'w').write("\n".join(old) + "\n")
+OUT = os.environ.get('AUDIT_OUT', 'audit-out')
+os.makedirs(OUT, exist_ok=True)
+open(os.path.join(OUT, 'ab_old.jsonl'), 'w').write("\n".join(old) + "\n")
 # ref variant
 def spell(x):
     if isinstance(x, bool) or x is None: return json.dumps(x)
@@ -61,6 +67,6 @@ for k, line in enumerate(old):
         continue
     refs.append(t)
     inline.append(re.sub(r'\{"ref": ?"(s\d+)"\}', lambda m: shapes[m.group(1)], t))
-open('/tmp/i27/ab_refs.jsonl', 'w').write("\n".join(refs) + "\n")
-open('/tmp/i27/ab_inline.jsonl', 'w').write("\n".join(inline) + "\n")
+open(os.path.join(OUT, 'ab_refs.jsonl'), 'w').write("\n".join(refs) + "\n")
+open(os.path.join(OUT, 'ab_inline.jsonl'), 'w').write("\n".join(inline) + "\n")
 print(len(old), len(refs))
