@@ -2,14 +2,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use std::collections::HashMap;
-
 fuzz_target!(|line: &str| {
     if line.contains('\n') || line.contains("\"file\"") {
         return;
     }
-    let mut cache = HashMap::new();
-    let ans = polycd_cli::batch::answer_line(line, &mut cache);
+    let mut shapes = polycd_cli::batch_run::Shapes::default();
+    let ans = polycd_cli::batch::answer_line(line, &mut shapes);
     let json = ans.to_json();
     assert!(json.get("status").is_some());
 });

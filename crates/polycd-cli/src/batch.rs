@@ -4,15 +4,15 @@
 //! (invalid JSON, a bad shape, an unsupported algorithm…) gets `"status": "error"` with a
 //! message, and the batch goes on.
 
+use crate::batch_run::{LineCtx, Shapes};
 use polycd::query::{self, Status};
 use polycd::{
     shapes, Algorithm, ConvexPolyhedron, DVec3, Directional, Distance, Feature, FeaturePair, Intersection,
     OverlapWitness, PairCache, PolycdError, Pose,
 };
 use serde_json::{json, Map, Value};
-use std::collections::HashMap;
 use std::io::{BufRead, Write};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// One key of a batch object: the schema the README's table shows (its test checks that the
 /// table is [`schema_markdown`] exactly). Adding a key is one line in [`LINE_KEYS`],
@@ -88,14 +88,33 @@ pub const LINE_KEYS: &[Key] = &[
     ),
 ];
 
-/// The keys of a shape object (`a`, `b`): exactly one of `vertices`, `file`, `shape`.
+/// The keys of a shape object (`a`, `b`): exactly one of `vertices`, `file`, `shape`, `ref`.
 pub const SHAPE_KEYS: &[Key] = &[
+    key("ref", "string", "—", "the name given by an earlier define line: that shape as defined (no other key alongside)"),
     key("vertices", "`[[x, y, z], …]`", "—", "points: their convex hull — a solid, or (exactly) a convex polygon when all are coplanar, a segment when collinear, a point when all are equal"),
     key("faces", "`[[i, j, k, …], …]`", "none", "with `vertices`: the boundary representation, used as given and validated (0-based indices, counter-clockwise seen from outside)"),
     key("file", "string", "—", "a mesh file (OBJ, OFF, STL) or point list (.xyz, .pts, .txt); its faces must bound a convex solid"),
     key("shape", "string", "—", "a built-in shape spec, e.g. `\"icosphere:2\"`"),
     key("hull", "boolean", "`false`", "`true`: use the convex hull of the vertices of a `file` (or of `vertices` with `faces`) even when the faces bound a non-convex solid"),
     key("radius", "number", "`0`", "rounds the shape (with `vertices`, `file` or `shape`): the Minkowski sum with a ball of this radius, a finite number ≥ 0 (added to a `shape` spec's own radius)"),
+];
+
+/// The keys of a define line: `{"define": NAME, "shape": SHAPE_OBJECT}` names a shape for the
+/// `ref` of later lines (see [`crate::batch_run`]).
+pub const DEFINE_KEYS: &[Key] = &[
+    key("id", "any JSON value", "`null`", "echoed in the answer"),
+    key(
+        "define",
+        "string",
+        "required",
+        "the name (non-empty); defined once, seen by later lines only",
+    ),
+    key(
+        "shape",
+        "shape object",
+        "required",
+        "the shape the name stands for (any shape object; a `ref` to an earlier name is an alias)",
+    ),
 ];
 
 /// The keys of a pose object (`pose_a`, `pose_b`).
@@ -112,7 +131,12 @@ pub const POSE_KEYS: &[Key] = &[
 /// The schema table of the README's batch section, generated from the key tables.
 pub fn schema_markdown() -> String {
     let mut s = String::from("| object | key | type | default | meaning |\n|---|---|---|---|---|\n");
-    for (object, keys) in [("line", LINE_KEYS), ("shape", SHAPE_KEYS), ("pose", POSE_KEYS)] {
+    for (object, keys) in [
+        ("line", LINE_KEYS),
+        ("define", DEFINE_KEYS),
+        ("shape", SHAPE_KEYS),
+        ("pose", POSE_KEYS),
+    ] {
         for k in keys {
             s.push_str(&format!(
                 "| {object} | `{}` | {} | {} | {} |\n",
@@ -257,7 +281,7 @@ pub fn feature_text(f: Feature) -> String {
 }
 
 impl Answer {
-    fn error(id: Value, msg: String) -> Answer {
+    pub(crate) fn error(id: Value, msg: String) -> Answer {
         Answer {
             id,
             status: "error",
@@ -267,6 +291,9 @@ impl Answer {
     }
 
     pub fn to_json(&self) -> Value {
+        if self.status == "defined" {
+            return json!({"id": self.id.clone(), "status": "defined", "error": Value::Null});
+        }
         let mut m = Map::new();
         m.insert("id".into(), self.id.clone());
         m.insert("status".into(), json!(self.status));
@@ -601,62 +628,58 @@ impl Summary {
 /// error ends the run after the lines read before it are answered (a partial last line is
 /// answered as it is): it is reported in [`Summary::read_error`], not as an answer line, so a
 /// failure that repeats (reading a directory) cannot loop. Errors writing `out` are returned.
-pub fn run(mut input: impl BufRead, out: &mut impl Write) -> std::io::Result<Summary> {
-    let mut shapes_cache: HashMap<String, Rc<ConvexPolyhedron>> = HashMap::new();
-    let mut summary = Summary::default();
-    let mut buf = Vec::new();
-    // Bounded by the input: every pass consumes at least one byte or ends the loop.
-    loop {
-        buf.clear();
-        let end = match input.read_until(b'\n', &mut buf) {
-            Ok(0) => true,
-            Ok(_) => false,
-            Err(e) => {
-                summary.read_error = Some(e);
-                true
-            }
-        };
-        if !buf.is_empty() {
-            let ans = answer_bytes(&buf, &mut shapes_cache);
-            summary.lines += 1;
-            summary.errors += u64::from(ans.status == "error");
-            writeln!(out, "{}", ans.to_json())?;
-        }
-        if end {
-            return Ok(summary);
-        }
+pub fn run(input: impl BufRead, out: &mut impl Write) -> std::io::Result<Summary> {
+    crate::batch_run::run(input, out, 1)
+}
+
+/// Answers one raw query line (its newline, and a carriage return before it, are dropped):
+/// not a define line — [`crate::batch_run`] routes those — at the place `ctx` says.
+pub(crate) fn answer_bytes(raw: &[u8], ctx: &LineCtx) -> Answer {
+    match line_text(raw) {
+        Ok(line) => answer_query_line(line, ctx),
+        Err(msg) => Answer::error(Value::Null, msg),
     }
 }
 
-/// Answers one raw input line (its newline, and a carriage return before it, are dropped).
-fn answer_bytes(raw: &[u8], cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Answer {
+/// The text of a raw line without its line end, or the error message of a line that is not
+/// UTF-8 or is empty.
+pub(crate) fn line_text(raw: &[u8]) -> Result<&str, String> {
     let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
     let line = match std::str::from_utf8(raw) {
         Ok(l) => l,
-        Err(e) => {
-            return Answer::error(
-                Value::Null,
-                format!("the line is not valid UTF-8 (byte {})", e.valid_up_to() + 1),
-            )
-        }
+        Err(e) => return Err(format!("the line is not valid UTF-8 (byte {})", e.valid_up_to() + 1)),
     };
     if line.trim().is_empty() {
-        return Answer::error(Value::Null, "empty line".into());
+        return Err("empty line".into());
     }
-    answer_line(line, cache)
+    Ok(line)
 }
 
-/// Answers one input line (used by `run`, and by the fuzz target for the batch parser).
-pub fn answer_line(line: &str, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Answer {
+/// Answers one input line as the next line of the batch `shapes` holds (a define line too;
+/// used by `polycd view --batch-line` and by the fuzz target for the batch parser).
+pub fn answer_line(line: &str, shapes: &mut Shapes) -> Answer {
+    crate::batch_run::answer_next(line, shapes)
+}
+
+/// Answers one query line (not a define line) at the place `ctx` says.
+pub(crate) fn answer_query_line(line: &str, ctx: &LineCtx) -> Answer {
+    if let Some(ans) = crate::batch_fast::answer(line, ctx) {
+        return ans;
+    }
     // A byte-order mark (files saved by some editors start with one) is not JSON.
     let line = line.trim_start_matches('\u{feff}');
     let v: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => return Answer::error(Value::Null, format!("invalid JSON: {e}")),
     };
+    answer_query_value(&v, ctx)
+}
+
+/// Answers a parsed query line (not a define line).
+pub(crate) fn answer_query_value(v: &Value, ctx: &LineCtx) -> Answer {
     let id = v.get("id").cloned().unwrap_or(Value::Null);
-    match answer_value(&v, cache) {
+    match answer_value(v, ctx) {
         Ok(mut ans) => {
             ans.id = id;
             ans
@@ -665,10 +688,10 @@ pub fn answer_line(line: &str, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>
     }
 }
 
-fn answer_value(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Result<Answer, String> {
+fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
     let obj = v.as_object().ok_or("a query line must be a JSON object")?;
     check_keys(obj, LINE_KEYS, "the query line")?;
-    let a = shape_of(obj.get("a").ok_or("missing \"a\"")?, cache).map_err(|e| format!("a: {e}"))?;
+    let a = shape_of(obj.get("a").ok_or("missing \"a\"")?, ctx).map_err(|e| format!("a: {e}"))?;
     let kind = match obj.get("query") {
         None | Some(Value::Null) => QueryKind::Intersect,
         Some(Value::String(s)) => QueryKind::parse(s)?,
@@ -676,7 +699,7 @@ fn answer_value(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
     };
     // A point or ray query needs no `b`; one given is still checked (and then ignored).
     let b = match obj.get("b").filter(|v| !v.is_null()) {
-        Some(b) => Some(shape_of(b, cache).map_err(|e| format!("b: {e}"))?),
+        Some(b) => Some(shape_of(b, ctx).map_err(|e| format!("b: {e}"))?),
         None if kind.single_shape() => None,
         None => return Err("missing \"b\"".into()),
     };
@@ -777,23 +800,32 @@ pub fn pose_of(v: Option<&Value>) -> Result<Pose, String> {
                     return Err("rotation: components must be finite".into());
                 }
             }
-            // Any non-zero length is normalised: divided by its largest component first, so
-            // lengths like 1e-20 or 1e160 neither underflow nor overflow on the way.
-            let m = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
-            if m > 0.0 {
-                q = q.map(|c| c / m);
-            }
             q
         }
     };
+    pose_from(t, q)
+}
+
+/// The pose of a translation and a finite quaternion `[w, x, y, z]` of any non-zero length
+/// (the last step of [`pose_of`], shared with the batch's fast path).
+pub(crate) fn pose_from(t: DVec3, mut q: [f64; 4]) -> Result<Pose, String> {
+    // Any non-zero length is normalised: divided by its largest component first, so
+    // lengths like 1e-20 or 1e160 neither underflow nor overflow on the way.
+    let m = q.iter().fold(0.0f64, |m, c| m.max(c.abs()));
+    if m > 0.0 {
+        q = q.map(|c| c / m);
+    }
     Pose::try_from_wxyz(t.to_array(), q).map_err(|e| e.to_string())
 }
 
 /// A line's shape object (also used by `polycd view --batch-line`).
-pub fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) -> Result<Rc<ConvexPolyhedron>, String> {
+pub fn shape_of(v: &Value, ctx: &LineCtx) -> Result<Arc<ConvexPolyhedron>, String> {
     let obj = v
         .as_object()
         .ok_or("a shape is {\"vertices\": [[x,y,z],…]}, {\"file\": path} or {\"shape\": spec}")?;
+    if let Some(name) = obj.get("ref").filter(|v| !v.is_null()) {
+        return ctx.resolve_ref(obj, name);
+    }
     check_keys(obj, SHAPE_KEYS, "the shape object")?;
     let given = |k: &str| obj.get(k).filter(|v| !v.is_null());
     let sources: Vec<&str> = ["vertices", "file", "shape"]
@@ -845,7 +877,7 @@ pub fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
         for (i, p) in arr.iter().enumerate() {
             pts.push(vec3(p).map_err(|e| format!("vertex {i}: {e}"))?);
         }
-        let poly = match given("faces") {
+        let faces = match given("faces") {
             Some(Value::Array(faces)) => {
                 let mut fs: Vec<Vec<u32>> = Vec::with_capacity(faces.len());
                 for (i, f) in faces.iter().enumerate() {
@@ -860,18 +892,21 @@ pub fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
                     }
                     fs.push(face);
                 }
-                if hull {
-                    ConvexPolyhedron::from_points(&pts)
-                } else {
-                    ConvexPolyhedron::from_faces(&pts, &fs)
-                }
+                Some(fs)
             }
-            None => ConvexPolyhedron::from_points(&pts),
+            None => None,
             Some(_) => return Err("\"faces\" must be an array of index lists [[i, j, k, …], …]".into()),
-        }
-        .and_then(rounded)
-        .map_err(|e| e.to_string())?;
-        return Ok(Rc::new(poly));
+        };
+        // Cached by content: the exact coordinates, faces and options (a hit compares them all).
+        let key = crate::batch_run::ShapeKey::inline(&pts, faces.as_deref(), hull, radius);
+        return ctx.shapes.cached(key, || {
+            match &faces {
+                Some(fs) if !hull => ConvexPolyhedron::from_faces(&pts, fs),
+                _ => ConvexPolyhedron::from_points(&pts),
+            }
+            .and_then(rounded)
+            .map_err(|e| e.to_string())
+        });
     }
     let (key, build): (String, Box<dyn Fn() -> Result<ConvexPolyhedron, PolycdError>>) = if let Some(f) = given("file")
     {
@@ -900,17 +935,12 @@ pub fn shape_of(v: &Value, cache: &mut HashMap<String, Rc<ConvexPolyhedron>>) ->
         Some(r) => format!("{key}+radius={r:?}"),
         None => key,
     };
-    if let Some(p) = cache.get(&key) {
-        return Ok(p.clone());
-    }
-    let p = Rc::new(build().and_then(rounded).map_err(|e| match e {
-        PolycdError::NotConvex { .. } => format!("{e}; set \"hull\": true to use its convex hull"),
-        e => e.to_string(),
-    })?);
-    if cache.len() < 256 {
-        cache.insert(key, p.clone());
-    }
-    Ok(p)
+    ctx.shapes.cached(crate::batch_run::ShapeKey::Named(key), || {
+        build().and_then(rounded).map_err(|e| match e {
+            PolycdError::NotConvex { .. } => format!("{e}; set \"hull\": true to use its convex hull"),
+            e => e.to_string(),
+        })
+    })
 }
 
 #[cfg(test)]

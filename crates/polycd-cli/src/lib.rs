@@ -2,6 +2,9 @@
 //! the batch (JSON-lines) format, shape loading, and the demo.
 
 pub mod batch;
+pub mod batch_bench;
+mod batch_fast;
+pub mod batch_run;
 pub mod demo;
 pub mod differential;
 pub mod input;

@@ -714,7 +714,7 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
         .nth(n - 1)
         .ok_or_else(|| format!("{path}: has no line {n}"))?
         .map_err(|e| format!("{path}:{n}: {e}"))?;
-    let mut shapes = std::collections::HashMap::new();
+    let mut shapes = crate::batch_run::Shapes::default();
     let answer = batch::answer_line(&line, &mut shapes).to_json();
     let v: Value = serde_json::from_str(line.trim_start_matches('\u{feff}'))
         .map_err(|e| format!("{path}:{n}: invalid JSON: {e}"))?;
@@ -722,9 +722,13 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
     let obj = v
         .as_object()
         .ok_or_else(|| at("a query line must be a JSON object".into()))?;
-    let shape = |k: &str| -> Result<(std::rc::Rc<ConvexPolyhedron>, String), String> {
+    let shape = |k: &str| -> Result<(std::sync::Arc<ConvexPolyhedron>, String), String> {
         let s = obj.get(k).ok_or_else(|| at(format!("missing \"{k}\"")))?;
-        let poly = batch::shape_of(s, &mut std::collections::HashMap::new()).map_err(|e| at(format!("{k}: {e}")))?;
+        let ctx = crate::batch_run::LineCtx {
+            shapes: &shapes,
+            line: 1,
+        };
+        let poly = batch::shape_of(s, &ctx).map_err(|e| at(format!("{k}: {e}")))?;
         let label = match s.get("shape").or_else(|| s.get("file")).and_then(Value::as_str) {
             Some(x) => x.to_string(),
             None => format!("{k}: {} vertices", poly.vertices().len()),

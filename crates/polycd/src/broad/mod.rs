@@ -64,4 +64,6 @@ mod sap;
 mod world;
 
 pub use sap::{Aabb, PairData, SweepAndPrune, SweepStats, REBUILD_SWAPS_PER_ENDPOINT};
-pub use world::{BodyHandle, PairAnswer, PairQuery, PairReport, PairState, World, WorldOptions, WorldStats};
+pub use world::{
+    BodyHandle, PairAnswer, PairQuery, PairReport, PairState, World, WorldOptions, WorldStats, PARALLEL_MIN_PAIRS,
+};

@@ -531,6 +531,61 @@ impl<P: PairData> SweepAndPrune<P> {
         Ok(())
     }
 
+    /// Calls `f` on every candidate pair's data — in sorted order, or, with `parallel` (and the
+    /// cargo feature `parallel`), on every core in any order — and visits every pair even when
+    /// some fail. Returns the sum of `f`'s counts, or the error of the first failing pair in
+    /// sorted order: the same result either way when `f` depends only on its own pair.
+    pub fn try_for_each_pair_all<E: Send>(
+        &mut self,
+        parallel: bool,
+        f: impl Fn(u32, u32, &mut P) -> Result<usize, E> + Sync,
+    ) -> Result<usize, E>
+    where
+        P: Send,
+    {
+        #[cfg(feature = "parallel")]
+        if parallel {
+            use rayon::prelude::*;
+            let (n, err) = self
+                .slots
+                .par_iter_mut()
+                .filter(|slot| slot.live)
+                .map(|slot| match f(slot.a, slot.b, &mut slot.data) {
+                    Ok(n) => (n, None),
+                    Err(e) => (0, Some((pair_key(slot.a, slot.b), e))),
+                })
+                .reduce(
+                    || (0, None),
+                    |(n, x), (m, y)| {
+                        let first = match (x, y) {
+                            (Some(x), Some(y)) => Some(if y.0 < x.0 { y } else { x }),
+                            (x, y) => x.or(y),
+                        };
+                        (n + m, first)
+                    },
+                );
+            return match err {
+                Some((_, e)) => Err(e),
+                None => Ok(n),
+            };
+        }
+        let _ = parallel;
+        let (mut n, mut first) = (0, None);
+        for &(_, s) in &self.order {
+            let slot = &mut self.slots[s as usize];
+            match f(slot.a, slot.b, &mut slot.data) {
+                Ok(k) => n += k,
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        match first {
+            Some(e) => Err(e),
+            None => Ok(n),
+        }
+    }
+
     /// The data of candidate pair `(a, b)` (either order).
     pub fn pair_data(&self, a: u32, b: u32) -> Option<&P> {
         self.map.get(&pair_key(a, b)).map(|&s| &self.slots[s as usize].data)

@@ -172,7 +172,15 @@ pub struct World {
     /// Boxes computed since the last broad phase.
     boxes: usize,
     stats: WorldStats,
+    /// [`World::set_parallel`]`(false)`: the narrow phase stays on the calling thread.
+    serial: bool,
 }
+
+/// [`World::update_narrow_phase`] uses every core (cargo feature `parallel`) from this many
+/// candidate pairs on: below it, handing work to other threads costs more than a few hundred
+/// queries of a microsecond, and a small world's frame stays on the calling thread (which is
+/// also what keeps its frames free of allocation: the pool's job queue is rayon's).
+pub const PARALLEL_MIN_PAIRS: usize = 512;
 
 impl World {
     /// An empty world with these options.
@@ -357,19 +365,24 @@ impl World {
     }
 
     /// The narrow phase on every candidate pair whose answer is missing or older than one of
-    /// its bodies' last move (pairs of bodies at rest keep their answer), in sorted order.
-    /// Errors: the algorithm does not answer the question ([`PolycdError::Unsupported`], on the
-    /// first pair queried: poses were validated when set); the pairs not reached keep their
-    /// previous answer (or none) and are queried again by the next successful call.
+    /// its bodies' last move (pairs of bodies at rest keep their answer). With the cargo
+    /// feature `parallel` (default) and at least [`PARALLEL_MIN_PAIRS`] candidates, the pairs
+    /// are queried on every core ([`World::set_parallel`] turns it off): each pair's answer
+    /// depends only on its bodies and its own cache, so the reports are the same as on one
+    /// thread. Errors: the algorithm does not answer the question
+    /// ([`PolycdError::Unsupported`] or [`PolycdError::UnsupportedShape`]; poses were validated
+    /// when set): every other pair is still answered, the failing pairs keep their previous
+    /// answer (or none) and are queried again by the next call, and the error returned is that
+    /// of the first failing pair in sorted order.
     pub fn update_narrow_phase(&mut self) -> Result<WorldStats, PolycdError> {
         let (slots, options, frame) = (&self.slots, self.options, self.frame);
-        let mut queries = 0;
-        self.sap.for_each_pair_mut(|a, b, pair| {
+        let parallel = !self.serial && self.sap.candidate_count() >= PARALLEL_MIN_PAIRS;
+        let queries = self.sap.try_for_each_pair_all(parallel, |a, b, pair| {
             let (Some(ba), Some(bb)) = (&slots[a as usize].body, &slots[b as usize].body) else {
-                return Ok(());
+                return Ok(0);
             };
             if pair.answer.is_some() && ba.changed <= pair.frame && bb.changed <= pair.frame {
-                return Ok(());
+                return Ok(0);
             }
             let (sa, pa, sb, pb) = (&*ba.shape, &ba.pose, &*bb.shape, &bb.pose);
             let answer = match options.query {
@@ -385,11 +398,18 @@ impl World {
             };
             pair.answer = Some(answer);
             pair.frame = frame;
-            queries += 1;
-            Ok::<(), PolycdError>(())
-        })?;
-        self.stats.queries = queries;
+            Ok::<usize, PolycdError>(1)
+        });
+        // The queries of a failed call are not counted: its error is the answer.
+        self.stats.queries = queries?;
         Ok(self.stats)
+    }
+
+    /// Whether [`World::update_narrow_phase`] may use every core (default: yes, with the
+    /// cargo feature `parallel`; without it this changes nothing). The reports are the same
+    /// either way.
+    pub fn set_parallel(&mut self, on: bool) {
+        self.serial = !on;
     }
 
     /// The figures of the last update.

@@ -10,6 +10,10 @@
 //! point inside, how far from the boundary, and where: [`PointAnswer`]) and [`ray_cast`] (the
 //! first hit of a ray: [`RayHit`]).
 //!
+//! Many pairs at once (`query/many.rs`, on every core with the cargo feature `parallel`):
+//! [`distance_many`] and [`intersect_many`] answer a list of [`PosedPair`]s (shape indices and
+//! poses), each exactly as the single-pair function does.
+//!
 //! Every result is an enum carrying a witness that [`crate::verify`] can check independently;
 //! non-convergence is its own variant, never a geometric answer. All points, planes and
 //! directions in results are in the **world frame**. An algorithm that does not answer a
@@ -35,9 +39,11 @@ use crate::core::tolerance::{GRAZING_COS, QP_CHECK_REL};
 use crate::shape::polyhedron::ConvexPolyhedron;
 use crate::{cd_dual, gjk, hs_jump, qp, vclip};
 
+mod many;
 mod probe;
 mod rescale;
 mod rounded;
+pub use many::{distance_many, distance_many_into, intersect_many, intersect_many_into, PosedPair};
 pub use probe::{point_query, ray_cast};
 use rescale::{on_scaled, pair_normaliser};
 

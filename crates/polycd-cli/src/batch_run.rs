@@ -1,0 +1,531 @@
+//! Running a batch: named shapes (`define` / `ref`), the shape cache, and the streaming run
+//! on every core with the answers in input order.
+//!
+//! The answer to a line is a function of the line and of the definitions made on earlier
+//! lines (plus the files it names); [`crate::batch`] computes it. This module only decides
+//! which definitions a line sees and on which thread it is answered:
+//!
+//! - The input is read in chunks of at most [`CHUNK_LINES`] lines and [`CHUNK_BYTES`] bytes
+//!   (a longer single line is read whole, as before): memory holds one chunk and its answers,
+//!   however long the input.
+//! - In a chunk, the define lines are answered first, one after the other in input order
+//!   (only lines containing `define` or a backslash can be define lines: a key `"define"`
+//!   written with escapes has a backslash). Every definition records its line number; a
+//!   `ref` on line k sees only definitions made on lines before k, so answering the chunk's
+//!   other lines afterwards, in any order, gives what a line-by-line run gives.
+//! - The other lines are answered in pieces of [`PIECE_LINES`] lines on a rayon pool of
+//!   `threads` threads (one thread: the same pieces in order, no pool), each piece into its
+//!   own buffer; the buffers are written in order. `--threads 1` and `--threads N` print the
+//!   same bytes.
+
+use crate::batch::{self, check_keys, shape_of, Answer, Summary, DEFINE_KEYS};
+use polycd::{ConvexPolyhedron, DVec3};
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::sync::{Arc, Mutex};
+
+/// At most this many lines are read before they are answered (the streaming window).
+pub const CHUNK_LINES: usize = 8192;
+/// A chunk ends once it holds this many bytes (a single longer line is still read whole).
+pub const CHUNK_BYTES: usize = 4 << 20;
+/// Lines per piece of work handed to a thread: small enough to balance uneven lines, large
+/// enough that scheduling costs little per line.
+pub const PIECE_LINES: usize = 128;
+/// The shape cache (built-in specs, files, inline shapes by content) holds at most this many
+/// shapes; when full it is emptied and refills with the shapes in use.
+pub const CACHE_SHAPES: usize = 1024;
+/// ... and at most this many inline coordinates in its keys (the same eviction).
+pub const CACHE_COORDINATES: usize = 1 << 22;
+/// At most this many names can be defined in one batch (every definition is kept to the end
+/// of the run: the one part of the state that grows with the input, so it is bounded).
+pub const MAX_DEFINITIONS: usize = 1 << 16;
+
+/// A shape cache key: a built-in spec or file (with its options, as text), or an inline
+/// shape's exact content — the coordinates' bits, the faces and the options. A hit compares
+/// the whole key, never a hash alone.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ShapeKey {
+    /// `shape:SPEC`, `file:HULL:PATH`, with `+radius=R` when rounded.
+    Named(String),
+    /// `vertices` (and `faces`) given on the line.
+    Inline {
+        /// The coordinates' bit patterns (so 0.0 and -0.0 are different keys, never equal
+        /// values with different bits).
+        points: Vec<[u64; 3]>,
+        /// The faces, when given.
+        faces: Option<Vec<Vec<u32>>>,
+        /// `"hull": true`.
+        hull: bool,
+        /// The radius' bits, when given.
+        radius: Option<u64>,
+    },
+}
+
+impl ShapeKey {
+    /// The key of an inline shape.
+    pub fn inline(points: &[DVec3], faces: Option<&[Vec<u32>]>, hull: bool, radius: Option<f64>) -> ShapeKey {
+        ShapeKey::Inline {
+            points: points.iter().map(|p| p.to_array().map(f64::to_bits)).collect(),
+            faces: faces.map(<[Vec<u32>]>::to_vec),
+            hull,
+            radius: radius.map(f64::to_bits),
+        }
+    }
+
+    fn coordinates(&self) -> usize {
+        match self {
+            ShapeKey::Named(_) => 0,
+            ShapeKey::Inline { points, .. } => points.len() * 3,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Cache {
+    shapes: HashMap<ShapeKey, Arc<ConvexPolyhedron>>,
+    coordinates: usize,
+}
+
+/// A definition: the line that made it and the shape (or why it could not be built).
+#[derive(Clone, Debug)]
+struct Def {
+    line: u64,
+    shape: Result<Arc<ConvexPolyhedron>, String>,
+}
+
+/// The shapes of a batch run: the definitions made so far and the shape cache.
+#[derive(Default)]
+pub struct Shapes {
+    defs: HashMap<String, Def>,
+    cache: Mutex<Cache>,
+    /// Lines answered by [`answer_next`].
+    lines: u64,
+}
+
+impl Shapes {
+    /// The shape of `key` from the cache, or built by `build` (and then cached; errors are
+    /// not cached).
+    pub fn cached(
+        &self,
+        key: ShapeKey,
+        build: impl FnOnce() -> Result<ConvexPolyhedron, String>,
+    ) -> Result<Arc<ConvexPolyhedron>, String> {
+        if let Some(p) = self.lock().shapes.get(&key) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(build()?);
+        let mut cache = self.lock();
+        let n = key.coordinates();
+        if cache.shapes.len() >= CACHE_SHAPES || cache.coordinates + n > CACHE_COORDINATES {
+            cache.shapes.clear();
+            cache.coordinates = 0;
+        }
+        if n <= CACHE_COORDINATES {
+            cache.coordinates += n;
+            cache.shapes.insert(key, p.clone());
+        }
+        Ok(p)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
+        // A panic while holding the lock would leave a consistent map (inserts are single
+        // calls): use it.
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Where a line is answered: the batch's shapes and the line's number (from 1), which
+/// decides the definitions it sees.
+#[derive(Clone, Copy)]
+pub struct LineCtx<'a> {
+    /// The batch's shapes.
+    pub shapes: &'a Shapes,
+    /// The line's number, from 1.
+    pub line: u64,
+}
+
+impl<'a> LineCtx<'a> {
+    /// The shape named `name` when it was defined, without error, on an earlier line
+    /// (borrowed: no reference count shared between threads is touched).
+    pub fn lookup(&self, name: &str) -> Option<&'a ConvexPolyhedron> {
+        match self.shapes.defs.get(name) {
+            Some(Def { line, shape: Ok(p) }) if *line < self.line => Some(&**p),
+            _ => None,
+        }
+    }
+
+    /// The shape a `{"ref": NAME}` object names: defined on an earlier line, with no other
+    /// key alongside.
+    pub fn resolve_ref(&self, obj: &Map<String, Value>, name: &Value) -> Result<Arc<ConvexPolyhedron>, String> {
+        if let Some((k, _)) = obj.iter().find(|(k, v)| k.as_str() != "ref" && !v.is_null()) {
+            return Err(format!(
+                "\"ref\" takes no other key (found \"{k}\"): the named shape is used as defined"
+            ));
+        }
+        let name = name
+            .as_str()
+            .ok_or("\"ref\" must be a string (a name given by an earlier define line)")?;
+        match self.shapes.defs.get(name) {
+            Some(d) if d.line < self.line => d
+                .shape
+                .clone()
+                .map_err(|e| format!("\"ref\": the definition of \"{name}\" (line {}) failed: {e}", d.line)),
+            // Defined on a later line (seen here only because its chunk was read) or never:
+            // the same answer as a line-by-line run gives.
+            _ => Err(format!(
+                "\"ref\": no shape named \"{name}\" is defined before this line (define it first: {{\"define\": \"{name}\", \"shape\": {{…}}}})"
+            )),
+        }
+    }
+}
+
+/// Answers a define line (`v` is an object with the key `define`) made on line `line`.
+fn define_line(v: &Value, shapes: &mut Shapes, line: u64) -> Answer {
+    let id = v.get("id").cloned().unwrap_or(Value::Null);
+    match define(v, shapes, line) {
+        Ok(()) => Answer {
+            id,
+            status: "defined",
+            ..Answer::default()
+        },
+        Err(msg) => Answer::error(id, msg),
+    }
+}
+
+fn define(v: &Value, shapes: &mut Shapes, line: u64) -> Result<(), String> {
+    let obj = v.as_object().ok_or("a define line must be a JSON object")?;
+    check_keys(obj, DEFINE_KEYS, "the define line")?;
+    let name = match obj.get("define") {
+        Some(Value::String(s)) if !s.is_empty() => s,
+        Some(Value::String(_)) => return Err("\"define\": the name must not be empty".into()),
+        _ => return Err("\"define\" must be a string (the shape's name)".into()),
+    };
+    if let Some(d) = shapes.defs.get(name) {
+        return Err(format!(
+            "\"define\": \"{name}\" is already defined (line {}); a name is defined once",
+            d.line
+        ));
+    }
+    if shapes.defs.len() >= MAX_DEFINITIONS {
+        return Err(format!(
+            "\"define\": too many definitions (at most {MAX_DEFINITIONS} names in one batch)"
+        ));
+    }
+    let shape = obj
+        .get("shape")
+        .filter(|v| !v.is_null())
+        .ok_or("missing \"shape\" (the shape object the name stands for)")?;
+    let built = shape_of(shape, &LineCtx { shapes, line }).map_err(|e| format!("shape: {e}"));
+    // A name whose shape failed is taken too: its refs say why.
+    shapes.defs.insert(
+        name.clone(),
+        Def {
+            line,
+            shape: built.clone(),
+        },
+    );
+    built.map(|_| ())
+}
+
+/// Whether a raw line can be a define line: only those contain `define`, or a backslash
+/// (an escaped key).
+fn maybe_define(raw: &[u8], finder: &memchr::memmem::Finder) -> bool {
+    memchr::memchr(b'\\', raw).is_some() || finder.find(raw).is_some()
+}
+
+/// The define line's answer, when the raw line is a define line (a JSON object with the key
+/// `define`); `None` for any other line (answered by [`batch::answer_bytes`]).
+fn try_define(raw: &[u8], shapes: &mut Shapes, line: u64) -> Option<Answer> {
+    let text = batch::line_text(raw).ok()?;
+    let v: Value = serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
+    if v.as_object()?.contains_key("define") {
+        Some(define_line(&v, shapes, line))
+    } else {
+        None
+    }
+}
+
+/// Answers `line` as the next line of the batch `shapes` holds (a define line too): what
+/// [`run`] prints for it.
+pub fn answer_next(line: &str, shapes: &mut Shapes) -> Answer {
+    shapes.lines += 1;
+    let n = shapes.lines;
+    match try_define(line.as_bytes(), shapes, n) {
+        Some(ans) => ans,
+        None => batch::answer_bytes(line.as_bytes(), &LineCtx { shapes, line: n }),
+    }
+}
+
+/// Reads JSON lines from `input`, writes one answer per line to `out`, answering on
+/// `threads` threads (at least 1) with the answers in input order; see the module header.
+///
+/// A line that is not valid UTF-8 is a bad line (an error answer, the run goes on). A read
+/// error ends the run after the lines read before it are answered (a partial last line is
+/// answered as it is): it is reported in [`Summary::read_error`], not as an answer line, so a
+/// failure that repeats (reading a directory) cannot loop. Errors writing `out` are returned.
+pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std::io::Result<Summary> {
+    let pool = if threads > 1 {
+        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            Ok(p) => Some(p),
+            Err(e) => return Err(std::io::Error::other(format!("cannot start {threads} threads: {e}"))),
+        }
+    } else {
+        None
+    };
+    let finder = memchr::memmem::Finder::new(b"define");
+    let mut shapes = Shapes::default();
+    let mut summary = Summary::default();
+    let mut buf: Vec<u8> = Vec::new();
+    let mut ends: Vec<usize> = Vec::new();
+    let mut defined: Vec<Option<Answer>> = Vec::new();
+    let mut pieces: Vec<(Vec<u8>, u64)> = Vec::new();
+    // Bounded by the input: every pass consumes at least one byte or ends the loop.
+    loop {
+        buf.clear();
+        ends.clear();
+        let mut end = false;
+        while ends.len() < CHUNK_LINES && buf.len() < CHUNK_BYTES {
+            match input.read_until(b'\n', &mut buf) {
+                Ok(0) => {
+                    end = true;
+                    break;
+                }
+                Ok(_) => ends.push(buf.len()),
+                Err(e) => {
+                    // A partial line read before the error is answered as it is.
+                    if buf.len() > ends.last().copied().unwrap_or(0) {
+                        ends.push(buf.len());
+                    }
+                    summary.read_error = Some(e);
+                    end = true;
+                    break;
+                }
+            }
+        }
+        let n = ends.len();
+        let first = summary.lines;
+        let line_at = |i: usize| &buf[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
+        // Define lines first, in input order.
+        defined.clear();
+        defined.resize_with(n, || None);
+        for (i, slot) in defined.iter_mut().enumerate() {
+            let raw = line_at(i);
+            if maybe_define(raw, &finder) {
+                *slot = try_define(raw, &mut shapes, first + i as u64 + 1);
+            }
+        }
+        // Then every other line, piece by piece.
+        let n_pieces = n.div_ceil(PIECE_LINES);
+        if pieces.len() < n_pieces {
+            pieces.resize_with(n_pieces, Default::default);
+        }
+        let shapes_ref = &shapes;
+        let defined_ref = &defined;
+        let answer_piece = |(p, (out, errors)): (usize, &mut (Vec<u8>, u64))| {
+            out.clear();
+            *errors = 0;
+            let start = p * PIECE_LINES;
+            let end = (start + PIECE_LINES).min(n);
+            for (i, pre) in defined_ref[start..end].iter().enumerate().map(|(k, d)| (start + k, d)) {
+                let ctx = LineCtx {
+                    shapes: shapes_ref,
+                    line: first + i as u64 + 1,
+                };
+                let computed;
+                let ans = match pre {
+                    Some(a) => a,
+                    None => {
+                        computed = batch::answer_bytes(line_at(i), &ctx);
+                        &computed
+                    }
+                };
+                *errors += u64::from(ans.status == "error");
+                write_answer(ans, out);
+            }
+        };
+        match &pool {
+            Some(pool) => pool.install(|| pieces[..n_pieces].par_iter_mut().enumerate().for_each(answer_piece)),
+            None => pieces[..n_pieces].iter_mut().enumerate().for_each(answer_piece),
+        }
+        for (bytes, errors) in &pieces[..n_pieces] {
+            out.write_all(bytes)?;
+            summary.errors += errors;
+        }
+        summary.lines += n as u64;
+        if end {
+            return Ok(summary);
+        }
+    }
+}
+
+/// Appends the answer's JSON line (with its newline) to `out`: the bytes of
+/// `format!("{}\n", ans.to_json())`, written without building the JSON value.
+pub fn write_answer(ans: &Answer, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"id\":");
+    write_value(&ans.id, out);
+    out.extend_from_slice(b",\"status\":\"");
+    out.extend_from_slice(ans.status.as_bytes());
+    if ans.status == "defined" {
+        out.extend_from_slice(b"\",\"error\":null}\n");
+        return;
+    }
+    out.extend_from_slice(b"\",\"distance\":");
+    write_num(ans.distance, out);
+    out.extend_from_slice(b",\"signed_distance\":");
+    write_num(ans.signed_distance, out);
+    out.extend_from_slice(b",\"directional\":");
+    write_num(ans.directional, out);
+    out.extend_from_slice(b",\"ray\":");
+    match ans.ray {
+        Some(r) => {
+            out.extend_from_slice(b"{\"t\":");
+            write_num(Some(r.t), out);
+            out.extend_from_slice(b",\"point\":");
+            write_vec(Some(r.point), out);
+            out.extend_from_slice(b",\"normal\":");
+            write_vec(r.normal, out);
+            out.push(b'}');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"point_a\":");
+    write_vec(ans.point_a, out);
+    out.extend_from_slice(b",\"point_b\":");
+    write_vec(ans.point_b, out);
+    out.extend_from_slice(b",\"features\":");
+    match (ans.features, ans.feature_a) {
+        (Some(f), _) => {
+            out.extend_from_slice(b"{\"a\":");
+            write_feature(f.a, out);
+            out.extend_from_slice(b",\"b\":");
+            write_feature(f.b, out);
+            out.push(b'}');
+        }
+        (None, Some(f)) => {
+            out.extend_from_slice(b"{\"a\":");
+            write_feature(f, out);
+            out.extend_from_slice(b",\"b\":null}");
+        }
+        (None, None) => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"iterations\":");
+    match ans.iterations {
+        Some(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"error\":");
+    match &ans.error {
+        Some(e) => write_value_str(e, out),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+fn write_value(v: &Value, out: &mut Vec<u8>) {
+    // Writing to a Vec cannot fail, and a Value always serialises.
+    let _ = serde_json::to_writer(&mut *out, v);
+}
+
+fn write_value_str(s: &str, out: &mut Vec<u8>) {
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// A finite number as serde_json writes an `f64` (shortest round-trip text), else `null`.
+fn write_num(v: Option<f64>, out: &mut Vec<u8>) {
+    match v {
+        Some(x) if x.is_finite() => out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes()),
+        _ => out.extend_from_slice(b"null"),
+    }
+}
+
+fn write_vec(v: Option<DVec3>, out: &mut Vec<u8>) {
+    match v {
+        Some(p) if p.is_finite() => {
+            out.push(b'[');
+            write_num(Some(p.x), out);
+            out.push(b',');
+            write_num(Some(p.y), out);
+            out.push(b',');
+            write_num(Some(p.z), out);
+            out.push(b']');
+        }
+        _ => out.extend_from_slice(b"null"),
+    }
+}
+
+fn write_feature(f: polycd::Feature, out: &mut Vec<u8>) {
+    let (kind, i): (&[u8], u32) = match f {
+        polycd::Feature::Vertex(i) => (b"vertex", i),
+        polycd::Feature::Edge(i) => (b"edge", i),
+        polycd::Feature::Face(i) => (b"face", i),
+    };
+    out.extend_from_slice(b"{\"kind\":\"");
+    out.extend_from_slice(kind);
+    out.extend_from_slice(b"\",\"id\":");
+    out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+    out.push(b'}');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::RayOut;
+    use polycd::{Feature, FeaturePair};
+
+    /// The direct writer prints what `Answer::to_json` prints, for every shape of answer.
+    #[test]
+    fn write_answer_is_to_json() {
+        let p = DVec3::new(0.1, -2.5e-17, 3.0e21);
+        let answers = [
+            Answer::default(),
+            Answer::error(Value::String("é\"\\\n\u{1}".into()), "bad \"thing\"\t…".into()),
+            Answer {
+                id: serde_json::from_str("[1, {\"x\": 1.50}, null, -0]").unwrap(),
+                status: "disjoint",
+                distance: Some(1.0),
+                signed_distance: Some(f64::NAN),
+                directional: Some(-0.0),
+                point_a: Some(p),
+                point_b: Some(DVec3::new(f64::INFINITY, 0.0, 0.0)),
+                features: Some(FeaturePair {
+                    a: Feature::Vertex(3),
+                    b: Feature::Face(u32::MAX),
+                }),
+                iterations: Some(7),
+                ..Answer::default()
+            },
+            Answer {
+                id: serde_json::from_str("123456789012345678901234567890").unwrap(),
+                status: "touching",
+                feature_a: Some(Feature::Edge(0)),
+                ray: Some(RayOut {
+                    t: 1e-300,
+                    point: p,
+                    normal: None,
+                }),
+                ..Answer::default()
+            },
+            Answer {
+                status: "overlapping",
+                ray: Some(RayOut {
+                    t: 0.0,
+                    point: p,
+                    normal: Some(DVec3::Z),
+                }),
+                ..Answer::default()
+            },
+            Answer {
+                id: Value::from(17),
+                status: "defined",
+                ..Answer::default()
+            },
+        ];
+        for ans in &answers {
+            let mut out = Vec::new();
+            write_answer(ans, &mut out);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("{}\n", ans.to_json()));
+        }
+    }
+}
