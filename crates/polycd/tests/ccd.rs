@@ -640,9 +640,9 @@ fn decomposition_covers_the_surface_with_pieces_inside() {
     for n in m.nodes() {
         if let Some((l, r)) = n.children {
             for c in [l, r] {
-                for &v in m.nodes()[c as usize].hull.vertices() {
-                    let inside =
-                        (0..n.hull.faces().len() as u32).all(|f| n.hull.face_plane(f).signed_distance(v) <= 1e-12);
+                for &v in m.nodes()[c as usize].hull().unwrap().vertices() {
+                    let inside = (0..n.hull().unwrap().faces().len() as u32)
+                        .all(|f| n.hull().unwrap().face_plane(f).signed_distance(v) <= 1e-12);
                     assert!(inside);
                 }
             }

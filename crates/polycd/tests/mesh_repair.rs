@@ -118,7 +118,10 @@ fn zero_area_triangles_are_dropped_and_named() {
     assert_eq!(m.repair().dropped_degenerate, vec![12, 13, 14, 14]);
     let line = m.repair().to_string();
     assert!(line.contains("welded 1 coincident vertices"), "{line}");
-    assert!(line.contains("dropped 4 zero-area triangles (faces 12, 13, 14, 14, 0-based)"), "{line}");
+    assert!(
+        line.contains("dropped 4 zero-area triangles (faces 12, 13, 14, 14, 0-based)"),
+        "{line}"
+    );
     // Without repair, the first such face is named, as before.
     let opts = MeshOptions {
         repair: false,
@@ -192,7 +195,13 @@ fn non_manifold_edge_is_named_after_repair() {
     let err = TriMesh::new(&v, &f).unwrap_err();
     let text = err.to_string();
     match defect(err) {
-        MeshDefect::NonManifoldEdge { a, b, faces, first, second } => {
+        MeshDefect::NonManifoldEdge {
+            a,
+            b,
+            faces,
+            first,
+            second,
+        } => {
             // The shared edge runs between input vertices 3 = (1,1,0) and 7 = (1,1,1); the
             // second cube's copies (8 and 12) were welded to them.
             let mut ends = [a.index, b.index];
@@ -269,7 +278,10 @@ fn tolerance_weld_is_opt_in_and_bounded() {
     for (i, p) in v.iter_mut().enumerate() {
         *p += DVec3::new(1.0, -1.0, 0.5) * (0.1 * MESH_WELD_REL * scale * (i % 3) as f64 / 3.0);
     }
-    assert!(matches!(defect(TriMesh::new(&v, &f).unwrap_err()), MeshDefect::OpenEdge { .. }));
+    assert!(matches!(
+        defect(TriMesh::new(&v, &f).unwrap_err()),
+        MeshDefect::OpenEdge { .. }
+    ));
     let opts = MeshOptions {
         weld_tolerance: true,
         ..MeshOptions::default()

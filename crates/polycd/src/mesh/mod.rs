@@ -85,8 +85,8 @@ mod tree;
 mod trimesh;
 
 pub use bvtt::{distance, FrontNode, MeshCache, MeshDistance, NODE_CACHE_QUERIES, SPARE_CACHES};
-pub use tree::HullNode;
 pub use repair::{MeshOptions, MeshRepair};
+pub use tree::HullNode;
 pub use trimesh::{MeshComponent, TriMesh};
 
 /// Largest number of triangles in one patch (bounds the decomposition's work per piece).

@@ -150,7 +150,11 @@ pub(crate) fn weld(vertices: &[DVec3], tolerance: bool, scale: f64) -> (Vec<u32>
             'search: for dx in -1..=1i64 {
                 for dy in -1..=1i64 {
                     for dz in -1..=1i64 {
-                        let k = [c[0].saturating_add(dx), c[1].saturating_add(dy), c[2].saturating_add(dz)];
+                        let k = [
+                            c[0].saturating_add(dx),
+                            c[1].saturating_add(dy),
+                            c[2].saturating_add(dz),
+                        ];
                         if let Some(list) = grid.get(&k) {
                             for &j in list {
                                 let d = (vertices[j as usize] - p).length();

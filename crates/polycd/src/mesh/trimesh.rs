@@ -257,7 +257,7 @@ impl TriMesh {
     }
     /// The hull of a piece.
     pub fn piece_hull(&self, piece: u32) -> Option<&ConvexPolyhedron> {
-        self.nodes.get(piece as usize).map(|n| &n.hull)
+        self.nodes.get(piece as usize).and_then(|n| n.hull().ok())
     }
     /// Volume centroid (the centre of mass at uniform density; the paper's reference point).
     pub fn centroid(&self) -> DVec3 {
