@@ -81,11 +81,13 @@ pub(crate) mod bvtt;
 mod decompose;
 mod nest;
 mod repair;
+mod store;
 mod tree;
 mod trimesh;
 
 pub use bvtt::{distance, FrontNode, MeshCache, MeshDistance, NODE_CACHE_QUERIES, SPARE_CACHES};
 pub use repair::{MeshOptions, MeshRepair};
+pub use store::DECOMPOSITION_VERSION;
 pub use tree::HullNode;
 pub use trimesh::{MeshComponent, TriMesh};
 

@@ -92,7 +92,7 @@ impl TriMesh {
         }
         let (lo, hi) = bounds(vertices.iter().copied());
         let mut repair = MeshRepair::default();
-        let (mut triangles, mut tri_face) = if options.repair {
+        let (triangles, tri_face) = if options.repair {
             let (rep, welded, farthest) = weld(vertices, options.weld_tolerance, 0.5 * (hi - lo).length());
             repair.welded_vertices = welded;
             repair.max_weld_distance = farthest;
@@ -109,6 +109,21 @@ impl TriMesh {
         } else {
             fan(vertices, faces, names)?
         };
+        TriMesh::finish(vertices, triangles, tri_face, repair, names, None)
+    }
+
+    /// The checks, orientation, volume and decomposition of repaired triangles. With `stored`
+    /// (a decomposition read back by [`TriMesh::load`]: pieces, tree nodes, root and the
+    /// components' re-orientation flags), its pieces and tree are taken instead of built.
+    pub(crate) fn finish(
+        vertices: &[DVec3],
+        mut triangles: Vec<[u32; 3]>,
+        mut tri_face: Vec<u32>,
+        repair: MeshRepair,
+        names: &Names<'_>,
+        stored: Option<Stored>,
+    ) -> Result<TriMesh, PolycdError> {
+        let (lo, hi) = bounds(vertices.iter().copied());
         check_degenerate(vertices, &triangles, &tri_face, names)?;
         let directed = check_closed_manifold(vertices, &triangles, &tri_face, names)?;
         let (comp_of, firsts) = components(&triangles, &directed);
@@ -178,9 +193,24 @@ impl TriMesh {
             scale,
             box_centre: 0.5 * (lo + hi),
         };
-        mesh.decompose()?;
-        let (nodes, root) = build_tree(std::mem::take(&mut mesh.nodes))?;
-        (mesh.nodes, mesh.root) = (nodes, root);
+        match stored {
+            None => {
+                mesh.decompose()?;
+                let (nodes, root) = build_tree(std::mem::take(&mut mesh.nodes))?;
+                (mesh.nodes, mesh.root) = (nodes, root);
+            }
+            Some(st) => {
+                if st.reoriented.len() != mesh.components.len() {
+                    return Err(bad(MeshDefect::Degenerate(
+                        "the stored decomposition's components do not match the mesh",
+                    )));
+                }
+                for (c, r) in mesh.components.iter_mut().zip(st.reoriented) {
+                    c.reoriented = r;
+                }
+                (mesh.pieces, mesh.nodes, mesh.root) = (st.pieces, st.nodes, st.root);
+            }
+        }
         Ok(mesh)
     }
 
@@ -551,8 +581,16 @@ pub struct MeshComponent {
     pub reoriented: bool,
 }
 
+/// A decomposition read back from a file ([`TriMesh::load`]).
+pub(crate) struct Stored {
+    pub(crate) pieces: Vec<Vec<u32>>,
+    pub(crate) nodes: Vec<HullNode>,
+    pub(crate) root: u32,
+    pub(crate) reoriented: Vec<bool>,
+}
+
 /// How [`TriMesh::build`] names vertices and faces in its errors: the input's numbering.
-struct Names<'a> {
+pub(crate) struct Names<'a> {
     numbering: MeshNumbering,
     /// The input's number of each vertex (empty: its index).
     vertex_number: &'a [u64],
@@ -562,7 +600,7 @@ struct Names<'a> {
 
 impl Names<'static> {
     /// Indices into `TriMesh::new`'s slices.
-    const INPUT: Names<'static> = Names {
+    pub(crate) const INPUT: Names<'static> = Names {
         numbering: MeshNumbering::Input,
         vertex_number: &[],
         face_line: &[],
