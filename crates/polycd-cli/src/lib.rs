@@ -2,6 +2,7 @@
 //! the batch (JSON-lines) format, shape loading, and the demo.
 
 pub mod batch;
+pub mod decompose;
 pub mod demo;
 pub mod differential;
 pub mod input;

@@ -289,8 +289,12 @@ impl Ctx<'_> {
                 }
             }
         }
-        let normal = normal.try_normalize()?;
         let centre = pts.iter().copied().sum::<DVec3>() / pts.len() as f64;
+        // A patch whose normals cancel (a whole closed convex shell) is not flat.
+        let Some(normal) = normal.try_normalize() else {
+            let h = hull_planes(&pts).ok()?;
+            return self.inside(&h).then_some(h.vertices);
+        };
         let spread = pts.iter().map(|p| normal.dot(*p - centre).abs()).fold(0.0, f64::max);
         if spread > self.tol {
             if let Ok(h) = hull_planes(&pts) {
