@@ -79,6 +79,7 @@ impl TriMesh {
             tol: COPLANAR_MERGE_REL * self.scale,
             stack: Vec::new(),
             own: vec![NONE; n],
+            vmark: vec![NONE; self.vertices.len()],
             check: 0,
             poly: Vec::with_capacity(16),
             next: Vec::with_capacity(16),
@@ -227,6 +228,8 @@ struct Ctx<'a> {
     stack: Vec<u32>,
     /// Per triangle, the last check whose patch holds it (its own triangles are skipped).
     own: Vec<u32>,
+    /// Per vertex, the last check that collected it.
+    vmark: Vec<u32>,
     check: u32,
     poly: Vec<DVec3>,
     next: Vec<DVec3>,
@@ -281,11 +284,14 @@ impl Ctx<'_> {
         let mut pts: Vec<DVec3> = Vec::with_capacity(patch.len() + 3);
         let mut normal = DVec3::ZERO;
         for &g in patch {
-            let [a, b, c] = m.triangles[g as usize].map(|v| m.vertices[v as usize]);
+            let t = m.triangles[g as usize];
+            let [a, b, c] = t.map(|v| m.vertices[v as usize]);
             normal += (b - a).cross(c - a);
-            for p in [a, b, c] {
-                if !pts.contains(&p) {
-                    pts.push(p);
+            for v in t {
+                // Distinct vertices (welded meshes have one index per position).
+                if self.vmark[v as usize] != self.check {
+                    self.vmark[v as usize] = self.check;
+                    pts.push(m.vertices[v as usize]);
                 }
             }
         }
