@@ -5,6 +5,7 @@ pub mod batch;
 pub mod batch_bench;
 mod batch_fast;
 pub mod batch_run;
+pub mod decompose;
 pub mod demo;
 pub mod differential;
 pub mod input;

@@ -1,11 +1,11 @@
 //! `polycd` — the command-line face of the polycd library.
 //!
-//! Subcommands: `info`, `hull`, `query`, `toc`, `batch`, `demo`, `bench`, `view`. Errors are one line on
+//! Subcommands: `info`, `hull`, `query`, `toc`, `decompose`, `batch`, `demo`, `bench`, `view`. Errors are one line on
 //! stderr and a non-zero exit status.
 
 use clap::{Parser, Subcommand};
 use polycd::{Algorithm, DVec3, Pose};
-use polycd_cli::{batch, demo, input, toc, view};
+use polycd_cli::{batch, decompose, demo, input, toc, view};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -123,6 +123,23 @@ enum Command {
         #[arg(long, default_value = "auto")]
         algo: String,
         /// Print the answer as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convex surface decomposition of a closed mesh (file, saved `.pcdm` decomposition or
+    /// `torus-knot:` spec): writes an OBJ with one group per piece (-o) and/or the binary
+    /// decomposition with its hull tree (--save, read back by `toc` and the library's
+    /// `TriMesh::load`); prints pieces, triangles per piece and build time.
+    Decompose {
+        /// The mesh: a file (.obj, .off, .stl), a saved decomposition (.pcdm) or a spec.
+        input: String,
+        /// OBJ file to write, one `g piece_<i>` group per piece.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+        /// Binary decomposition to write (mesh, pieces, hull tree; versioned, checksummed).
+        #[arg(long)]
+        save: Option<PathBuf>,
+        /// Print the summary as one JSON object.
         #[arg(long)]
         json: bool,
     },
@@ -536,6 +553,24 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Decompose {
+            input,
+            output,
+            save,
+            json,
+        } => {
+            let v = decompose::run(&decompose::DecomposeInput {
+                shape: &input,
+                obj: output.as_deref(),
+                save: save.as_deref(),
+            })?;
+            if json {
+                println!("{}", serde_json::to_string(&v).unwrap_or_default());
+            } else {
+                print!("{}", decompose::text(&v));
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::View(v) => view_page(&v),
         Command::Batch { threads } => {

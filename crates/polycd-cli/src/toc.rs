@@ -65,31 +65,45 @@ pub fn torus_knot_spec(s: &str) -> Option<Result<TriMesh, PolycdError>> {
 
 /// Loads a `toc` shape; `mesh` asks for mesh mode.
 pub fn load(s: &str, mesh: bool) -> Result<Solid, PolycdError> {
-    if let Some(k) = torus_knot_spec(s) {
-        return k.map(|m| Solid::Mesh(Box::new(m)));
-    }
-    if mesh {
-        if std::path::Path::new(s).is_file() {
-            let m = TriMesh::read(s)?;
-            // Components wound against their nesting were reversed: say so (the answer is
-            // for the solid the nesting describes).
-            for c in m.components().iter().filter(|c| c.reoriented) {
-                let what = if c.depth % 2 == 0 {
-                    "an outer surface wound inward"
-                } else {
-                    "a cavity wound outward"
-                };
-                eprintln!(
-                    "note: {s}: the closed component starting at {} is {what}; it was re-oriented",
-                    c.face
-                );
-            }
-            return Ok(Solid::Mesh(Box::new(m)));
-        }
-        let c = crate::input::load_shape(s)?;
-        return convex_to_mesh(&c).map(|m| Solid::Mesh(Box::new(m)));
+    if torus_knot_spec(s).is_some() || mesh {
+        return load_mesh(s).map(|m| Solid::Mesh(Box::new(m)));
     }
     crate::input::load_shape(s).map(|c| Solid::Convex(Box::new(c)))
+}
+
+/// Loads a closed mesh: a `torus-knot:` spec, a saved decomposition (`.pcdm`, see
+/// `polycd decompose --save`), a mesh file (repaired and checked; what was repaired and any
+/// re-oriented component is said on stderr), or a convex shape as a mesh.
+pub fn load_mesh(s: &str) -> Result<TriMesh, PolycdError> {
+    if let Some(k) = torus_knot_spec(s) {
+        return k;
+    }
+    let path = std::path::Path::new(s);
+    if path.is_file() {
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pcdm")) {
+            return TriMesh::load(path);
+        }
+        let m = TriMesh::read(s)?;
+        if !m.repair().is_empty() {
+            eprintln!("note: {s}: repaired: {}", m.repair());
+        }
+        // Components wound against their nesting were reversed: say so (the answer is
+        // for the solid the nesting describes).
+        for c in m.components().iter().filter(|c| c.reoriented) {
+            let what = if c.depth % 2 == 0 {
+                "an outer surface wound inward"
+            } else {
+                "a cavity wound outward"
+            };
+            eprintln!(
+                "note: {s}: the closed component starting at {} is {what}; it was re-oriented",
+                c.face
+            );
+        }
+        return Ok(m);
+    }
+    let c = crate::input::load_shape(s)?;
+    convex_to_mesh(&c)
 }
 
 /// A convex polyhedron as a closed triangle mesh (its faces fan-triangulated).

@@ -191,7 +191,7 @@ fn hull_levels(m: &TriMesh) -> (Vec<Value>, bool) {
     for _ in 0..MAX_HULL_LEVELS {
         let Some(hulls) = level
             .iter()
-            .map(|&n| nodes.get(n as usize).map(|node| &node.hull))
+            .map(|&n| nodes.get(n as usize).and_then(|node| node.hull().ok()))
             .collect::<Option<Vec<_>>>()
         else {
             return (levels, true);

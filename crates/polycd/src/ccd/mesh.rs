@@ -213,8 +213,8 @@ pub fn time_of_contact(
             // Every front node is apart by more than the threshold here (a node nearer than
             // the best distance descends; leaves within it ended the query above).
             let n = (f.point_b - f.point_a) / f.distance;
-            let ba = directional_bound(&a.nodes[f.node_a as usize].hull, motion_a, &pose_a, n);
-            let bb = directional_bound(&b.nodes[f.node_b as usize].hull, motion_b, &pose_b, n);
+            let ba = directional_bound(a.nodes[f.node_a as usize].hull()?, motion_a, &pose_a, n);
+            let bb = directional_bound(b.nodes[f.node_b as usize].hull()?, motion_b, &pose_b, n);
             steps.push(safe_step(f.distance, &ba, &bb));
             rates.push((ba, bb));
         }
@@ -231,8 +231,8 @@ pub fn time_of_contact(
             }
             cache.lazy[k] = false;
             let f = cache.front[k];
-            let ha = &a.nodes[f.node_a as usize].hull;
-            let hb = &b.nodes[f.node_b as usize].hull;
+            let ha = a.nodes[f.node_a as usize].hull()?;
+            let hb = b.nodes[f.node_b as usize].hull()?;
             let pc = cache.node_pair(f.node_a, f.node_b);
             if let Ok(Distance::Separated {
                 distance,

@@ -152,6 +152,24 @@ pub const CCD_DISTANCE_REL: f64 = 1e-4;
 /// *underestimated* by at most twice this (which only makes the advancement more cautious).
 pub const CCD_PIECE_REL: f64 = 1e-9;
 
+/// Optional welding of mesh vertices ([`crate::mesh::MeshOptions::weld_tolerance`]): a vertex
+/// within this fraction of the mesh's scale (half its bounding box diagonal) of an earlier one
+/// is the same vertex. Meant for files whose shared corners were written with rounding (six
+/// decimals, single precision: relative errors of 1e-7…1e-6 of the coordinates); far below the
+/// smallest feature a real mesh models (≈ 1e-4 of its size), so distinct corners are not
+/// merged. Off by default: only bit-equal vertices are welded unless the caller asks.
+pub const MESH_WELD_REL: f64 = 1e-6;
+
+/// Convex surface decomposition ([`crate::mesh`]): nearly coplanar triangles merge into one
+/// piece when every vertex of the patch lies at most this fraction of the mesh's scale above
+/// the plane of every triangle of the patch (an in-plane subdivision of a triangle is flat only
+/// up to the rounding of its new vertices, a few ulps of the coordinates, so exact predicates
+/// alone would refuse to merge it). The piece is still the exact hull of its vertices, so it may
+/// leave the surface by at most this much: kept ten times below [`CCD_PIECE_REL`], the bound a
+/// piece's protrusion already had, so mesh distances stay within 2·[`CCD_PIECE_REL`]·scale.
+pub const COPLANAR_MERGE_REL: f64 = 1e-10;
+const _: () = assert!(COPLANAR_MERGE_REL < CCD_PIECE_REL);
+
 /// Pad of a body's bounding box in the broad phase ([`crate::broad`]), as a fraction of the
 /// body's scale plus its coordinate magnitude plus its largest translation component. The box
 /// comes from support vertices found on rounded dot products and from rounded coordinates

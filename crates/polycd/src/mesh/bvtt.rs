@@ -371,7 +371,7 @@ impl<'a> Traversal<'a> {
         } else {
             (self.b, self.pose_b)
         };
-        let (c, r) = mesh.nodes[i as usize].hull.bounding_sphere();
+        let (c, r) = mesh.nodes[i as usize].bounding_sphere();
         (pose.transform_point(c), r)
     }
 
@@ -414,33 +414,34 @@ impl<'a> Traversal<'a> {
         let na = &self.a.nodes[i as usize];
         let nb = &self.b.nodes[j as usize];
         let pc = self.cache.node_pair(i, j);
-        let node = match query::distance_or_overlap(&na.hull, self.pose_a, &nb.hull, self.pose_b, self.algorithm, pc)? {
-            Distance::Separated {
-                distance,
-                point_a,
-                point_b,
-                ..
-            } => FrontNode {
-                node_a: i,
-                node_b: j,
-                distance,
-                point_a,
-                point_b,
-            },
-            Distance::Penetrating { .. } => FrontNode {
-                node_a: i,
-                node_b: j,
-                distance: 0.0,
-                point_a: DVec3::NAN,
-                point_b: DVec3::NAN,
-            },
-            Distance::NotConverged { iterations } => {
-                return Err(PolycdError::CcdNotConverged {
-                    iterations,
-                    t_free: 0.0,
-                })
-            }
-        };
+        let node =
+            match query::distance_or_overlap(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, self.algorithm, pc)? {
+                Distance::Separated {
+                    distance,
+                    point_a,
+                    point_b,
+                    ..
+                } => FrontNode {
+                    node_a: i,
+                    node_b: j,
+                    distance,
+                    point_a,
+                    point_b,
+                },
+                Distance::Penetrating { .. } => FrontNode {
+                    node_a: i,
+                    node_b: j,
+                    distance: 0.0,
+                    point_a: DVec3::NAN,
+                    point_b: DVec3::NAN,
+                },
+                Distance::NotConverged { iterations } => {
+                    return Err(PolycdError::CcdNotConverged {
+                        iterations,
+                        t_free: 0.0,
+                    })
+                }
+            };
         if node.distance < self.best.distance {
             // Descend the larger node (the paper descends B's tree to its leaves first), the
             // nearer child (by bounding spheres) first.
@@ -448,7 +449,7 @@ impl<'a> Traversal<'a> {
                 (None, None) => None,
                 (None, Some(_)) => Some(true),
                 (Some(_), None) => Some(false),
-                (Some(_), Some(_)) => Some(nb.hull.scale() >= na.hull.scale()),
+                (Some(_), Some(_)) => Some(nb.scale() >= na.scale()),
             };
             match split_b {
                 Some(true) => {

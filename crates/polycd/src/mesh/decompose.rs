@@ -1,15 +1,41 @@
 //! Convex surface decomposition (FAST §3.3): greedy convex patches whose hulls stay inside
 //! the solid.
+//!
+//! # Phases and their cost (n triangles, P ≤ [`MAX_PATCH`] triangles per patch)
+//! 1. Adjacency across edges (hash map of directed edges) and a box tree over the triangles
+//!    (median splits): O(n log n).
+//! 2. Growth: from each unassigned seed (in triangle order), breadth-first across edges, a
+//!    neighbour joins while the patch stays convex within [`COPLANAR_MERGE_REL`] × scale:
+//!    its new vertices are checked against the patch's triangle planes and the patch's
+//!    vertices against its plane, O(P) per candidate, O(P²) per patch.
+//! 3. Acceptance: the patch's piece (the exact hull of its vertices; a patch flat within the
+//!    merge tolerance gets one extra point behind it) must stay inside the solid — no triangle,
+//!    found through the box tree, reaches more than [`CCD_PIECE_REL`] × scale into it. The
+//!    whole patch is tried first; if it fails, the longest passing prefix of the growth order
+//!    (every prefix is connected) is found by bisection, and the rest return to the pool.
+//!    A hull of m points costs O(m log m); a check O(log n + k·f) for k triangles near the hull
+//!    and f hull faces; O(log P) checks for a refused patch.
+//! 4. Only the accepted pieces are built as [`ConvexPolyhedron`]s (with their tables).
+//!
+//! Deterministic: seeds and neighbours in a fixed order, no hash-order dependence.
 
 use super::tree::{bounds, HullNode, NONE};
 use super::trimesh::TriMesh;
 use super::MAX_PATCH;
 use crate::core::error::{MeshDefect, PolycdError};
 use crate::core::math::DVec3;
-use crate::core::predicates::strictly_above;
-use crate::core::tolerance::CCD_PIECE_REL;
-use crate::shape::polyhedron::ConvexPolyhedron;
-use std::collections::HashMap;
+use crate::core::tolerance::{CCD_PIECE_REL, COPLANAR_MERGE_REL};
+use crate::shape::hull::convex_hull;
+use std::collections::{HashMap, VecDeque};
+
+/// Triangles per leaf of the box tree.
+const BOX_LEAF: usize = 4;
+/// Rounds of growth per patch: after a refused patch is cut back to its longest passing
+/// prefix, the triangle that broke it is excluded and the patch grows again (the rest of
+/// the cut-off triangles may rejoin).
+const GROW_ROUNDS: u32 = 4;
+/// Halvings of the depth of the point put behind a flat patch before giving up.
+const BEHIND_TRIES: u32 = 40;
 
 impl TriMesh {
     pub(crate) fn decompose(&mut self) -> Result<(), PolycdError> {
@@ -27,75 +53,219 @@ impl TriMesh {
                 nbr[i][k] = edge_tri.get(&(t[(k + 1) % 3], t[k])).copied().unwrap_or(NONE);
             }
         }
+        drop(edge_tri);
         let boxes: Vec<(DVec3, DVec3)> = self
             .triangles
             .iter()
             .map(|t| bounds(t.iter().map(|&v| self.vertices[v as usize])))
             .collect();
-        let eps = CCD_PIECE_REL * self.scale;
+        let tree = BoxTree::new(&boxes);
+        // Unit normals (float; the convexity test is a heuristic with a tolerance, the inside
+        // check decides).
+        let planes: Vec<(DVec3, f64)> = self
+            .triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|v| self.vertices[v as usize]);
+                let nrm = (b - a).cross(c - a).normalize_or_zero();
+                (nrm, nrm.dot(a))
+            })
+            .collect();
+        let mut ctx = Ctx {
+            mesh: self,
+            boxes: &boxes,
+            tree: &tree,
+            eps: CCD_PIECE_REL * self.scale,
+            tol: COPLANAR_MERGE_REL * self.scale,
+            stack: Vec::new(),
+            own: vec![NONE; n],
+            vmark: vec![NONE; self.vertices.len()],
+            check: 0,
+            poly: Vec::with_capacity(16),
+            next: Vec::with_capacity(16),
+            hits: Vec::new(),
+        };
         let mut piece_of = vec![NONE; n];
-        let mut leaves: Vec<ConvexPolyhedron> = Vec::new();
-        let mut queue = std::collections::VecDeque::new();
+        // Last patch that queued or took a triangle / a vertex (no repeated work).
+        let mut queued = vec![NONE; n];
+        let mut vstamp = vec![NONE; self.vertices.len()];
+        let mut pieces: Vec<Vec<u32>> = Vec::new();
+        let mut leaves: Vec<Vec<DVec3>> = Vec::new();
+        let mut queue = VecDeque::new();
+        let mut patch: Vec<u32> = Vec::new();
+        let mut pverts: Vec<u32> = Vec::new();
+        let mut attempt = 0u32;
+        let mut vround = 0u32;
         for seed in 0..n {
             if piece_of[seed] != NONE {
                 continue;
             }
-            let id = self.pieces.len() as u32;
-            let mut patch = vec![seed as u32];
-            let mut hull = self.piece_hull_of(&patch, &boxes, eps).ok_or_else(|| {
-                PolycdError::InvalidMesh(Box::new(MeshDefect::Degenerate(
-                    "a triangle admits no solid convex piece inside the mesh",
-                )))
-            })?;
-            piece_of[seed] = id;
-            queue.clear();
-            queue.extend(nbr[seed].iter().copied().filter(|&f| f != NONE));
-            while let Some(f) = queue.pop_front() {
-                if piece_of[f as usize] != NONE || patch.len() >= MAX_PATCH {
-                    continue;
-                }
-                if !self.convex_with(&patch, f) {
-                    continue;
-                }
-                patch.push(f);
-                match self.piece_hull_of(&patch, &boxes, eps) {
-                    Some(h) => {
-                        hull = h;
-                        piece_of[f as usize] = id;
-                        queue.extend(nbr[f as usize].iter().copied().filter(|&g| g != NONE));
+            attempt += 1;
+            patch.clear();
+            patch.push(seed as u32);
+            queued[seed] = attempt;
+            // Verified prefix: its length and its piece's vertices.
+            let mut known: Option<(usize, Vec<DVec3>)> = None;
+            let mut accepted: Option<(usize, Vec<DVec3>)> = None;
+            for _ in 0..GROW_ROUNDS {
+                // (Re)collect the patch's vertices and queue its neighbours.
+                vround += 1;
+                pverts.clear();
+                queue.clear();
+                for &g in &patch {
+                    for &v in &ctx.mesh.triangles[g as usize] {
+                        if vstamp[v as usize] != vround {
+                            vstamp[v as usize] = vround;
+                            pverts.push(v);
+                        }
                     }
-                    None => {
-                        patch.pop();
+                    queue.extend(nbr[g as usize].iter().copied().filter(|&f| f != NONE));
+                }
+                let before = patch.len();
+                while let Some(f) = queue.pop_front() {
+                    if patch.len() >= MAX_PATCH {
+                        break;
+                    }
+                    if piece_of[f as usize] != NONE || queued[f as usize] == attempt {
+                        continue;
+                    }
+                    // Refused for convexity: refused for good (the test only gets stricter
+                    // as the patch grows).
+                    queued[f as usize] = attempt;
+                    if !ctx.convex_with(&patch, &pverts, &vstamp, vround, f, &planes) {
+                        continue;
+                    }
+                    patch.push(f);
+                    for &v in &ctx.mesh.triangles[f as usize] {
+                        if vstamp[v as usize] != vround {
+                            vstamp[v as usize] = vround;
+                            pverts.push(v);
+                        }
+                    }
+                    queue.extend(
+                        nbr[f as usize]
+                            .iter()
+                            .copied()
+                            .filter(|&g| g != NONE && queued[g as usize] != attempt),
+                    );
+                }
+                if patch.len() == before {
+                    if let Some(k) = known.take() {
+                        accepted = Some(k);
+                        break;
                     }
                 }
+                if let Some(p) = ctx.piece_points(&patch) {
+                    accepted = Some((patch.len(), p));
+                    break;
+                }
+                // The longest passing prefix (bisection; every prefix is connected). The
+                // first triangle past it is refused for good, the rest may join again.
+                let (mut lo, mut hi) = (known.as_ref().map_or(0, |k| k.0), patch.len());
+                while hi - lo > 1 {
+                    let mid = lo + (hi - lo) / 2;
+                    match ctx.piece_points(&patch[..mid]) {
+                        Some(p) => {
+                            lo = mid;
+                            known = Some((mid, p));
+                        }
+                        None => hi = mid,
+                    }
+                }
+                if lo == 0 {
+                    let p = ctx.piece_points(&patch[..1]).ok_or_else(|| {
+                        PolycdError::InvalidMesh(Box::new(MeshDefect::Degenerate(
+                            "a triangle admits no solid convex piece inside the mesh",
+                        )))
+                    })?;
+                    lo = 1;
+                    known = Some((1, p));
+                }
+                for &g in &patch[lo + 1..] {
+                    queued[g as usize] = NONE;
+                }
+                patch.truncate(lo);
             }
-            self.pieces.push(patch);
-            leaves.push(hull);
+            let (len, pts) = match accepted.or(known) {
+                Some(k) => k,
+                None => (
+                    1,
+                    ctx.piece_points(&patch[..1]).ok_or_else(|| {
+                        PolycdError::InvalidMesh(Box::new(MeshDefect::Degenerate(
+                            "a triangle admits no solid convex piece inside the mesh",
+                        )))
+                    })?,
+                ),
+            };
+            patch.truncate(len);
+            let id = pieces.len() as u32;
+            for &g in &patch {
+                piece_of[g as usize] = id;
+            }
+            pieces.push(patch.clone());
+            leaves.push(pts);
         }
-        self.nodes = leaves
+        let nodes = leaves
             .into_iter()
             .enumerate()
-            .map(|(i, hull)| HullNode {
-                hull,
-                children: None,
-                piece: i as u32,
-            })
+            .map(|(i, pts)| HullNode::new(pts, None, i as u32))
             .collect();
+        self.pieces = pieces;
+        self.nodes = nodes;
         Ok(())
     }
+}
 
-    /// Patch `∪ {f}` is convex: no vertex strictly above any triangle's plane (exact).
-    pub(crate) fn convex_with(&self, patch: &[u32], f: u32) -> bool {
-        let tf = self.triangles[f as usize].map(|v| self.vertices[v as usize]);
-        for &g in patch {
-            let tg = self.triangles[g as usize].map(|v| self.vertices[v as usize]);
-            for &p in &tf {
-                if strictly_above(tg[0], tg[1], tg[2], p) {
-                    return false;
-                }
+/// The decomposition's working state.
+struct Ctx<'a> {
+    mesh: &'a TriMesh,
+    boxes: &'a [(DVec3, DVec3)],
+    tree: &'a BoxTree,
+    /// How far a triangle may reach into a piece ([`CCD_PIECE_REL`] × scale).
+    eps: f64,
+    /// How far a patch vertex may lie above a patch triangle's plane ([`COPLANAR_MERGE_REL`] × scale).
+    tol: f64,
+    stack: Vec<u32>,
+    /// Per triangle, the last check whose patch holds it (its own triangles are skipped).
+    own: Vec<u32>,
+    /// Per vertex, the last check that collected it.
+    vmark: Vec<u32>,
+    check: u32,
+    poly: Vec<DVec3>,
+    next: Vec<DVec3>,
+    hits: Vec<u32>,
+}
+
+impl Ctx<'_> {
+    /// The patch stays convex (within `tol`) with `f`: `f`'s new vertices below every patch
+    /// plane and every patch vertex below `f`'s plane.
+    fn convex_with(
+        &self,
+        patch: &[u32],
+        pverts: &[u32],
+        vstamp: &[u32],
+        attempt: u32,
+        f: u32,
+        planes: &[(DVec3, f64)],
+    ) -> bool {
+        let m = self.mesh;
+        let (nf, of) = planes[f as usize];
+        if nf == DVec3::ZERO {
+            return false;
+        }
+        for &v in pverts {
+            if nf.dot(m.vertices[v as usize]) - of > self.tol {
+                return false;
             }
-            for &p in &tg {
-                if strictly_above(tf[0], tf[1], tf[2], p) {
+        }
+        for &v in &m.triangles[f as usize] {
+            if vstamp[v as usize] == attempt {
+                continue;
+            }
+            let p = m.vertices[v as usize];
+            for &g in patch {
+                let (ng, og) = planes[g as usize];
+                if ng.dot(p) - og > self.tol {
                     return false;
                 }
             }
@@ -103,39 +273,50 @@ impl TriMesh {
         true
     }
 
-    /// The piece of a convex patch: its hull (with an inner point when flat), if that hull
-    /// stays inside the solid.
-    pub(crate) fn piece_hull_of(&self, patch: &[u32], boxes: &[(DVec3, DVec3)], eps: f64) -> Option<ConvexPolyhedron> {
-        let mut pts: Vec<DVec3> = Vec::with_capacity(patch.len() * 3 + 1);
+    /// The vertices of the patch's piece (the hull of its distinct vertices, plus a point behind
+    /// it when the patch is flat within `tol`) if that piece stays inside the solid.
+    fn piece_points(&mut self, patch: &[u32]) -> Option<Vec<DVec3>> {
+        let m = self.mesh;
+        self.check = self.check.wrapping_add(1) % NONE;
         for &g in patch {
-            for &v in &self.triangles[g as usize] {
-                let p = self.vertices[v as usize];
-                if !pts.contains(&p) {
-                    pts.push(p);
+            self.own[g as usize] = self.check;
+        }
+        let mut pts: Vec<DVec3> = Vec::with_capacity(patch.len() + 3);
+        let mut normal = DVec3::ZERO;
+        for &g in patch {
+            let t = m.triangles[g as usize];
+            let [a, b, c] = t.map(|v| m.vertices[v as usize]);
+            normal += (b - a).cross(c - a);
+            for v in t {
+                // Distinct vertices (welded meshes have one index per position).
+                if self.vmark[v as usize] != self.check {
+                    self.vmark[v as usize] = self.check;
+                    pts.push(m.vertices[v as usize]);
                 }
             }
         }
-        // A flat patch's hull is a polygon (issue 22): it takes the point behind it below.
-        if let Ok(h) = ConvexPolyhedron::from_points(&pts).map_err(|_| ()).and_then(solid) {
-            return self.inside(&h, boxes, eps).then_some(h);
-        }
-        // Flat patch: add a point behind it.
-        let mut normal = DVec3::ZERO;
-        for &g in patch {
-            let [a, b, c] = self.triangles[g as usize].map(|v| self.vertices[v as usize]);
-            normal += (b - a).cross(c - a);
-        }
-        let normal = normal.try_normalize()?;
         let centre = pts.iter().copied().sum::<DVec3>() / pts.len() as f64;
+        // A patch whose normals cancel (a whole closed convex shell) is not flat.
+        let Some(normal) = normal.try_normalize() else {
+            let h = hull_planes(&pts).ok()?;
+            return self.inside(&h).then_some(h.vertices);
+        };
+        let spread = pts.iter().map(|p| normal.dot(*p - centre).abs()).fold(0.0, f64::max);
+        if spread > self.tol {
+            if let Ok(h) = hull_planes(&pts) {
+                return self.inside(&h).then_some(h.vertices);
+            }
+        }
+        // Flat patch (within the merge tolerance): a point behind it, closer until inside.
         let mut depth = pts.iter().map(|p| (*p - centre).length()).fold(0.0, f64::max);
         pts.push(centre);
-        for _ in 0..40 {
+        for _ in 0..BEHIND_TRIES {
             if let Some(last) = pts.last_mut() {
                 *last = centre - normal * depth;
             }
-            if let Ok(h) = ConvexPolyhedron::from_points(&pts).map_err(|_| ()).and_then(solid) {
-                if self.inside(&h, boxes, eps) {
-                    return Some(h);
+            if let Ok(h) = hull_planes(&pts) {
+                if self.inside(&h) {
+                    return Some(h.vertices);
                 }
             }
             depth *= 0.5;
@@ -143,40 +324,60 @@ impl TriMesh {
         None
     }
 
-    /// No mesh triangle reaches more than `eps` into the hull (a solid).
-    pub(crate) fn inside(&self, h: &ConvexPolyhedron, boxes: &[(DVec3, DVec3)], eps: f64) -> bool {
-        let (lo, hi) = bounds(h.vertices().iter().copied());
-        let planes: Vec<_> = (0..h.faces().len() as u32).map(|f| h.face_plane(f)).collect();
-        let mut poly: Vec<DVec3> = Vec::with_capacity(16);
-        let mut next: Vec<DVec3> = Vec::with_capacity(16);
-        for (i, t) in self.triangles.iter().enumerate() {
-            let (bl, bh) = boxes[i];
-            if bl.cmpgt(hi - DVec3::splat(eps)).any() || bh.cmplt(lo + DVec3::splat(eps)).any() {
+    /// No mesh triangle reaches more than `eps` into the solid hull bounded by `planes`
+    /// (outward unit normals; the bounding box of the hull's vertices last).
+    fn inside(&mut self, hull: &HullPlanes) -> bool {
+        let eps = self.eps;
+        let (lo, hi) = (hull.lo + DVec3::splat(eps), hull.hi - DVec3::splat(eps));
+        self.hits.clear();
+        self.tree.query(lo, hi, self.boxes, &mut self.stack, &mut self.hits);
+        let m = self.mesh;
+        let mut last = 0usize;
+        for &i in &self.hits {
+            // The patch's own triangles lie on the hull's boundary up to the merge tolerance
+            // (every patch vertex is within `tol` below every patch triangle's plane, so the
+            // hull is too, and a point of a patch triangle is within `tol` of leaving it):
+            // `tol` < `eps`, so they never reach `eps` in.
+            if self.own[i as usize] == self.check {
                 continue;
             }
-            poly.clear();
-            poly.extend(t.iter().map(|&v| self.vertices[v as usize]));
-            for pl in &planes {
+            let t = m.triangles[i as usize];
+            let tri = t.map(|v| m.vertices[v as usize]);
+            // Quick cull: a plane none of whose corners is at least eps below it (the plane
+            // that culled the previous triangle first: neighbours tend to share it); the
+            // clipping below would leave nothing either.
+            let culls = |&(n, o): &(DVec3, f64)| tri.iter().all(|p| n.dot(*p) - o + eps > 0.0);
+            if hull.planes.get(last).is_some_and(culls) {
+                continue;
+            }
+            if let Some(k) = hull.planes.iter().position(culls) {
+                last = k;
+                continue;
+            }
+            self.poly.clear();
+            self.poly.extend(tri);
+            for &(n, o) in &hull.planes {
                 // Keep the part at least eps below the plane (Sutherland–Hodgman).
-                next.clear();
-                for k in 0..poly.len() {
-                    let p = poly[k];
-                    let q = poly[(k + 1) % poly.len()];
-                    let dp = pl.signed_distance(p) + eps;
-                    let dq = pl.signed_distance(q) + eps;
+                self.next.clear();
+                let len = self.poly.len();
+                for k in 0..len {
+                    let p = self.poly[k];
+                    let q = self.poly[(k + 1) % len];
+                    let dp = n.dot(p) - o + eps;
+                    let dq = n.dot(q) - o + eps;
                     if dp <= 0.0 {
-                        next.push(p);
+                        self.next.push(p);
                     }
                     if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
-                        next.push(p + (q - p) * (dp / (dp - dq)));
+                        self.next.push(p + (q - p) * (dp / (dp - dq)));
                     }
                 }
-                std::mem::swap(&mut poly, &mut next);
-                if poly.is_empty() {
+                std::mem::swap(&mut self.poly, &mut self.next);
+                if self.poly.is_empty() {
                     break;
                 }
             }
-            if !poly.is_empty() {
+            if !self.poly.is_empty() {
                 return false;
             }
         }
@@ -184,11 +385,124 @@ impl TriMesh {
     }
 }
 
-/// `h` if it is a solid (pieces are solids; a flat hull gets a point behind it instead).
-fn solid(h: ConvexPolyhedron) -> Result<ConvexPolyhedron, ()> {
-    if h.dimension() == 3 {
-        Ok(h)
-    } else {
-        Err(())
+/// A solid hull's vertices, face planes (outward unit normal, offset) and its vertices' box.
+struct HullPlanes {
+    vertices: Vec<DVec3>,
+    planes: Vec<(DVec3, f64)>,
+    lo: DVec3,
+    hi: DVec3,
+}
+
+/// The face planes of the exact hull of `pts` (Quickhull over exact predicates); an error
+/// when the hull is not a solid. Each plane's offset is the largest over its face's vertices
+/// (the plane is on or outside every vertex of its face).
+fn hull_planes(pts: &[DVec3]) -> Result<HullPlanes, PolycdError> {
+    let h = convex_hull(pts)?;
+    let mut planes = Vec::with_capacity(h.faces.len());
+    for f in &h.faces {
+        let c = f.iter().map(|&v| h.vertices[v as usize]).sum::<DVec3>() / f.len() as f64;
+        let mut nrm = DVec3::ZERO;
+        for k in 0..f.len() {
+            let a = h.vertices[f[k] as usize] - c;
+            let b = h.vertices[f[(k + 1) % f.len()] as usize] - c;
+            nrm += a.cross(b);
+        }
+        let Some(nrm) = nrm.try_normalize() else {
+            continue;
+        };
+        let o = f
+            .iter()
+            .map(|&v| nrm.dot(h.vertices[v as usize]))
+            .fold(f64::NEG_INFINITY, f64::max);
+        planes.push((nrm, o));
+    }
+    let (lo, hi) = bounds(h.vertices.iter().copied());
+    Ok(HullPlanes {
+        vertices: h.vertices,
+        planes,
+        lo,
+        hi,
+    })
+}
+
+/// A box tree over the triangles' bounding boxes (median splits along the widest axis of the
+/// boxes' centres; leaves of up to [`BOX_LEAF`] triangles). Depth ≤ ⌈log₂ n⌉.
+struct BoxTree {
+    /// Per node: its box, and either its children (`first` = left child index, `count` = 0)
+    /// or its triangles (`order[first..first + count]`).
+    nodes: Vec<(DVec3, DVec3, u32, u32)>,
+    order: Vec<u32>,
+}
+
+impl BoxTree {
+    fn new(boxes: &[(DVec3, DVec3)]) -> BoxTree {
+        let mut t = BoxTree {
+            nodes: Vec::with_capacity(2 * boxes.len() / BOX_LEAF + 2),
+            order: (0..boxes.len() as u32).collect(),
+        };
+        if !boxes.is_empty() {
+            t.nodes.push((DVec3::ZERO, DVec3::ZERO, 0, 0));
+            t.build(0, 0, boxes.len(), boxes);
+        }
+        t
+    }
+
+    fn build(&mut self, node: usize, start: usize, end: usize, boxes: &[(DVec3, DVec3)]) {
+        let items = &mut self.order[start..end];
+        let (lo, hi) = items.iter().fold(
+            (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+            |(l, h), &i| (l.min(boxes[i as usize].0), h.max(boxes[i as usize].1)),
+        );
+        if end - start <= BOX_LEAF {
+            self.nodes[node] = (lo, hi, start as u32, (end - start) as u32);
+            return;
+        }
+        let centre = |i: u32| boxes[i as usize].0 + boxes[i as usize].1;
+        let (clo, chi) = bounds(items.iter().map(|&i| centre(i)));
+        let ext = chi - clo;
+        let axis = if ext.x >= ext.y && ext.x >= ext.z {
+            0
+        } else if ext.y >= ext.z {
+            1
+        } else {
+            2
+        };
+        let mid = items.len() / 2;
+        items.select_nth_unstable_by(mid, |&a, &b| {
+            centre(a)[axis].total_cmp(&centre(b)[axis]).then(a.cmp(&b))
+        });
+        let left = self.nodes.len();
+        self.nodes.push((DVec3::ZERO, DVec3::ZERO, 0, 0));
+        self.nodes.push((DVec3::ZERO, DVec3::ZERO, 0, 0));
+        self.nodes[node] = (lo, hi, left as u32, 0);
+        self.build(left, start, start + mid, boxes);
+        self.build(left + 1, start + mid, end, boxes);
+    }
+
+    /// The triangles whose boxes meet the box `[lo, hi]` (strictly: a box only touching it
+    /// is left out), in `out`. The stack holds at most the tree's depth + 1 entries.
+    fn query(&self, lo: DVec3, hi: DVec3, boxes: &[(DVec3, DVec3)], stack: &mut Vec<u32>, out: &mut Vec<u32>) {
+        stack.clear();
+        if self.nodes.is_empty() {
+            return;
+        }
+        stack.push(0);
+        while let Some(k) = stack.pop() {
+            let (bl, bh, first, count) = self.nodes[k as usize];
+            if bl.cmpgt(hi).any() || bh.cmplt(lo).any() {
+                continue;
+            }
+            if count == 0 {
+                stack.push(first);
+                stack.push(first + 1);
+            } else {
+                for &i in &self.order[first as usize..(first + count) as usize] {
+                    let (tl, th) = boxes[i as usize];
+                    if !(tl.cmpgt(hi).any() || th.cmplt(lo).any()) {
+                        out.push(i);
+                    }
+                }
+            }
+        }
     }
 }

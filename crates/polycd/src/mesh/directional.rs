@@ -199,8 +199,8 @@ pub fn directional_with_cache(
     }
     let scaled = direction / m;
     let s = scaled / scaled.length();
-    let root_a = &a.nodes[a.root as usize].hull;
-    let root_b = &b.nodes[b.root as usize].hull;
+    let root_a = a.nodes[a.root as usize].hull()?;
+    let root_b = b.nodes[b.root as usize].hull()?;
     let tol = contact_tolerance(root_a, pose_a, root_b, pose_b);
     // GJK directly inside the safe coordinate band; the dispatcher (which rescales) outside.
     let magnitude =
@@ -249,7 +249,7 @@ impl Ctx<'_> {
         } else {
             (self.b, self.pose_b)
         };
-        let (c, r) = m.nodes[i as usize].hull.bounding_sphere();
+        let (c, r) = m.nodes[i as usize].bounding_sphere();
         (p.transform_point(c), r)
     }
 
@@ -372,12 +372,12 @@ fn collect(ctx: &Ctx<'_>, cache: &mut MeshDirectionalCache) -> Result<(), Polycd
             (ca_children, cb_children) => {
                 // Pruned when the line misses the nodes' M and they do not touch at t = 0.
                 let misses = ctx
-                    .cast(&mut cache.pair, &na.hull, &nb.hull, ctx.pose_b, reach)?
+                    .cast(&mut cache.pair, na.hull()?, nb.hull()?, ctx.pose_b, reach)?
                     .is_none();
                 if misses
                     && (!near0
                         || matches!(
-                            ctx.meets(&mut cache.pair, &na.hull, &nb.hull, ctx.pose_b)?,
+                            ctx.meets(&mut cache.pair, na.hull()?, nb.hull()?, ctx.pose_b)?,
                             Intersection::Disjoint { .. }
                         ))
                 {
@@ -413,7 +413,7 @@ fn chord(
     near0: bool,
     reach: f64,
 ) -> Result<Option<Chord>, PolycdError> {
-    let (p, q) = (&ctx.a.nodes[i as usize].hull, &ctx.b.nodes[j as usize].hull);
+    let (p, q) = (ctx.a.nodes[i as usize].hull()?, ctx.b.nodes[j as usize].hull()?);
     let pieces = (ctx.a.nodes[i as usize].piece, ctx.b.nodes[j as usize].piece);
     let tol = ctx.tol;
     let ends = ctx.cast(pair, p, q, ctx.pose_b, reach)?;
@@ -644,8 +644,8 @@ fn point_in_solid(mesh: &TriMesh, p: DVec3) -> Option<bool> {
 /// points (a common point when they touch within rounding).
 fn touch_at(ctx: &Ctx<'_>, pair: &mut PairCache, pieces: (u32, u32), t: f64) -> Result<MeshTouch, PolycdError> {
     let (p, q) = (
-        &ctx.a.nodes[pieces.0 as usize].hull,
-        &ctx.b.nodes[pieces.1 as usize].hull,
+        ctx.a.nodes[pieces.0 as usize].hull()?,
+        ctx.b.nodes[pieces.1 as usize].hull()?,
     );
     let pose_b = ctx.pose_b_at(t);
     let (xa, xb) = match query::distance(p, ctx.pose_a, q, &pose_b, Algorithm::Auto, pair)? {

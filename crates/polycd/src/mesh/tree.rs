@@ -2,26 +2,96 @@
 
 use crate::core::error::PolycdError;
 use crate::core::math::DVec3;
+use crate::shape::hull::convex_hull;
 use crate::shape::polyhedron::ConvexPolyhedron;
+use std::sync::OnceLock;
 
 /// "No such index" (a leaf's children, an inner node's piece, an unassigned triangle).
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// A node of the convex hull tree.
+/// A node of the convex hull tree: the exact convex hull of its pieces, kept as the hull's
+/// vertices (extreme points) and built as a [`ConvexPolyhedron`] (topology and every per-shape
+/// table) the first time a query asks for it ([`HullNode::hull`]). A query touches only the
+/// nodes near its front, so a large mesh carries a few vertices per node instead of every
+/// table of every node (34 560-triangle torus knot: ≈ 200 MB → a few MB before the first
+/// query). The first query on a node allocates once; repeated queries do not.
 #[derive(Clone, Debug)]
 pub struct HullNode {
-    /// The convex hull of the node's pieces (mesh frame).
-    pub hull: ConvexPolyhedron,
+    /// The hull's vertices (mesh frame), in the order the hull builder returned them.
+    points: Vec<DVec3>,
+    /// The hull's bounding sphere, as [`ConvexPolyhedron::bounding_sphere`] computes it.
+    sphere: (DVec3, f64),
+    built: OnceLock<Result<ConvexPolyhedron, PolycdError>>,
     /// Children (inner node), or `None` for a leaf.
     pub children: Option<(u32, u32)>,
     /// The piece of a leaf (`u32::MAX` for inner nodes).
     pub piece: u32,
 }
 
+impl HullNode {
+    /// A node over the hull of `points` (which must span a solid, as the hull builder found).
+    pub(crate) fn new(points: Vec<DVec3>, children: Option<(u32, u32)>, piece: u32) -> HullNode {
+        let sphere = sphere_of(&points);
+        HullNode {
+            points,
+            sphere,
+            built: OnceLock::new(),
+            children,
+            piece,
+        }
+    }
+
+    /// The convex hull of the node's pieces (mesh frame), built on first use (thread-safe;
+    /// later calls return the same hull). The node's points were the vertices of a solid hull
+    /// when the tree was built, so this does not fail in practice; if the hull builder
+    /// refused them, the error is returned (and again on every call).
+    pub fn hull(&self) -> Result<&ConvexPolyhedron, PolycdError> {
+        self.built
+            .get_or_init(|| ConvexPolyhedron::from_points(&self.points))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The hull's vertices (mesh frame), without building the hull.
+    pub fn points(&self) -> &[DVec3] {
+        &self.points
+    }
+
+    /// The hull's bounding sphere (centre, radius), without building the hull: the same
+    /// values as `self.hull().bounding_sphere()`.
+    pub fn bounding_sphere(&self) -> (DVec3, f64) {
+        self.sphere
+    }
+
+    /// The hull's length scale (its bounding radius), without building it: the same value
+    /// as `self.hull().scale()`.
+    pub fn scale(&self) -> f64 {
+        self.sphere.1
+    }
+
+    /// Whether [`hull`](Self::hull) has been built.
+    pub fn is_built(&self) -> bool {
+        self.built.get().is_some()
+    }
+}
+
+/// The bounding sphere [`ConvexPolyhedron`] gives a hull with these vertices: the centre of
+/// their box, and the largest distance from it (computed on coordinates scaled by a power of
+/// two into the safe band, as the polyhedron does).
+fn sphere_of(points: &[DVec3]) -> (DVec3, f64) {
+    let magnitude = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+    let s = crate::core::math::pow2_normaliser(magnitude).unwrap_or(1.0);
+    let inv = 1.0 / s;
+    let (lo, hi) = bounds(points.iter().copied());
+    let c = (lo + hi) * 0.5;
+    let r = points.iter().fold(0.0f64, |m, p| m.max(((*p - c) * s).length() * inv));
+    (c, r)
+}
+
 /// The hull tree over `leaves` (one per piece, in piece order): the nodes, leaves first, and
 /// the root's index.
 pub(crate) fn build_tree(leaves: Vec<HullNode>) -> Result<(Vec<HullNode>, u32), PolycdError> {
-    let centres: Vec<DVec3> = leaves.iter().map(|n| n.hull.bounding_sphere().0).collect();
+    let centres: Vec<DVec3> = leaves.iter().map(|n| n.sphere.0).collect();
     let mut nodes = leaves;
     let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
     let root = build(&mut order, &centres, &mut nodes)?;
@@ -29,7 +99,9 @@ pub(crate) fn build_tree(leaves: Vec<HullNode>) -> Result<(Vec<HullNode>, u32), 
 }
 
 /// Builds the subtree over the leaves `order` (indices into `nodes`, whose first entries are
-/// the leaves) and returns its root. Depth ≤ ⌈log₂ n⌉ + 1 (median splits).
+/// the leaves) and returns its root. Depth ≤ ⌈log₂ n⌉ + 1 (median splits). Each inner node
+/// keeps the extreme points of its children's points (Quickhull, O(m log m) for m points):
+/// O(V log n) in all for V piece vertices.
 fn build(order: &mut [u32], centres: &[DVec3], nodes: &mut Vec<HullNode>) -> Result<u32, PolycdError> {
     if order.len() == 1 {
         return Ok(order[0]);
@@ -50,14 +122,10 @@ fn build(order: &mut [u32], centres: &[DVec3], nodes: &mut Vec<HullNode>) -> Res
     let (left, right) = order.split_at_mut(mid);
     let l = build(left, centres, nodes)?;
     let r = build(right, centres, nodes)?;
-    let mut pts: Vec<DVec3> = nodes[l as usize].hull.vertices().to_vec();
-    pts.extend_from_slice(nodes[r as usize].hull.vertices());
-    let hull = ConvexPolyhedron::from_points(&pts)?;
-    nodes.push(HullNode {
-        hull,
-        children: Some((l, r)),
-        piece: NONE,
-    });
+    let mut pts: Vec<DVec3> = nodes[l as usize].points.clone();
+    pts.extend_from_slice(&nodes[r as usize].points);
+    let hull = convex_hull(&pts)?;
+    nodes.push(HullNode::new(hull.vertices, Some((l, r)), NONE));
     Ok(nodes.len() as u32 - 1)
 }
 

@@ -2,6 +2,7 @@
 //! degenerate triangles), orientation of its shells by their nesting, volume and centroid.
 
 use super::nest::nesting_depths;
+use super::repair::{drop_bad_triangles, weld, MeshOptions, MeshRepair};
 use super::tree::{bounds, build_tree, HullNode, NONE};
 use crate::core::error::{MeshDefect, MeshFace, MeshNumbering, MeshVertex, PolycdError};
 use crate::core::math::DVec3;
@@ -15,6 +16,10 @@ use std::collections::HashMap;
 pub struct TriMesh {
     pub(crate) vertices: Vec<DVec3>,
     pub(crate) triangles: Vec<[u32; 3]>,
+    /// The input face (0-based, input order) of each triangle.
+    pub(crate) tri_face: Vec<u32>,
+    /// What was repaired before the checks.
+    pub(crate) repair: MeshRepair,
     /// Triangles of each piece.
     pub(crate) pieces: Vec<Vec<u32>>,
     /// The convex hull tree: the leaves (one per piece, in piece order) first.
@@ -59,16 +64,67 @@ impl TriMesh {
     /// against each other component whose bounding box holds it). A single component (the
     /// common case) costs what it did before, and gets the same triangles, volume and
     /// centroid.
+    ///
+    /// # Repair
+    /// Before the checks, the mesh is repaired with [`MeshOptions::default`]: bit-equal
+    /// vertices welded, zero-area and duplicate triangles dropped (rules in [`MeshOptions`]'s
+    /// module docs; [`TriMesh::repair`] says what was done). Triangles keep their input faces
+    /// ([`TriMesh::input_face`]), and errors name the input's faces and vertices (a welded
+    /// vertex by the first input vertex at its position).
     pub fn new(vertices: &[DVec3], faces: &[Vec<u32>]) -> Result<TriMesh, PolycdError> {
-        TriMesh::build(vertices, faces, &Names::INPUT)
+        TriMesh::build(vertices, faces, &Names::INPUT, &MeshOptions::default())
     }
 
-    fn build(vertices: &[DVec3], faces: &[Vec<u32>], names: &Names<'_>) -> Result<TriMesh, PolycdError> {
+    /// [`TriMesh::new`] with explicit repair options.
+    pub fn with_options(vertices: &[DVec3], faces: &[Vec<u32>], options: &MeshOptions) -> Result<TriMesh, PolycdError> {
+        TriMesh::build(vertices, faces, &Names::INPUT, options)
+    }
+
+    fn build(
+        vertices: &[DVec3],
+        faces: &[Vec<u32>],
+        names: &Names<'_>,
+        options: &MeshOptions,
+    ) -> Result<TriMesh, PolycdError> {
         check_points(vertices)?;
         if faces.is_empty() {
             return Err(bad(MeshDefect::Empty));
         }
-        let (mut triangles, tri_face) = triangulate(vertices, faces, names)?;
+        let (lo, hi) = bounds(vertices.iter().copied());
+        let mut repair = MeshRepair::default();
+        let (triangles, tri_face) = if options.repair {
+            let (rep, welded, farthest) = weld(vertices, options.weld_tolerance, 0.5 * (hi - lo).length());
+            repair.welded_vertices = welded;
+            repair.max_weld_distance = farthest;
+            let welded_faces: Vec<Vec<u32>> = faces
+                .iter()
+                .map(|f| f.iter().map(|&v| rep.get(v as usize).copied().unwrap_or(v)).collect())
+                .collect();
+            let (mut t, mut tf) = fan(vertices, &welded_faces, names)?;
+            drop_bad_triangles(vertices, &mut t, &mut tf, &mut repair);
+            if t.is_empty() {
+                return Err(bad(MeshDefect::Empty));
+            }
+            (t, tf)
+        } else {
+            fan(vertices, faces, names)?
+        };
+        TriMesh::finish(vertices, triangles, tri_face, repair, names, None)
+    }
+
+    /// The checks, orientation, volume and decomposition of repaired triangles. With `stored`
+    /// (a decomposition read back by [`TriMesh::load`]: pieces, tree nodes, root and the
+    /// components' re-orientation flags), its pieces and tree are taken instead of built.
+    pub(crate) fn finish(
+        vertices: &[DVec3],
+        mut triangles: Vec<[u32; 3]>,
+        mut tri_face: Vec<u32>,
+        repair: MeshRepair,
+        names: &Names<'_>,
+        stored: Option<Stored>,
+    ) -> Result<TriMesh, PolycdError> {
+        let (lo, hi) = bounds(vertices.iter().copied());
+        check_degenerate(vertices, &triangles, &tri_face, names)?;
         let directed = check_closed_manifold(vertices, &triangles, &tri_face, names)?;
         let (comp_of, firsts) = components(&triangles, &directed);
         drop(directed);
@@ -116,7 +172,6 @@ impl TriMesh {
             total += sign[c] * vol6[c];
             total_moment += moment[c] * sign[c];
         }
-        let (lo, hi) = bounds(vertices.iter().copied());
         let scale = 0.5 * (hi - lo).length();
         if !(total > FLATNESS_REL * scale * scale * scale) {
             return Err(bad(MeshDefect::Degenerate("zero enclosed volume")));
@@ -126,6 +181,8 @@ impl TriMesh {
         let mut mesh = TriMesh {
             vertices: vertices.to_vec(),
             triangles,
+            tri_face: std::mem::take(&mut tri_face),
+            repair,
             pieces: Vec::new(),
             nodes: Vec::new(),
             root: 0,
@@ -136,9 +193,24 @@ impl TriMesh {
             scale,
             box_centre: 0.5 * (lo + hi),
         };
-        mesh.decompose()?;
-        let (nodes, root) = build_tree(std::mem::take(&mut mesh.nodes))?;
-        (mesh.nodes, mesh.root) = (nodes, root);
+        match stored {
+            None => {
+                mesh.decompose()?;
+                let (nodes, root) = build_tree(std::mem::take(&mut mesh.nodes))?;
+                (mesh.nodes, mesh.root) = (nodes, root);
+            }
+            Some(st) => {
+                if st.reoriented.len() != mesh.components.len() {
+                    return Err(bad(MeshDefect::Degenerate(
+                        "the stored decomposition's components do not match the mesh",
+                    )));
+                }
+                for (c, r) in mesh.components.iter_mut().zip(st.reoriented) {
+                    c.reoriented = r;
+                }
+                (mesh.pieces, mesh.nodes, mesh.root) = (st.pieces, st.nodes, st.root);
+            }
+        }
         Ok(mesh)
     }
 
@@ -156,13 +228,26 @@ impl TriMesh {
             vertex_number: &m.vertex_number,
             face_line: &m.face_line,
         };
-        TriMesh::build(&m.vertices, &m.faces, &names).map_err(|e| match e {
+        TriMesh::build(&m.vertices, &m.faces, &names, &MeshOptions::default()).map_err(|e| match e {
             PolycdError::InvalidMesh(defect) => PolycdError::MeshFile {
                 path: path.display().to_string(),
                 defect,
             },
             e => e,
         })
+    }
+
+    /// What was repaired before the checks (empty for a clean mesh).
+    pub fn repair(&self) -> &MeshRepair {
+        &self.repair
+    }
+
+    /// The 0-based index of the face in the caller's input (for [`TriMesh::read`], the file's
+    /// faces in file order) that triangle `triangle` of [`triangles`](Self::triangles) came
+    /// from (polygons are fan-triangulated; dropped triangles leave gaps in the faces named).
+    /// An index out of range gives `u32::MAX`.
+    pub fn input_face(&self, triangle: u32) -> u32 {
+        self.tri_face.get(triangle as usize).copied().unwrap_or(NONE)
     }
 
     /// The closed connected components of the surface (shells), in the order of their first
@@ -202,7 +287,7 @@ impl TriMesh {
     }
     /// The hull of a piece.
     pub fn piece_hull(&self, piece: u32) -> Option<&ConvexPolyhedron> {
-        self.nodes.get(piece as usize).map(|n| &n.hull)
+        self.nodes.get(piece as usize).and_then(|n| n.hull().ok())
     }
     /// Volume centroid (the centre of mass at uniform density; the paper's reference point).
     pub fn centroid(&self) -> DVec3 {
@@ -246,13 +331,8 @@ fn bad(d: MeshDefect) -> PolycdError {
 }
 
 /// Fan-triangulates the faces (each triangle with its face), refusing faces with fewer than
-/// three or out-of-range indices and degenerate triangles (repeated vertices, or an area
-/// below [`FLATNESS_REL`] of the longest side squared).
-fn triangulate(
-    vertices: &[DVec3],
-    faces: &[Vec<u32>],
-    names: &Names<'_>,
-) -> Result<(Vec<[u32; 3]>, Vec<u32>), PolycdError> {
+/// three or out-of-range indices.
+fn fan(vertices: &[DVec3], faces: &[Vec<u32>], names: &Names<'_>) -> Result<(Vec<[u32; 3]>, Vec<u32>), PolycdError> {
     let mut triangles = Vec::new();
     // The face of each triangle.
     let mut tri_face: Vec<u32> = Vec::new();
@@ -265,6 +345,17 @@ fn triangulate(
             tri_face.push(i as u32);
         }
     }
+    Ok((triangles, tri_face))
+}
+
+/// Refuses degenerate triangles (repeated vertices, or an area below [`FLATNESS_REL`] of the
+/// longest side squared), naming the first in face order.
+fn check_degenerate(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+    tri_face: &[u32],
+    names: &Names<'_>,
+) -> Result<(), PolycdError> {
     for (i, t) in triangles.iter().enumerate() {
         let [a, b, c] = t.map(|v| vertices[v as usize]);
         let l2 = (b - a)
@@ -279,7 +370,7 @@ fn triangulate(
             }));
         }
     }
-    Ok((triangles, tri_face))
+    Ok(())
 }
 
 /// The directed edges of a closed, consistently oriented 2-manifold: each exactly once, each
@@ -490,8 +581,16 @@ pub struct MeshComponent {
     pub reoriented: bool,
 }
 
+/// A decomposition read back from a file ([`TriMesh::load`]).
+pub(crate) struct Stored {
+    pub(crate) pieces: Vec<Vec<u32>>,
+    pub(crate) nodes: Vec<HullNode>,
+    pub(crate) root: u32,
+    pub(crate) reoriented: Vec<bool>,
+}
+
 /// How [`TriMesh::build`] names vertices and faces in its errors: the input's numbering.
-struct Names<'a> {
+pub(crate) struct Names<'a> {
     numbering: MeshNumbering,
     /// The input's number of each vertex (empty: its index).
     vertex_number: &'a [u64],
@@ -501,7 +600,7 @@ struct Names<'a> {
 
 impl Names<'static> {
     /// Indices into `TriMesh::new`'s slices.
-    const INPUT: Names<'static> = Names {
+    pub(crate) const INPUT: Names<'static> = Names {
         numbering: MeshNumbering::Input,
         vertex_number: &[],
         face_line: &[],
