@@ -221,12 +221,15 @@ impl PyPose {
         )
     }
 
-    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (Vec<f64>, Vec<f64>))> {
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, PoseState)> {
         let (t, q) = (self.pose.translation, self.pose.rotation);
         let cls = py.get_type::<PyPose>().into_any().unbind();
         Ok((cls, (t.to_array().to_vec(), vec![q.w, q.x, q.y, q.z])))
     }
 }
+
+/// What a pickled `Pose` holds: translation and quaternion [w, x, y, z].
+type PoseState = (Vec<f64>, Vec<f64>);
 
 /// A pose argument: `None` (identity), a `Pose`, a row of 7 numbers or a 4×4 matrix.
 pub fn pose_arg(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Pose> {

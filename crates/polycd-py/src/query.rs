@@ -93,6 +93,7 @@ fn witness_point(
 
 /// Runs one query and maps its answer to the batch format's fields (status with the pair's
 /// contact tolerance, points, features, iterations) as `polycd batch` does.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     kind: Kind,
     a: &ConvexPolyhedron,

@@ -20,6 +20,9 @@ pub struct PyShape {
     pub shape: Arc<ConvexPolyhedron>,
 }
 
+/// What a pickled shape holds: vertices, faces (empty for a flat shape), radius.
+type ShapeState = (Vec<[f64; 3]>, Vec<Vec<u32>>, f64);
+
 fn wrap(r: Result<ConvexPolyhedron, polycd::PolycdError>) -> PyResult<PyShape> {
     r.map(|s| PyShape { shape: Arc::new(s) }).map_err(to_py)
 }
@@ -234,7 +237,7 @@ impl PyShape {
 
     /// Pickling: the vertices and faces (a solid is rebuilt from its boundary as given, a
     /// flat shape from its points) and the radius.
-    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, (Vec<[f64; 3]>, Vec<Vec<u32>>, f64))> {
+    fn __reduce__(&self, py: Python<'_>) -> PyResult<(Py<PyAny>, ShapeState)> {
         let s = &self.shape;
         let v: Vec<[f64; 3]> = s.vertices().iter().map(|p| p.to_array()).collect();
         let f: Vec<Vec<u32>> = if s.dimension() == 3 {

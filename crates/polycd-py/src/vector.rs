@@ -202,8 +202,14 @@ fn identity_or(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Vec<Pose>
     }
 }
 
+/// The row count of a call: the first length that is not 1 (1 broadcasts; 0 is an empty
+/// call), else 1. `Jobs::check_lengths` then refuses any other length.
 fn rows_of(poses: &[Pose], others: &[usize]) -> usize {
-    others.iter().copied().chain([poses.len()]).max().unwrap_or(1)
+    [poses.len()]
+        .into_iter()
+        .chain(others.iter().copied())
+        .find(|&l| l != 1)
+        .unwrap_or(1)
 }
 
 #[allow(clippy::too_many_arguments)]
