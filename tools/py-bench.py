@@ -64,8 +64,13 @@ def main():
     try:
         import coal
 
-        ca = coal.Convex.convexHull(a.vertices, False, None)
-        cb = coal.Convex.convexHull(b.vertices, False, None)
+        def hull(p):
+            v = coal.StdVec_Vec3s()
+            for x in p.vertices:
+                v.append(x)
+            return coal.Convex.convexHull(v, False, None)
+
+        ca, cb = hull(a), hull(b)
         tfs = [coal.Transform3s(quat_to_matrix(r[3:]), r[:3]) for r in rows]
         ident = coal.Transform3s()
         req = coal.DistanceRequest()
