@@ -187,6 +187,13 @@ pub const AABB_PAD_REL: f64 = 1e-13;
 /// rotation, a bug of the caller that silent normalisation would hide.
 pub const POSE_UNIT_SLACK: f64 = 1e-6;
 
+/// A rotation given as a matrix (the Python bindings' 4×4 and 3×3 poses) must be orthonormal
+/// with determinant +1 within this (largest entry of `RᵀR − I`, and `|det R − 1|`), the same
+/// slack [`POSE_UNIT_SLACK`] gives a quaternion: a matrix rounded from float32 (errors near
+/// 1e-7) passes, a scaled, sheared or reflected one is refused rather than silently
+/// orthonormalised.
+pub const ROTATION_MATRIX_SLACK: f64 = POSE_UNIT_SLACK;
+
 /// When rounding stops a nearest-point iteration (GJK's `|v|`, the fast QP solver's Wolfe
 /// cycle) from decreasing further, the answer is accepted only if its upper and lower distance
 /// bounds agree within this fraction of the pair scale: ten times the normal stopping gap
