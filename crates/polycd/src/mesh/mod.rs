@@ -79,12 +79,20 @@
 
 pub(crate) mod bvtt;
 mod decompose;
+mod from_convex;
 mod nest;
+pub mod solid;
 mod tree;
+pub mod tri_dist;
 mod trimesh;
 
-pub use bvtt::{distance, FrontNode, MeshCache, MeshDistance, NODE_CACHE_QUERIES, SPARE_CACHES};
+pub use bvtt::{bvtt_distance, FrontNode, MeshCache, MeshDistance, NODE_CACHE_QUERIES, SPARE_CACHES};
+pub use solid::{
+    contact_set, contact_tolerance, distance, intersect, solid_contact_tolerance, MeshAnswer, MeshOverlap,
+    PieceContact, Side, Solid, SolidCache, SolidFeature,
+};
 pub use tree::HullNode;
+pub use tri_dist::{triangle_distance, TriFeature, TriangleDistance};
 pub use trimesh::{MeshComponent, TriMesh};
 
 /// Largest number of triangles in one patch (bounds the decomposition's work per piece).

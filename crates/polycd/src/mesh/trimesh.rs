@@ -29,6 +29,8 @@ pub struct TriMesh {
     pub(crate) scale: f64,
     /// Centre of the bounding box (the ball of radius `scale` about it holds the mesh).
     pub(crate) box_centre: DVec3,
+    /// The input face (0-based, in input order) of each triangle.
+    pub(crate) tri_face: Vec<u32>,
 }
 
 impl TriMesh {
@@ -135,6 +137,7 @@ impl TriMesh {
             volume: total / 6.0,
             scale,
             box_centre: 0.5 * (lo + hi),
+            tri_face,
         };
         mesh.decompose()?;
         let (nodes, root) = build_tree(std::mem::take(&mut mesh.nodes))?;
@@ -237,6 +240,12 @@ impl TriMesh {
             total += 2.0 * num.atan2(den);
         }
         total > 2.0 * std::f64::consts::PI
+    }
+
+    /// The 0-based index of the face in the caller's input (or the file's faces, in file
+    /// order) that triangle `triangle` of the mesh came from (faces are fan-triangulated).
+    pub fn input_face(&self, triangle: u32) -> u32 {
+        self.tri_face.get(triangle as usize).copied().unwrap_or(triangle)
     }
 }
 
