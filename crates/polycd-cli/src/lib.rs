@@ -5,6 +5,7 @@ pub mod batch;
 pub mod demo;
 pub mod differential;
 pub mod input;
+pub mod meshq;
 pub mod progress;
 pub mod toc;
 pub mod view;

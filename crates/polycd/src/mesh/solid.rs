@@ -59,7 +59,7 @@ use super::trimesh::TriMesh;
 use crate::contract::{pair_scale, Distance, Penetration, Status};
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Pose};
-use crate::core::tolerance::CONTACT_REL;
+use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL};
 use crate::query::{self, Algorithm};
 use crate::shape::feature::Feature;
 use crate::shape::polyhedron::ConvexPolyhedron;
@@ -253,8 +253,10 @@ pub fn solid_contact_tolerance(
     r
 }
 
-/// Do the solids overlap? Stops at the first piece pair deeper than the contact tolerance
-/// (the contact set then holds the pairs met so far); otherwise answers as [`distance`].
+/// Do the solids overlap? Stops at the first piece pair deeper than the contact tolerance plus
+/// both meshes' piece margins (2 · [`CCD_PIECE_REL`] × each mesh's scale: a piece hull may
+/// leave its solid by that much, so a shallower pair proves nothing); the contact set then
+/// holds the pairs met so far. Otherwise answers as [`distance`].
 pub fn intersect(
     a: Solid<'_>,
     pose_a: &Pose,
@@ -347,7 +349,10 @@ fn run(
         let ma = mesh_of(a, ca)?;
         let mb = mesh_of(b, cb)?;
         let tol = contact_tolerance(ma, pose_a, mb, pose_b);
-        let raw = search(ma, pose_a, mb, pose_b, stop_on_overlap.then_some(tol), tol, cache)?;
+        // Intersect stops at a piece pair deeper than the pieces' margins could make it.
+        let margin = CCD_PIECE_REL * (ma.scale() + mb.scale());
+        let stop = stop_on_overlap.then_some(tol + 2.0 * margin);
+        let raw = search(ma, pose_a, mb, pose_b, stop, tol, cache)?;
         Ok(decide(a, ma, pose_a, b, mb, pose_b, tol, raw, cache))
     })();
     cache.convex = conv;
@@ -649,7 +654,9 @@ impl Search<'_> {
                 let score = if d.distance > 0.0 {
                     facing(&tri_a, dir) - facing(&tri_b, dir)
                 } else {
-                    0.0
+                    // Touching: the triangles whose normals are most opposed.
+                    let nb = (tri_b[1] - tri_b[0]).cross(tri_b[2] - tri_b[0]);
+                    -facing(&tri_a, nb)
                 };
                 let better = if d.distance < self.min_seen - self.tie {
                     true
