@@ -64,15 +64,17 @@ fn u_json() -> String {
         let j = (i + 1) % 8;
         f.push(format!("[{j},{i},{},{}]", i + 8, j + 8));
     }
-    format!(r#"{{"kind":"mesh","vertices":[{}],"faces":[{}]}}"#, v.join(","), f.join(","))
+    format!(
+        r#"{{"kind":"mesh","vertices":[{}],"faces":[{}]}}"#,
+        v.join(","),
+        f.join(",")
+    )
 }
 
 #[test]
 fn two_unit_cubes_one_apart() {
     let cube = box_json([0.0; 3], [1.0; 3]);
-    let line = format!(
-        r#"{{"id":1,"query":"distance","a":{cube},"b":{cube},"pose_b":{{"translation":[2,0,0]}}}}"#
-    );
+    let line = format!(r#"{{"id":1,"query":"distance","a":{cube},"b":{cube},"pose_b":{{"translation":[2,0,0]}}}}"#);
     let line2 = format!(r#"{{"id":2,"a":{cube},"b":{cube},"pose_b":{{"translation":[2,0,0]}}}}"#);
     let out = batch(&format!("{line}\n{line2}\n"));
     let a = &out[0];
@@ -82,8 +84,16 @@ fn two_unit_cubes_one_apart() {
     assert_eq!(a["point_a"][0], 1.0);
     assert_eq!(a["point_b"][0], 2.0);
     // A's +x quad (input face 5) faces B's −x quad (input face 4).
-    assert_eq!(a["features"]["a"], serde_json::json!({"kind": "triangle", "id": 5}), "{a}");
-    assert_eq!(a["features"]["b"], serde_json::json!({"kind": "triangle", "id": 4}), "{a}");
+    assert_eq!(
+        a["features"]["a"],
+        serde_json::json!({"kind": "triangle", "id": 5}),
+        "{a}"
+    );
+    assert_eq!(
+        a["features"]["b"],
+        serde_json::json!({"kind": "triangle", "id": 4}),
+        "{a}"
+    );
     assert_eq!(out[1]["status"], "disjoint", "{}", out[1]);
     assert!(out[1]["error"].is_null());
 }
@@ -139,13 +149,18 @@ fn mesh_against_convex_and_touching() {
         "{}\n{}\n{}\n",
         format!(r#"{{"query":"distance","a":{cube},"b":{{"shape":"cube"}},"pose_b":{{"translation":[3,0.5,0.5]}}}}"#),
         format!(r#"{{"query":"distance","a":{cube},"b":{cube},"pose_b":{{"translation":[1,0.25,0.5]}}}}"#),
-        format!(r#"{{"query":"distance","a":{cube},"b":{{"kind":"convex","shape":"cube"}},"pose_b":{{"translation":[3,0.5,0.5]}}}}"#),
+        format!(
+            r#"{{"query":"distance","a":{cube},"b":{{"kind":"convex","shape":"cube"}},"pose_b":{{"translation":[3,0.5,0.5]}}}}"#
+        ),
     ));
     let a = &out[0];
     assert_eq!(a["status"], "disjoint", "{a}");
     assert_eq!(a["distance"], 1.5);
     assert_eq!(a["features"]["a"]["kind"], "triangle");
-    assert!(["vertex", "edge", "face"].contains(&a["features"]["b"]["kind"].as_str().unwrap()), "{a}");
+    assert!(
+        ["vertex", "edge", "face"].contains(&a["features"]["b"]["kind"].as_str().unwrap()),
+        "{a}"
+    );
     assert_eq!(out[1]["status"], "touching", "{}", out[1]);
     assert_eq!(out[1]["distance"], 0.0, "{}", out[1]);
     assert_eq!(out[2], out[0]);
@@ -165,7 +180,11 @@ fn unsupported_mesh_queries_are_errors_naming_why() {
     let err = |i: usize| out[i]["error"].as_str().unwrap_or("").to_string();
     assert!(out.iter().all(|a| a["status"] == "error"), "{out:?}");
     assert!(err(0).contains("directional") && err(0).contains("mesh"), "{}", err(0));
-    assert!(err(1).contains("surface") && err(1).contains("not supported yet"), "{}", err(1));
+    assert!(
+        err(1).contains("surface") && err(1).contains("not supported yet"),
+        "{}",
+        err(1)
+    );
     assert!(err(2).contains("unknown \"kind\""), "{}", err(2));
     assert!(err(3).contains("faces"), "{}", err(3));
     assert!(err(4).contains("gjk"), "{}", err(4));
@@ -208,14 +227,24 @@ fn query_and_info_take_meshes() {
     assert!(out.status.success(), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["distance"], 1.0, "{v}");
-    assert_eq!(v["features"]["a"], serde_json::json!({"kind": "triangle", "id": 5}), "{v}");
-    let out = polycd().args(["query", "--mesh", o, "cube", "--pose-b", "3 0 0 1 0 0 0"]).output().unwrap();
+    assert_eq!(
+        v["features"]["a"],
+        serde_json::json!({"kind": "triangle", "id": 5}),
+        "{v}"
+    );
+    let out = polycd()
+        .args(["query", "--mesh", o, "cube", "--pose-b", "3 0 0 1 0 0 0"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("distance:        1.5"), "{text}");
     let out = polycd().args(["info", "--mesh", o]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("convex pieces:        1") && text.contains("build time:"), "{text}");
+    assert!(
+        text.contains("convex pieces:        1") && text.contains("build time:"),
+        "{text}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -46,7 +46,10 @@
 //!
 //! # Allocation
 //! None per query in steady state: the contact set, the transformed triangles and the
-//! node-pair caches live in the [`SolidCache`] and keep their capacity.
+//! node-pair caches live in the [`SolidCache`] and keep their capacity. The one exception is
+//! the crate's known one: the convex depth of each overlapping piece pair runs EPA, whose
+//! scratch buffers grow per query (`tests/alloc.rs`'s list; `tests/mesh_query_alloc.rs`
+//! checks separated pairs allocate nothing and overlapping ones about once per pair).
 //!
 //! # Termination
 //! Each node pair is visited at most once (the recursion follows the BVTT, depth at most the
