@@ -26,6 +26,11 @@ fn batch(input: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The lines, each ended by a newline.
+fn lines(v: &[String]) -> String {
+    v.iter().map(|l| format!("{l}\n")).collect()
+}
+
 /// An axis-aligned box `[lo, hi]` as a JSON mesh: 8 vertices, 6 outward quads (face 4 is the
 /// −x side, face 5 the +x side).
 fn box_json(lo: [f64; 3], hi: [f64; 3]) -> String {
@@ -104,11 +109,10 @@ fn two_unit_cubes_one_apart() {
 fn u_shape_with_a_box_in_its_notch() {
     let u = u_json();
     let bx = box_json([1.25, 0.25, 1.25], [1.75, 0.75, 1.75]);
-    let out = batch(&format!(
-        "{}\n{}\n",
+    let out = batch(&lines(&[
         format!(r#"{{"id":"i","a":{u},"b":{bx}}}"#),
-        format!(r#"{{"id":"d","query":"distance","a":{u},"b":{bx}}}"#)
-    ));
+        format!(r#"{{"id":"d","query":"distance","a":{u},"b":{bx}}}"#),
+    ]));
     assert_eq!(out[0]["status"], "disjoint", "{}", out[0]);
     assert_eq!(out[1]["status"], "disjoint", "{}", out[1]);
     assert_eq!(out[1]["distance"], 0.25, "{}", out[1]);
@@ -121,18 +125,17 @@ fn u_shape_with_a_box_in_its_notch() {
     ));
     assert_eq!(out[0]["status"], "overlapping", "{}", out[0]);
     let s = out[0]["signed_distance"].as_f64().unwrap();
-    assert!(s < 0.0 && s >= -0.25 - 1e-12, "{}", out[0]);
+    assert!((-0.25 - 1e-12..0.0).contains(&s), "{}", out[0]);
 }
 
 #[test]
 fn box_inside_a_big_box_overlaps() {
     let big = box_json([-2.0; 3], [2.0; 3]);
     let small = box_json([-0.5; 3], [0.5; 3]);
-    let out = batch(&format!(
-        "{}\n{}\n",
+    let out = batch(&lines(&[
         format!(r#"{{"a":{big},"b":{small}}}"#),
-        format!(r#"{{"query":"distance","a":{small},"b":{big}}}"#)
-    ));
+        format!(r#"{{"query":"distance","a":{small},"b":{big}}}"#),
+    ]));
     assert_eq!(out[0]["status"], "overlapping", "{}", out[0]);
     assert_eq!(out[1]["status"], "overlapping", "{}", out[1]);
     assert_eq!(out[1]["distance"], 0.0);
@@ -145,14 +148,13 @@ fn box_inside_a_big_box_overlaps() {
 #[test]
 fn mesh_against_convex_and_touching() {
     let cube = box_json([0.0; 3], [1.0; 3]);
-    let out = batch(&format!(
-        "{}\n{}\n{}\n",
+    let out = batch(&lines(&[
         format!(r#"{{"query":"distance","a":{cube},"b":{{"shape":"cube"}},"pose_b":{{"translation":[3,0.5,0.5]}}}}"#),
         format!(r#"{{"query":"distance","a":{cube},"b":{cube},"pose_b":{{"translation":[1,0.25,0.5]}}}}"#),
         format!(
             r#"{{"query":"distance","a":{cube},"b":{{"kind":"convex","shape":"cube"}},"pose_b":{{"translation":[3,0.5,0.5]}}}}"#
         ),
-    ));
+    ]));
     let a = &out[0];
     assert_eq!(a["status"], "disjoint", "{a}");
     assert_eq!(a["distance"], 1.5);
@@ -169,14 +171,13 @@ fn mesh_against_convex_and_touching() {
 #[test]
 fn unsupported_mesh_queries_are_errors_naming_why() {
     let cube = box_json([0.0; 3], [1.0; 3]);
-    let out = batch(&format!(
-        "{}\n{}\n{}\n{}\n{}\n",
+    let out = batch(&lines(&[
         format!(r#"{{"query":"directional","direction":[1,0,0],"a":{cube},"b":{cube}}}"#),
-        r#"{"a":{"kind":"surface","shape":"cube"},"b":{"shape":"cube"}}"#,
-        r#"{"a":{"kind":"blob","shape":"cube"},"b":{"shape":"cube"}}"#,
-        r#"{"a":{"kind":"mesh","vertices":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]},"b":{"shape":"cube"}}"#,
+        r#"{"a":{"kind":"surface","shape":"cube"},"b":{"shape":"cube"}}"#.into(),
+        r#"{"a":{"kind":"blob","shape":"cube"},"b":{"shape":"cube"}}"#.into(),
+        r#"{"a":{"kind":"mesh","vertices":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]},"b":{"shape":"cube"}}"#.into(),
         format!(r#"{{"a":{cube},"b":{cube},"algorithm":"gjk"}}"#),
-    ));
+    ]));
     let err = |i: usize| out[i]["error"].as_str().unwrap_or("").to_string();
     assert!(out.iter().all(|a| a["status"] == "error"), "{out:?}");
     assert!(err(0).contains("directional") && err(0).contains("mesh"), "{}", err(0));

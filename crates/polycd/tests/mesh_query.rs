@@ -162,7 +162,7 @@ fn inside(x: DVec3, tris: &[[DVec3; 3]]) -> bool {
     let dirs = [
         DVec3::new(0.5377, 0.8339, 0.1245),
         DVec3::new(-0.3221, 0.4142, 0.8513),
-        DVec3::new(0.7071, -0.5773, 0.4082),
+        DVec3::new(0.7072, -0.5773, 0.4082),
         DVec3::new(-0.6123, -0.2346, -0.7551),
     ];
     let far = tris.iter().flatten().map(|p| (*p - x).length()).fold(0.0, f64::max) * 4.0 + 1.0;

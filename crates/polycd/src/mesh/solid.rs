@@ -3,7 +3,7 @@
 //! point ([`Solid`]) for callers that hold either kind.
 //!
 //! # Method
-//! A branch and bound over the two hull trees (the BVTT of [`super::bvtt`]), with exact
+//! A branch and bound over the two hull trees (the BVTT of [`crate::mesh::bvtt_distance`]), with exact
 //! triangle distances at the leaves:
 //! - a node pair whose bounding spheres or hulls are at least the best triangle distance so
 //!   far apart is pruned (a hull contains its triangles, so its distance is a lower bound);
@@ -16,7 +16,7 @@
 //! Node pairs whose hulls overlap are never pruned, so the contact set holds **every** pair of
 //! overlapping piece hulls. The minimum triangle distance is the distance of the two surfaces,
 //! exact up to rounding (no piece margin: the piece hulls may leave the surface by
-//! [`CCD_PIECE_REL`](crate::core::tolerance::CCD_PIECE_REL) × scale, but they are only used to
+//! [`CCD_PIECE_REL`] × scale, but they are only used to
 //! prune).
 //!
 //! # Decision

@@ -252,10 +252,14 @@ mod tests {
         };
         let n = 24;
         for _ in 0..300 {
-            let mut tri = || [0, 1, 2].map(|_| DVec3::new(rnd(), rnd(), rnd()));
-            let a = tri();
-            let off = DVec3::new(rnd(), rnd(), rnd()) * 1.5;
-            let b = tri().map(|p| p * 0.7 + off);
+            let mut c = [0.0; 21];
+            for x in &mut c {
+                *x = rnd();
+            }
+            let p = |k: usize| DVec3::new(c[3 * k], c[3 * k + 1], c[3 * k + 2]);
+            let a = [p(0), p(1), p(2)];
+            let off = p(6) * 1.5;
+            let b = [p(3), p(4), p(5)].map(|q| q * 0.7 + off);
             let d = triangle_distance(&a, &b);
             assert!(((d.point_b - d.point_a).length() - d.distance).abs() < 1e-12);
             let mut sample = f64::INFINITY;
@@ -279,5 +283,39 @@ mod tests {
             // The grid is within ~ edge/n of every point.
             assert!(d.distance >= sample - 0.3, "{} vs {}", d.distance, sample);
         }
+    }
+
+    /// Hand-checked cases: crossing triangles (distance 0), parallel faces, edge over face.
+    #[test]
+    fn hand_checked() {
+        let t = [
+            DVec3::new(0.0, 0.0, 0.0),
+            DVec3::new(2.0, 0.0, 0.0),
+            DVec3::new(0.0, 2.0, 0.0),
+        ];
+        // A vertical triangle piercing t's interior.
+        let v = [
+            DVec3::new(0.5, 0.5, -1.0),
+            DVec3::new(0.5, 0.5, 1.0),
+            DVec3::new(0.6, 0.9, 1.0),
+        ];
+        let d = triangle_distance(&t, &v);
+        assert_eq!(d.distance, 0.0);
+        assert_eq!(d.feature_a, TriFeature::Face);
+        // t lifted by 3: parallel, distance 3.
+        let up = t.map(|p| p + DVec3::new(0.1, 0.1, 3.0));
+        assert_eq!(triangle_distance(&t, &up).distance, 3.0);
+        // An edge 0.5 above t, across it: edge–face, 0.5.
+        let e = [
+            DVec3::new(0.3, -1.0, 0.5),
+            DVec3::new(0.3, 3.0, 0.5),
+            DVec3::new(0.3, 1.0, 4.0),
+        ];
+        let d = triangle_distance(&t, &e);
+        assert_eq!(d.distance, 0.5);
+        // Disjoint in the same plane: 1 between the edges x + y = 2 and x + y = 2 + √2.
+        let side = t.map(|p| DVec3::new(3.0 - p.x + 0.0, 3.0 - p.y, 0.0));
+        let d = triangle_distance(&t, &side);
+        assert!((d.distance - (4.0 - 2.0) / 2f64.sqrt()).abs() < 1e-15, "{d:?}");
     }
 }
