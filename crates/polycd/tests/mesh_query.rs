@@ -586,3 +586,56 @@ fn warm_queries_keep_their_buffers() {
     assert_eq!(first, again);
     assert_eq!(cache.contacts().len(), n);
 }
+
+/// Wall-clock figures (not a pass/fail target): cold and warm `mesh::distance` between two
+/// 2 880-triangle knots at random poses near contact. `cargo test --test mesh_query -- --ignored
+/// timing --nocapture`.
+#[test]
+#[ignore]
+fn timing_knots_2880() {
+    let k = knot(120, 12);
+    let mut rng = Rng(42);
+    let poses: Vec<Pose> = (0..200).map(|_| rng.pose(DVec3::ZERO, DVec3::splat(5.0))).collect();
+    let t = std::time::Instant::now();
+    let mut overlapping = 0;
+    let (mut t_sep, mut t_over) = (0.0, 0.0);
+    for p in &poses {
+        let mut cache = SolidCache::default();
+        let t1 = std::time::Instant::now();
+        let a = mesh::distance(Solid::Mesh(&k), &Pose::IDENTITY, Solid::Mesh(&k), p, &mut cache).unwrap();
+        let dt = t1.elapsed().as_secs_f64();
+        if matches!(a, MeshAnswer::Overlapping { .. }) {
+            overlapping += 1;
+            t_over += dt;
+        } else {
+            t_sep += dt;
+        }
+    }
+    let cold = t.elapsed().as_secs_f64() / poses.len() as f64;
+    eprintln!(
+        "separated {:.3} ms, overlapping {:.3} ms per query (cold caches)",
+        t_sep * 1e3 / (200 - overlapping).max(1) as f64,
+        t_over * 1e3 / overlapping.max(1) as f64
+    );
+    let mut cache = SolidCache::default();
+    let t = std::time::Instant::now();
+    for p in &poses {
+        mesh::intersect(Solid::Mesh(&k), &Pose::IDENTITY, Solid::Mesh(&k), p, &mut cache).unwrap();
+    }
+    let inter = t.elapsed().as_secs_f64() / poses.len() as f64;
+    // Coherent: small motions of one pose.
+    let mut cache = SolidCache::default();
+    let base = Pose::from_translation(DVec3::new(6.0, 0.3, 0.2));
+    let t = std::time::Instant::now();
+    for i in 0..200 {
+        let p = Pose::from_translation(base.translation + DVec3::new(1e-3 * i as f64, 0.0, 0.0));
+        mesh::distance(Solid::Mesh(&k), &Pose::IDENTITY, Solid::Mesh(&k), &p, &mut cache).unwrap();
+    }
+    let warm = t.elapsed().as_secs_f64() / 200.0;
+    eprintln!(
+        "2 880-triangle knots: distance {:.3} ms per random pose ({overlapping}/200 overlapping), intersect {:.3} ms, coherent distance {:.3} ms",
+        cold * 1e3,
+        inter * 1e3,
+        warm * 1e3
+    );
+}

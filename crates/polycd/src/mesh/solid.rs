@@ -354,8 +354,8 @@ fn run(
         let tol = contact_tolerance(ma, pose_a, mb, pose_b);
         // Intersect stops at a piece pair deeper than the pieces' margins could make it.
         let margin = CCD_PIECE_REL * (ma.scale() + mb.scale());
-        let stop = stop_on_overlap.then_some(tol + 2.0 * margin);
-        let raw = search(ma, pose_a, mb, pose_b, stop, tol, cache)?;
+        let certain = tol + 2.0 * margin;
+        let raw = search(ma, pose_a, mb, pose_b, stop_on_overlap, certain, tol, cache)?;
         Ok(decide(a, ma, pose_a, b, mb, pose_b, tol, raw, cache))
     })();
     cache.convex = conv;
@@ -456,7 +456,8 @@ fn search(
     pose_a: &Pose,
     b: &TriMesh,
     pose_b: &Pose,
-    stop: Option<f64>,
+    stop: bool,
+    certain: f64,
     tie: f64,
     cache: &mut SolidCache,
 ) -> Result<Option<Best>, PolycdError> {
@@ -468,7 +469,9 @@ fn search(
         pose_a,
         b,
         pose_b,
-        stop,
+        stop: stop.then_some(()),
+        certain,
+        deep: false,
         tie,
         min_seen: f64::INFINITY,
         best_score: f64::NEG_INFINITY,
@@ -494,7 +497,13 @@ struct Search<'a> {
     pose_a: &'a Pose,
     b: &'a TriMesh,
     pose_b: &'a Pose,
-    stop: Option<f64>,
+    /// Stop at the first pair overlapping for certain (intersect).
+    stop: Option<()>,
+    /// A piece pair deeper than this overlaps for certain (the contact tolerance plus both
+    /// meshes' piece margins).
+    certain: f64,
+    /// Whether such a pair was met.
+    deep: bool,
     /// Distances within this of the best are ties (the contact tolerance), broken by the
     /// triangles' facing (see [`Search::leaf_triangles`]).
     tie: f64,
@@ -557,9 +566,12 @@ impl Search<'_> {
                         pieces: (na.piece, nb.piece),
                         penetration: p,
                     });
-                    if self.stop.is_some_and(|tol| p.relative_depth > tol) {
-                        self.stopped = true;
-                        return Ok(());
+                    if p.relative_depth > self.certain {
+                        self.deep = true;
+                        if self.stop.is_some() {
+                            self.stopped = true;
+                            return Ok(());
+                        }
                     }
                 }
                 0.0
@@ -577,7 +589,11 @@ impl Search<'_> {
         }
         match (na.children, nb.children) {
             (None, None) => {
-                self.leaf_triangles(na.piece, nb.piece);
+                // Once the surfaces are known to meet and a pair overlaps for certain, the
+                // answer is an overlap whatever the other triangles' distances: skip them.
+                if !(self.deep && self.min_seen == 0.0) {
+                    self.leaf_triangles(na.piece, nb.piece);
+                }
                 self.push_front(i, j, hull_distance);
                 Ok(())
             }
