@@ -259,7 +259,8 @@ pub fn solid_contact_tolerance(
 /// Do the solids overlap? Stops at the first piece pair deeper than the contact tolerance plus
 /// both meshes' piece margins (2 · [`CCD_PIECE_REL`] × each mesh's scale: a piece hull may
 /// leave its solid by that much, so a shallower pair proves nothing); the contact set then
-/// holds the pairs met so far. Otherwise answers as [`distance`].
+/// holds the pairs met so far, and the witness is that pair (also when one solid contains
+/// the other: [`distance`] tells containment apart). Otherwise answers as [`distance`].
 pub fn intersect(
     a: Solid<'_>,
     pose_a: &Pose,
