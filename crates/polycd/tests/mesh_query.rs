@@ -639,3 +639,24 @@ fn timing_knots_2880() {
         warm * 1e3
     );
 }
+
+/// Bad poses are typed errors; a non-unit quaternion is normalised (the unit one's answer, up
+/// to the rounding of the normalisation).
+#[test]
+fn poses_are_checked() {
+    let cube = mesh(box_mesh(DVec3::ZERO, DVec3::ONE));
+    let mut cache = SolidCache::default();
+    let s = Solid::Mesh(&cube);
+    let q = DQuat::from_rotation_z(0.3);
+    let unit = Pose::new(q, DVec3::new(3.0, 0.0, 0.0));
+    let long = Pose {
+        rotation: q * 2.0,
+        translation: DVec3::new(3.0, 0.0, 0.0),
+    };
+    let x = mesh::distance(s, &Pose::IDENTITY, s, &unit, &mut cache).unwrap();
+    let y = mesh::distance(s, &Pose::IDENTITY, s, &long, &mut cache).unwrap();
+    assert!((x.signed_distance() - y.signed_distance()).abs() < 1e-14, "{x:?} {y:?}");
+    let nan = Pose::from_translation(DVec3::new(f64::NAN, 0.0, 0.0));
+    assert!(mesh::distance(s, &Pose::IDENTITY, s, &nan, &mut cache).is_err());
+    assert!(mesh::intersect(s, &nan, s, &Pose::IDENTITY, &mut cache).is_err());
+}

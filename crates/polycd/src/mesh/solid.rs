@@ -59,7 +59,7 @@
 use super::bvtt::{FrontNode, MeshCache};
 use super::tri_dist::{triangle_distance, TriFeature};
 use super::trimesh::TriMesh;
-use crate::contract::{pair_scale, Distance, Penetration, Status};
+use crate::contract::{checked_pose, pair_scale, Distance, Penetration, Status};
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Pose};
 use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL};
@@ -347,6 +347,9 @@ fn run(
     stop_on_overlap: bool,
     cache: &mut SolidCache,
 ) -> Result<MeshAnswer, PolycdError> {
+    // Poses checked and normalised once: the triangles are transformed here, not only by
+    // the convex queries (which check them too).
+    let (pose_a, pose_b) = (&checked_pose(pose_a)?, &checked_pose(pose_b)?);
     let mut conv = std::mem::take(&mut cache.convex);
     let r = (|| {
         let [ca, cb] = &mut conv;
