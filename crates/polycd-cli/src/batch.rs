@@ -91,7 +91,7 @@ pub const LINE_KEYS: &[Key] = &[
 
 /// The keys of a shape object (`a`, `b`): exactly one of `vertices`, `file`, `shape`.
 pub const SHAPE_KEYS: &[Key] = &[
-    key("kind", "string", "`\"convex\"`", "`\"convex\"`: the shape below is convex (its hull); `\"mesh\"`: `vertices` with `faces`, a `file` or a `shape` spec (e.g. `torus-knot:2,3:120,12`) is a closed non-convex solid — its features are `{\"kind\": \"triangle\", \"id\": <input face index>}`, and for overlapping solids `signed_distance` is minus a lower bound of the penetration depth; `\"surface\"` is not supported yet"),
+    key("kind", "string", "`\"convex\"`", "`\"convex\"`: a convex shape, as without `kind`; `\"mesh\"`: `vertices` with `faces`, a `file` or a `shape` spec (e.g. `torus-knot:2,3:120,12`) is a closed non-convex solid — its features are `{\"kind\": \"triangle\", \"id\": <input face index>}`, and for overlapping solids `signed_distance` is minus a lower bound of the penetration depth; `\"surface\"` is not supported yet"),
     key("vertices", "`[[x, y, z], …]`", "—", "points: their convex hull — a solid, or (exactly) a convex polygon when all are coplanar, a segment when collinear, a point when all are equal"),
     key("faces", "`[[i, j, k, …], …]`", "none", "with `vertices`: the boundary representation, used as given and validated (0-based indices, counter-clockwise seen from outside)"),
     key("file", "string", "—", "a mesh file (OBJ, OFF, STL) or point list (.xyz, .pts, .txt); its faces must bound a convex solid"),
