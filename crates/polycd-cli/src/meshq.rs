@@ -11,7 +11,7 @@
 //!
 //! A mesh's decomposition is built once per distinct mesh in a process (so once per batch
 //! run): meshes are kept in a process-wide cache keyed by their content (the vertices' and
-//! faces' bytes; a file by its path, size and modification time; a spec by its text).
+//! faces' bytes; a file by its path and a 128-bit hash of its bytes; a spec by its text).
 
 use crate::batch::{Answer, QueryKind};
 use polycd::mesh::{self, MeshAnswer, Solid, SolidCache, SolidFeature};
@@ -162,17 +162,23 @@ pub fn mesh_of(obj: &Map<String, Value>) -> Result<Arc<polycd::mesh::TriMesh>, S
     }
     if let Some(f) = given("file") {
         let path = f.as_str().ok_or("\"file\" must be a string")?;
-        let meta = std::fs::metadata(path).map_err(|e| format!("{path}: {e}"))?;
-        let mtime = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
+        // Keyed by the path and the file's content (two 64-bit SipHashes of its bytes and its
+        // length): an edited file is read again.
+        let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        let hash = |salt: u8| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            salt.hash(&mut h);
+            bytes.hash(&mut h);
+            h.finish()
+        };
         let mut key = b"file:".to_vec();
         key.extend_from_slice(path.as_bytes());
         key.push(0);
-        key.extend_from_slice(&meta.len().to_le_bytes());
-        key.extend_from_slice(&mtime.to_le_bytes());
+        key.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        key.extend_from_slice(&hash(1).to_le_bytes());
+        key.extend_from_slice(&hash(2).to_le_bytes());
+        drop(bytes);
         return cached(key, || polycd::mesh::TriMesh::read(path).map_err(|e| e.to_string()));
     }
     let spec = given("shape")
