@@ -454,7 +454,9 @@ fn decide(
     }
 }
 
-/// The branch and bound; `None` when stopped at a piece pair deeper than `stop` (intersect).
+/// The branch and bound; `None` when `stop` (intersect) and a piece pair overlaps deeper than
+/// `certain`.
+#[allow(clippy::too_many_arguments)]
 fn search(
     a: &TriMesh,
     pose_a: &Pose,
