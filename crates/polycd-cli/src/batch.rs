@@ -5,6 +5,7 @@
 //! message, and the batch goes on.
 
 use crate::batch_run::{LineCtx, Shapes};
+use crate::meshq::BatchSolid;
 use polycd::query::{self, Status};
 use polycd::{
     shapes, Algorithm, ConvexPolyhedron, DVec3, Directional, Distance, Feature, FeaturePair, Intersection,
@@ -91,6 +92,7 @@ pub const LINE_KEYS: &[Key] = &[
 /// The keys of a shape object (`a`, `b`): exactly one of `vertices`, `file`, `shape`, `ref`.
 pub const SHAPE_KEYS: &[Key] = &[
     key("ref", "string", "—", "the name given by an earlier define line: that shape as defined (no other key alongside)"),
+    key("kind", "string", "`\"convex\"`", "`\"convex\"`: a convex shape, as without `kind`; `\"mesh\"`: `vertices` with `faces`, a `file` or a `shape` spec (e.g. `torus-knot:2,3:120,12`) is a closed non-convex solid — its features are `{\"kind\": \"triangle\", \"id\": <input face index>}`, and for overlapping solids `signed_distance` is minus a lower bound of the penetration depth; `\"surface\"` is not supported yet"),
     key("vertices", "`[[x, y, z], …]`", "—", "points: their convex hull — a solid, or (exactly) a convex polygon when all are coplanar, a segment when collinear, a point when all are equal"),
     key("faces", "`[[i, j, k, …], …]`", "none", "with `vertices`: the boundary representation, used as given and validated (0-based indices, counter-clockwise seen from outside)"),
     key("file", "string", "—", "a mesh file (OBJ, OFF, STL) or point list (.xyz, .pts, .txt); its faces must bound a convex solid"),
@@ -245,6 +247,8 @@ pub struct Answer {
     pub feature_a: Option<Feature>,
     /// A ray cast's hit (`"ray"`; `null` on a miss and on every other query).
     pub ray: Option<RayOut>,
+    /// The features of a pair with a mesh side (`features` shows these when set).
+    pub solid_features: Option<(polycd::mesh::SolidFeature, polycd::mesh::SolidFeature)>,
     pub iterations: Option<u32>,
     pub error: Option<String>,
 }
@@ -313,9 +317,10 @@ impl Answer {
         m.insert("point_b".into(), vec_json(self.point_b));
         m.insert(
             "features".into(),
-            match self.features {
-                Some(f) => json!({"a": feature_json(f.a), "b": feature_json(f.b)}),
-                None => match self.feature_a {
+            match (self.features, self.solid_features) {
+                (_, Some(f)) => crate::meshq::features_json(f),
+                (Some(f), None) => json!({"a": feature_json(f.a), "b": feature_json(f.b)}),
+                (None, None) => match self.feature_a {
                     Some(f) => json!({"a": feature_json(f), "b": Value::Null}),
                     None => Value::Null,
                 },
@@ -691,7 +696,7 @@ pub(crate) fn answer_query_value(v: &Value, ctx: &LineCtx) -> Answer {
 fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
     let obj = v.as_object().ok_or("a query line must be a JSON object")?;
     check_keys(obj, LINE_KEYS, "the query line")?;
-    let a = shape_of(obj.get("a").ok_or("missing \"a\"")?, ctx).map_err(|e| format!("a: {e}"))?;
+    let a = solid_of(obj.get("a").ok_or("missing \"a\"")?, ctx).map_err(|e| format!("a: {e}"))?;
     let kind = match obj.get("query") {
         None | Some(Value::Null) => QueryKind::Intersect,
         Some(Value::String(s)) => QueryKind::parse(s)?,
@@ -699,7 +704,7 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
     };
     // A point or ray query needs no `b`; one given is still checked (and then ignored).
     let b = match obj.get("b").filter(|v| !v.is_null()) {
-        Some(b) => Some(shape_of(b, ctx).map_err(|e| format!("b: {e}"))?),
+        Some(b) => Some(solid_of(b, ctx).map_err(|e| format!("b: {e}"))?),
         None if kind.single_shape() => None,
         None => return Err("missing \"b\"".into()),
     };
@@ -724,6 +729,24 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
     }
     let point = optional_vec3(obj, "point")?;
     let origin = optional_vec3(obj, "origin")?;
+    // A pair with a mesh side: the mesh queries.
+    let a = match (a, &b) {
+        (BatchSolid::Convex(a), None | Some(BatchSolid::Convex(_))) => a,
+        // A point or ray query asks `a` only (`b` was checked and is ignored).
+        (BatchSolid::Convex(a), _) if kind.single_shape() => a,
+        (a, b) => {
+            let sb = match b {
+                Some(b) => b.solid(),
+                None => a.solid(),
+            };
+            return Ok(crate::meshq::answer(a.solid(), &pa, sb, &pb, kind, algorithm));
+        }
+    };
+    let b = b.map(|b| match b {
+        BatchSolid::Convex(b) => b,
+        // (Mesh sides were answered above.)
+        BatchSolid::Mesh(_) => a.clone(),
+    });
     match (kind, b) {
         (QueryKind::Point, _) => {
             let p = point.ok_or("a point query needs \"point\": [x, y, z]")?;
@@ -818,7 +841,19 @@ pub(crate) fn pose_from(t: DVec3, mut q: [f64; 4]) -> Result<Pose, String> {
     Pose::try_from_wxyz(t.to_array(), q).map_err(|e| e.to_string())
 }
 
-/// A line's shape object (also used by `polycd view --batch-line`).
+/// A line's shape object of either kind (`"kind"`: convex by default, or a closed mesh).
+pub fn solid_of(v: &Value, ctx: &LineCtx) -> Result<BatchSolid, String> {
+    if let Some(obj) = v.as_object() {
+        check_keys(obj, SHAPE_KEYS, "the shape object")?;
+        if crate::meshq::shape_kind(obj)? == crate::meshq::ShapeKind::Mesh {
+            return crate::meshq::mesh_of(obj).map(BatchSolid::Mesh);
+        }
+    }
+    shape_of(v, ctx).map(BatchSolid::Convex)
+}
+
+/// A line's convex shape object (also used by `polycd view --batch-line`): `"kind": "mesh"`
+/// is refused here ([`solid_of`] reads both kinds).
 pub fn shape_of(v: &Value, ctx: &LineCtx) -> Result<Arc<ConvexPolyhedron>, String> {
     let obj = v
         .as_object()
@@ -827,6 +862,9 @@ pub fn shape_of(v: &Value, ctx: &LineCtx) -> Result<Arc<ConvexPolyhedron>, Strin
         return ctx.resolve_ref(obj, name);
     }
     check_keys(obj, SHAPE_KEYS, "the shape object")?;
+    if crate::meshq::shape_kind(obj)? == crate::meshq::ShapeKind::Mesh {
+        return Err("a \"kind\": \"mesh\" shape is not accepted here (batch and query --mesh take meshes)".into());
+    }
     let given = |k: &str| obj.get(k).filter(|v| !v.is_null());
     let sources: Vec<&str> = ["vertices", "file", "shape"]
         .into_iter()

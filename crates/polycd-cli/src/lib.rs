@@ -9,6 +9,7 @@ pub mod decompose;
 pub mod demo;
 pub mod differential;
 pub mod input;
+pub mod meshq;
 pub mod progress;
 pub mod toc;
 pub mod view;

@@ -35,6 +35,10 @@ enum Command {
         /// otherwise).
         #[arg(long)]
         hull: bool,
+        /// Read the file as a closed non-convex triangle mesh (or a `torus-knot:…` spec) and
+        /// print its decomposition into convex pieces: pieces, triangles per piece, build time.
+        #[arg(long, conflicts_with = "hull")]
+        mesh: bool,
     },
     /// Convex hull of a point file (x y z per line, or any mesh file's vertices).
     Hull {
@@ -86,6 +90,11 @@ enum Command {
         /// otherwise).
         #[arg(long)]
         hull: bool,
+        /// Read mesh files as closed non-convex solids (as `toc --mesh`; `torus-knot:…` specs
+        /// are meshes, other built-in specs stay convex): intersect and distance of the solids,
+        /// exact distances, features named as triangles of the input faces.
+        #[arg(long, conflicts_with = "hull")]
+        mesh: bool,
     },
     /// First time of contact of A moving from --pose-a0 to --pose-a1 (constant linear and
     /// angular velocity about its centroid) with B (fixed at --pose-b, identity by default, or
@@ -330,7 +339,28 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Info { shape, timings, hull } => {
+        Command::Info {
+            shape,
+            timings: _,
+            hull: _,
+            mesh: true,
+        } => {
+            let start = std::time::Instant::now();
+            let m = match toc::torus_knot_spec(&shape) {
+                Some(k) => k,
+                None => polycd::mesh::TriMesh::read(&shape),
+            }
+            .map_err(|e| e.to_string())?;
+            let build = start.elapsed();
+            for n in polycd_cli::meshq::reoriented_notes(&shape, &m) {
+                eprintln!("{n}");
+            }
+            print!("{}", polycd_cli::meshq::info_text(&shape, &m, build));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Info {
+            shape, timings, hull, ..
+        } => {
             let mut bar = polycd_cli::progress::Bar::new();
             let (p, note) = match load(&shape, hull, &mut bar) {
                 Ok(x) => x,
@@ -446,8 +476,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             json,
             verify,
             hull,
+            mesh,
         } => {
             let kind = batch::QueryKind::parse(&q)?;
+            if mesh {
+                return mesh_query(&a, b.as_deref(), [pose_a, pose_b], kind, &algo, json, verify);
+            }
             if kind.single_shape() {
                 return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, hull);
             }
@@ -753,6 +787,42 @@ fn probe_command(
     })
 }
 
+/// `polycd query --mesh`: a pair with mesh sides ([`polycd_cli::meshq`]).
+fn mesh_query(
+    a: &str,
+    b: Option<&str>,
+    poses: [Option<String>; 2],
+    kind: batch::QueryKind,
+    algo: &str,
+    json: bool,
+    verify: bool,
+) -> Result<ExitCode, String> {
+    use polycd_cli::meshq;
+    if verify {
+        return Err("--verify checks convex certificates; mesh answers have none (omit --verify)".into());
+    }
+    let b = b.ok_or("--mesh needs two shapes: polycd query --mesh A B")?;
+    if !matches!(kind, batch::QueryKind::Intersect | batch::QueryKind::Distance) {
+        return Err("--mesh answers --query intersect and distance".into());
+    }
+    let algorithm = Algorithm::parse(algo).ok_or_else(|| format!("unknown algorithm '{algo}'"))?;
+    let (sa, na) = meshq::load_cli(a).map_err(|e| e.to_string())?;
+    let (sb, nb) = meshq::load_cli(b).map_err(|e| e.to_string())?;
+    for n in na.into_iter().chain(nb) {
+        eprintln!("{n}");
+    }
+    let [pa, pb] = poses;
+    let pa = parse_pose(pa.as_deref())?;
+    let pb = parse_pose(pb.as_deref())?;
+    let ans = meshq::answer(sa.solid(), &pa, sb.solid(), &pb, kind, algorithm);
+    print_answer(&ans, kind, json);
+    Ok(if ans.status == "error" {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
     if json {
         println!("{}", serde_json::to_string(&ans.to_json()).unwrap_or_default());
@@ -807,6 +877,13 @@ fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
             "features:        A {}  B {}",
             batch::feature_text(f.a),
             batch::feature_text(f.b)
+        );
+    }
+    if let Some((a, b)) = ans.solid_features {
+        println!(
+            "features:        A {}  B {}",
+            polycd_cli::meshq::feature_text(a),
+            polycd_cli::meshq::feature_text(b)
         );
     }
     if let Some(i) = ans.iterations {

@@ -663,7 +663,7 @@ fn mesh_distance_matches_brute_force() {
             shapes::random_rotation(&mut rng),
             pa.translation + shapes::unit_vector(&mut rng) * rng.random_range(2.0..8.0),
         );
-        let d = polycd::mesh::distance(&a, &pa, &b, &pb, 0.0, opts().discrete(), &mut cache).unwrap();
+        let d = polycd::mesh::bvtt_distance(&a, &pa, &b, &pb, 0.0, opts().discrete(), &mut cache).unwrap();
         let o = oracle_distance(&Solid::of_mesh(&a, &pa), &Solid::of_mesh(&b, &pb));
         let slack = 2.0 * polycd::tolerance::CCD_PIECE_REL * (a.scale() + b.scale()) + 1e-10;
         match d {
@@ -707,7 +707,7 @@ fn mesh_inside_mesh_is_overlap_at_start() {
     let big = TriMesh::new(&v, &f).unwrap();
     let (v, f) = box_mesh(DVec3::splat(0.1), DVec3::new(30.0, 0.0, 0.0));
     let cube = TriMesh::new(&v, &f).unwrap();
-    let d = polycd::mesh::distance(
+    let d = polycd::mesh::bvtt_distance(
         &cube,
         &Pose::IDENTITY,
         &big,
@@ -733,7 +733,7 @@ fn mesh_inside_mesh_is_overlap_at_start() {
     );
     v.extend(v2);
     let two = TriMesh::new(&v, &f).unwrap();
-    let d = polycd::mesh::distance(
+    let d = polycd::mesh::bvtt_distance(
         &two,
         &Pose::IDENTITY,
         &big,
@@ -884,7 +884,7 @@ fn mesh_front_tracking_matches_restart() {
                     y.t
                 );
                 for toc in [&x, &y] {
-                    let fresh = polycd::mesh::distance(
+                    let fresh = polycd::mesh::bvtt_distance(
                         &a,
                         &toc.pose_a,
                         &b,

@@ -131,13 +131,13 @@ pub const NODE_CACHE_QUERIES: u32 = 2;
 /// query that meets new node pairs seldom allocates.
 pub const SPARE_CACHES: usize = 1024;
 
-/// Answer of [`distance`] between two meshes.
+/// Answer of [`bvtt_distance`] between two meshes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MeshDistance {
     /// The surfaces are apart (by at least `distance`, up to the pieces' margin) and neither
     /// solid contains the other.
     Separated {
-        /// The distance (of the closest leaf pair, see [`distance`]).
+        /// The distance (of the closest leaf pair, see [`bvtt_distance`]).
         distance: f64,
         /// Closest point on A (world).
         point_a: DVec3,
@@ -157,10 +157,12 @@ pub enum MeshDistance {
 }
 
 /// Distance between two meshes at fixed poses by the BVTT traversal (Alg. 3), with the
-/// containment test. The traversal stops at the first leaf pair within `stop_below`
+/// containment test: the piece hulls' distance, a lower bound of the surfaces' distance
+/// within 2·[`CCD_PIECE_REL`](crate::core::tolerance::CCD_PIECE_REL)·scale (the continuous
+/// query's measure). The exact distance of the solids is [`crate::mesh::distance`]. The traversal stops at the first leaf pair within `stop_below`
 /// (pass 0 for the exact minimum); `algorithm` answers the node distances (`Auto`: V-Clip,
 /// whose feature tracking suits node pairs asked again after small motions).
-pub fn distance(
+pub fn bvtt_distance(
     a: &TriMesh,
     pose_a: &Pose,
     b: &TriMesh,

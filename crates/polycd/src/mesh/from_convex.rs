@@ -1,38 +1,36 @@
-//! A convex polyhedron as a closed triangle mesh (agreed interface: mesh–convex pairs are asked
-//! as mesh–mesh pairs).
+//! A convex polyhedron as a closed triangle mesh.
 
 use super::trimesh::TriMesh;
 use crate::core::error::PolycdError;
 use crate::shape::polyhedron::ConvexPolyhedron;
 
 impl TriMesh {
-    /// The closed triangle mesh of a solid convex polyhedron: its vertices and its faces,
-    /// each fan-triangulated from its first vertex (faces are convex polygons, counter-clockwise
-    /// seen from outside, so the fans are too). A rounded shape (radius > 0) has no exact
-    /// triangle mesh and a flat one (a point, segment or polygon) bounds no solid: both are a
-    /// typed [`PolycdError::UnsupportedShape`].
-    pub fn from_convex(p: &ConvexPolyhedron) -> Result<TriMesh, PolycdError> {
-        if p.radius() > 0.0 {
+    /// The convex polyhedron `c` as a closed triangle mesh: its vertices (same indices) and
+    /// its faces fan-triangulated from each face's first vertex, so triangle `t` comes from
+    /// face [`TriMesh::input_face`]`(t)` of `c`. A flat or rounded shape bounds no polyhedral
+    /// solid: [`PolycdError::UnsupportedShape`].
+    pub fn from_convex(c: &ConvexPolyhedron) -> Result<TriMesh, PolycdError> {
+        if c.dimension() < 3 {
             return Err(PolycdError::UnsupportedShape {
                 algorithm: "mesh",
-                shape: "rounded shape",
-                reason: "a rounded shape has no exact triangle mesh",
-            });
-        }
-        if p.dimension() < 3 {
-            return Err(PolycdError::UnsupportedShape {
-                algorithm: "mesh",
-                shape: match p.dimension() {
+                shape: match c.dimension() {
                     0 => "point",
                     1 => "segment",
                     _ => "polygon",
                 },
-                reason: "a mesh is a closed solid",
+                reason: "a mesh query needs solid shapes",
             });
         }
-        let faces: Vec<Vec<u32>> = (0..p.faces().len() as u32)
-            .map(|f| p.face_vertices(f).to_vec())
+        if c.radius() > 0.0 {
+            return Err(PolycdError::UnsupportedShape {
+                algorithm: "mesh",
+                shape: "rounded shape",
+                reason: "a mesh query needs polyhedra (radius 0)",
+            });
+        }
+        let faces: Vec<Vec<u32>> = (0..c.faces().len() as u32)
+            .map(|f| c.face_vertices(f).to_vec())
             .collect();
-        TriMesh::new(p.vertices(), &faces)
+        TriMesh::new(c.vertices(), &faces)
     }
 }

@@ -114,15 +114,22 @@ mod directional;
 mod from_convex;
 mod nest;
 mod repair;
+pub mod solid;
 mod store;
 mod tree;
+pub mod tri_dist;
 mod trimesh;
 
-pub use bvtt::{distance, FrontNode, MeshCache, MeshDistance, NODE_CACHE_QUERIES, SPARE_CACHES};
+pub use bvtt::{bvtt_distance, FrontNode, MeshCache, MeshDistance, NODE_CACHE_QUERIES, SPARE_CACHES};
 pub use directional::{directional, directional_with_cache, MeshDirectional, MeshDirectionalCache, MeshTouch};
 pub use repair::{MeshOptions, MeshRepair};
+pub use solid::{
+    contact_set, contact_tolerance, distance, intersect, solid_contact_tolerance, MeshAnswer, MeshOverlap,
+    PieceContact, Side, Solid, SolidCache, SolidFeature,
+};
 pub use store::DECOMPOSITION_VERSION;
 pub use tree::HullNode;
+pub use tri_dist::{triangle_distance, TriFeature, TriangleDistance};
 pub use trimesh::{MeshComponent, TriMesh};
 
 /// Largest number of triangles in one patch (bounds the decomposition's work per piece,

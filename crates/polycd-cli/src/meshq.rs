@@ -1,0 +1,399 @@
+//! Non-convex meshes in `polycd batch` and `polycd query --mesh` (issue 23 item 4).
+//!
+//! A batch shape object with `"kind": "mesh"` and `"vertices"` + `"faces"` (or `"file"`, or a
+//! `"shape"` spec: `torus-knot:…`, or a convex built-in triangulated) is a closed non-convex
+//! solid ([`TriMesh`]). Pairs with at least one mesh side are answered by
+//! [`polycd::mesh::intersect`] / [`polycd::mesh::distance`]: exact distances, `features` naming
+//! `{"kind": "triangle", "id": <input face index>}` on a mesh side (convex sides keep the
+//! vertex/edge/face format), and for overlapping solids `signed_distance` = minus a certified
+//! **lower bound** of the penetration depth (the deepest overlapping pair of convex pieces,
+//! or for a solid inside the other the distance of the surfaces).
+//!
+//! A mesh's decomposition is built once per distinct mesh in a process (so once per batch
+//! run): meshes are kept in a process-wide cache keyed by their content (the vertices' and
+//! faces' bytes; a file by its path and a 128-bit hash of its bytes; a spec by its text).
+
+use crate::batch::{Answer, QueryKind};
+use polycd::mesh::{self, MeshAnswer, Solid, SolidCache, SolidFeature};
+use polycd::{Algorithm, ConvexPolyhedron, DVec3, Feature, PolycdError, Pose};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Most meshes kept by the process-wide cache (later distinct meshes are built per line).
+pub const MESH_CACHE_ENTRIES: usize = 64;
+/// Most triangles (summed) kept by the cache.
+pub const MESH_CACHE_TRIANGLES: usize = 4_000_000;
+
+type MeshCacheMap = HashMap<Vec<u8>, Arc<polycd::mesh::TriMesh>>;
+
+fn meshes() -> &'static Mutex<MeshCacheMap> {
+    static MESHES: OnceLock<Mutex<MeshCacheMap>> = OnceLock::new();
+    MESHES.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// How many distinct meshes the process has built and kept (for tests).
+pub fn cached_meshes() -> usize {
+    meshes().lock().map_or(0, |m| m.len())
+}
+
+/// The mesh under `key`, built by `build` the first time.
+fn cached(
+    key: Vec<u8>,
+    build: impl FnOnce() -> Result<polycd::mesh::TriMesh, String>,
+) -> Result<Arc<polycd::mesh::TriMesh>, String> {
+    if let Some(m) = meshes().lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(m);
+    }
+    let m = Arc::new(build()?);
+    if let Ok(mut c) = meshes().lock() {
+        let held: usize = c.values().map(|m| m.triangles().len()).sum();
+        if c.len() < MESH_CACHE_ENTRIES && held + m.triangles().len() <= MESH_CACHE_TRIANGLES {
+            c.insert(key, m.clone());
+        }
+    }
+    Ok(m)
+}
+
+/// A batch shape: convex (today's meaning) or a closed non-convex mesh.
+#[derive(Clone, Debug)]
+pub enum BatchSolid {
+    /// A convex shape.
+    Convex(std::sync::Arc<ConvexPolyhedron>),
+    /// A closed triangle mesh.
+    Mesh(Arc<polycd::mesh::TriMesh>),
+}
+
+impl BatchSolid {
+    /// As a [`Solid`] of the library.
+    pub fn solid(&self) -> Solid<'_> {
+        match self {
+            BatchSolid::Convex(c) => Solid::Convex(c),
+            BatchSolid::Mesh(m) => Solid::Mesh(m),
+        }
+    }
+}
+
+/// The kind of a shape object: `"convex"` (the default), `"mesh"`; `"surface"` (open
+/// surfaces, issue 23 item 7) is refused as not supported yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShapeKind {
+    /// A convex shape.
+    Convex,
+    /// A closed non-convex triangle mesh.
+    Mesh,
+}
+
+/// Reads `"kind"` of a shape object.
+pub fn shape_kind(obj: &Map<String, Value>) -> Result<ShapeKind, String> {
+    match obj.get("kind") {
+        None | Some(Value::Null) => Ok(ShapeKind::Convex),
+        Some(Value::String(s)) => match s.as_str() {
+            "convex" => Ok(ShapeKind::Convex),
+            "mesh" => Ok(ShapeKind::Mesh),
+            "surface" => Err("\"kind\": \"surface\" (open surfaces) is not supported yet".into()),
+            other => Err(format!("unknown \"kind\" '{other}' (known: convex, mesh)")),
+        },
+        Some(_) => Err("\"kind\" must be a string: \"convex\" or \"mesh\"".into()),
+    }
+}
+
+/// The mesh of a shape object with `"kind": "mesh"` (its keys already checked).
+pub fn mesh_of(obj: &Map<String, Value>) -> Result<Arc<polycd::mesh::TriMesh>, String> {
+    let given = |k: &str| obj.get(k).filter(|v| !v.is_null());
+    for k in ["hull", "radius"] {
+        if given(k).is_some() {
+            return Err(format!("\"{k}\" is for convex shapes, not \"kind\": \"mesh\""));
+        }
+    }
+    let sources: Vec<&str> = ["vertices", "file", "shape"]
+        .into_iter()
+        .filter(|k| given(k).is_some())
+        .collect();
+    if sources.len() != 1 {
+        return Err(format!(
+            "a mesh takes exactly one of \"vertices\" (with \"faces\"), \"file\", \"shape\" (found {})",
+            if sources.is_empty() {
+                "none".to_string()
+            } else {
+                format!("\"{}\"", sources.join("\" and \""))
+            }
+        ));
+    }
+    if given("faces").is_some() && given("vertices").is_none() {
+        return Err("\"faces\" needs \"vertices\"".into());
+    }
+    if let Some(verts) = given("vertices") {
+        let arr = verts.as_array().ok_or("\"vertices\" must be an array of [x, y, z]")?;
+        let mut pts = Vec::with_capacity(arr.len());
+        let mut key = Vec::with_capacity(2 + 24 * arr.len());
+        key.push(b'v');
+        for (i, p) in arr.iter().enumerate() {
+            let p = crate::batch::vec3(p).map_err(|e| format!("vertex {i}: {e}"))?;
+            for c in p.to_array() {
+                key.extend_from_slice(&c.to_bits().to_le_bytes());
+            }
+            pts.push(p);
+        }
+        let faces = match given("faces") {
+            Some(Value::Array(f)) => f,
+            Some(_) => return Err("\"faces\" must be an array of index lists [[i, j, k, …], …]".into()),
+            None => {
+                return Err("a mesh needs \"faces\" with its \"vertices\" (a closed triangle or polygon mesh)".into())
+            }
+        };
+        key.push(b'f');
+        let mut fs: Vec<Vec<u32>> = Vec::with_capacity(faces.len());
+        for (i, f) in faces.iter().enumerate() {
+            let idx = f.as_array().ok_or(format!("face {i}: expected an index list"))?;
+            let mut face = Vec::with_capacity(idx.len());
+            key.extend_from_slice(&(idx.len() as u32).to_le_bytes());
+            for x in idx {
+                let k = x
+                    .as_u64()
+                    .filter(|&k| k <= u32::MAX as u64)
+                    .ok_or(format!("face {i}: indices must be non-negative integers"))?;
+                key.extend_from_slice(&(k as u32).to_le_bytes());
+                face.push(k as u32);
+            }
+            fs.push(face);
+        }
+        return cached(key, || polycd::mesh::TriMesh::new(&pts, &fs).map_err(|e| e.to_string()));
+    }
+    if let Some(f) = given("file") {
+        let path = f.as_str().ok_or("\"file\" must be a string")?;
+        // Keyed by the path and the file's content (two 64-bit SipHashes of its bytes and its
+        // length): an edited file is read again.
+        let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+        let hash = |salt: u8| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            salt.hash(&mut h);
+            bytes.hash(&mut h);
+            h.finish()
+        };
+        let mut key = b"file:".to_vec();
+        key.extend_from_slice(path.as_bytes());
+        key.push(0);
+        key.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        key.extend_from_slice(&hash(1).to_le_bytes());
+        key.extend_from_slice(&hash(2).to_le_bytes());
+        drop(bytes);
+        return cached(key, || polycd::mesh::TriMesh::read(path).map_err(|e| e.to_string()));
+    }
+    let spec = given("shape")
+        .and_then(|s| s.as_str())
+        .ok_or("\"shape\" must be a string")?
+        .to_string();
+    let mut key = b"shape:".to_vec();
+    key.extend_from_slice(spec.as_bytes());
+    cached(key, || mesh_spec(&spec).map_err(|e| e.to_string()))
+}
+
+/// A built-in spec as a mesh: `torus-knot:…`, or a convex built-in triangulated.
+pub fn mesh_spec(spec: &str) -> Result<polycd::mesh::TriMesh, PolycdError> {
+    if let Some(k) = crate::toc::torus_knot_spec(spec) {
+        return k;
+    }
+    polycd::mesh::TriMesh::from_convex(&polycd::shapes::from_spec(spec)?)
+}
+
+fn feature_json(f: SolidFeature) -> Value {
+    match f {
+        SolidFeature::Triangle(i) => json!({"kind": "triangle", "id": i}),
+        SolidFeature::Convex(Feature::Vertex(i)) => json!({"kind": "vertex", "id": i}),
+        SolidFeature::Convex(Feature::Edge(i)) => json!({"kind": "edge", "id": i}),
+        SolidFeature::Convex(Feature::Face(i)) => json!({"kind": "face", "id": i}),
+    }
+}
+
+/// The answer's `features` for a pair with a mesh side.
+pub fn features_json(f: (SolidFeature, SolidFeature)) -> Value {
+    json!({"a": feature_json(f.0), "b": feature_json(f.1)})
+}
+
+/// Human-readable feature, e.g. `triangle (input face) 12`.
+pub fn feature_text(f: SolidFeature) -> String {
+    match f {
+        SolidFeature::Triangle(i) => format!("triangle of input face {i}"),
+        SolidFeature::Convex(f) => crate::batch::feature_text(f),
+    }
+}
+
+/// Answers an intersect or distance query on a pair with at least one mesh side (the shared
+/// core of `query --mesh` and `batch`).
+pub fn answer(a: Solid<'_>, pa: &Pose, b: Solid<'_>, pb: &Pose, kind: QueryKind, algorithm: Algorithm) -> Answer {
+    match answer_inner(a, pa, b, pb, kind, algorithm) {
+        Ok(ans) => ans,
+        Err(e) => Answer {
+            status: "error",
+            error: Some(e.to_string()),
+            ..Answer::default()
+        },
+    }
+}
+
+fn answer_inner(
+    a: Solid<'_>,
+    pa: &Pose,
+    b: Solid<'_>,
+    pb: &Pose,
+    kind: QueryKind,
+    algorithm: Algorithm,
+) -> Result<Answer, PolycdError> {
+    if algorithm != Algorithm::Auto {
+        return Err(PolycdError::Unsupported {
+            algorithm: algorithm.name(),
+            query: "mesh",
+        });
+    }
+    let mut cache = SolidCache::default();
+    let ans = match kind {
+        QueryKind::Intersect => mesh::intersect(a, pa, b, pb, &mut cache)?,
+        QueryKind::Distance => mesh::distance(a, pa, b, pb, &mut cache)?,
+        QueryKind::Directional => {
+            return Err(PolycdError::UnsupportedShape {
+                algorithm: "directional",
+                shape: "mesh shape",
+                reason: "the directional query on non-convex meshes is not available in batch and query yet",
+            })
+        }
+        QueryKind::Point | QueryKind::Ray => {
+            return Err(PolycdError::UnsupportedShape {
+                algorithm: if kind == QueryKind::Point { "point" } else { "ray" },
+                shape: "mesh shape",
+                reason: "point and ray queries on non-convex meshes are not supported yet",
+            })
+        }
+    };
+    let tol = mesh::solid_contact_tolerance(a, pa, b, pb, &mut cache)?;
+    let status = crate::status_name(ans.status(tol));
+    let finite = |p: DVec3| p.is_finite().then_some(p);
+    Ok(match (kind, ans) {
+        (QueryKind::Intersect, MeshAnswer::Separated { point_a, point_b, .. }) => {
+            let touching = status == "touching";
+            Answer {
+                status,
+                point_a: finite(point_a).filter(|_| touching),
+                point_b: finite(point_b).filter(|_| touching),
+                ..Answer::default()
+            }
+        }
+        (
+            _,
+            MeshAnswer::Separated {
+                distance,
+                point_a,
+                point_b,
+                features,
+                ..
+            },
+        ) => Answer {
+            status,
+            distance: Some(distance),
+            signed_distance: Some(distance),
+            point_a: Some(point_a),
+            point_b: Some(point_b),
+            solid_features: Some(features),
+            ..Answer::default()
+        },
+        (_, MeshAnswer::Overlapping { point_a, point_b, .. }) => Answer {
+            status,
+            distance: (kind == QueryKind::Distance).then_some(0.0),
+            signed_distance: (kind == QueryKind::Distance).then_some(ans.signed_distance()),
+            point_a: finite(point_a),
+            point_b: finite(point_b),
+            ..Answer::default()
+        },
+    })
+}
+
+/// A shape of `polycd query --mesh`: a mesh file is a closed non-convex mesh, a
+/// `torus-knot:…` spec a mesh, any other built-in spec stays convex. Components of a mesh
+/// file wound against their nesting were re-oriented: the notes say so (for stderr).
+pub fn load_cli(s: &str) -> Result<(BatchSolid, Vec<String>), PolycdError> {
+    if let Some(k) = crate::toc::torus_knot_spec(s) {
+        return Ok((BatchSolid::Mesh(Arc::new(k?)), Vec::new()));
+    }
+    if std::path::Path::new(s).is_file() {
+        let m = polycd::mesh::TriMesh::read(s)?;
+        let notes = reoriented_notes(s, &m);
+        return Ok((BatchSolid::Mesh(Arc::new(m)), notes));
+    }
+    Ok((
+        BatchSolid::Convex(std::sync::Arc::new(crate::input::load_shape(s)?)),
+        Vec::new(),
+    ))
+}
+
+/// One note per closed component of `m` that was re-oriented.
+pub fn reoriented_notes(name: &str, m: &polycd::mesh::TriMesh) -> Vec<String> {
+    m.components()
+        .iter()
+        .filter(|c| c.reoriented)
+        .map(|c| {
+            let what = if c.depth % 2 == 0 {
+                "an outer surface wound inward"
+            } else {
+                "a cavity wound outward"
+            };
+            format!(
+                "note: {name}: the closed component starting at {} is {what}; it was re-oriented",
+                c.face
+            )
+        })
+        .collect()
+}
+
+/// `polycd info --mesh`: the mesh, its decomposition into convex pieces and its hull tree.
+pub fn info_text(name: &str, m: &polycd::mesh::TriMesh, build: std::time::Duration) -> String {
+    let pieces = m.pieces();
+    let sizes: Vec<usize> = pieces.iter().map(|p| p.len()).collect();
+    let (min, max) = (
+        sizes.iter().copied().min().unwrap_or(0),
+        sizes.iter().copied().max().unwrap_or(0),
+    );
+    let mean = if sizes.is_empty() {
+        0.0
+    } else {
+        m.triangles().len() as f64 / sizes.len() as f64
+    };
+    let mut sorted = sizes.clone();
+    sorted.sort_unstable();
+    let median = sorted.get(sorted.len() / 2).copied().unwrap_or(0);
+    let single = sizes.iter().filter(|&&n| n == 1).count();
+    let mut s = String::new();
+    let mut line = |k: &str, v: String| s.push_str(&format!("{k:<22}{v}\n"));
+    line("mesh:", name.to_string());
+    line("vertices:", m.vertices().len().to_string());
+    line("triangles:", m.triangles().len().to_string());
+    line("components:", m.components().len().to_string());
+    line("volume:", format!("{:.12e}", m.volume()));
+    let c = m.centroid();
+    line("centroid:", format!("[{:.9}, {:.9}, {:.9}]", c.x, c.y, c.z));
+    line("convex pieces:", sizes.len().to_string());
+    line(
+        "triangles per piece:",
+        format!("min {min}, median {median}, mean {mean:.2}, max {max} ({single} pieces of one triangle)"),
+    );
+    line("hull tree nodes:", m.nodes().len().to_string());
+    line(
+        "build time:",
+        format!("{:.3} s (validation, decomposition, hull tree)", build.as_secs_f64()),
+    );
+    let re: Vec<String> = m
+        .components()
+        .iter()
+        .filter(|c| c.reoriented)
+        .map(|c| c.face.to_string())
+        .collect();
+    line(
+        "repaired:",
+        if re.is_empty() {
+            "nothing (no component re-oriented)".to_string()
+        } else {
+            format!("re-oriented the components starting at {}", re.join(", "))
+        },
+    );
+    s
+}

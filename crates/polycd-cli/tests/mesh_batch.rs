@@ -1,0 +1,251 @@
+//! Issue 23 item 4: `"kind": "mesh"` shapes in `polycd batch`, `polycd query --mesh` and
+//! `polycd info --mesh`, with answers checked by hand.
+
+use serde_json::Value;
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn polycd() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_polycd"))
+}
+
+/// Runs `polycd batch` on `input`, returns the answer lines.
+fn batch(input: &str) -> Vec<Value> {
+    let mut child = polycd()
+        .arg("batch")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The lines, each ended by a newline.
+fn lines(v: &[String]) -> String {
+    v.iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// An axis-aligned box `[lo, hi]` as a JSON mesh: 8 vertices, 6 outward quads (face 4 is the
+/// −x side, face 5 the +x side).
+fn box_json(lo: [f64; 3], hi: [f64; 3]) -> String {
+    let mut v = Vec::new();
+    for i in 0..8 {
+        let p = [
+            if i & 1 == 0 { lo[0] } else { hi[0] },
+            if i & 2 == 0 { lo[1] } else { hi[1] },
+            if i & 4 == 0 { lo[2] } else { hi[2] },
+        ];
+        v.push(format!("[{},{},{}]", p[0], p[1], p[2]));
+    }
+    format!(
+        r#"{{"kind":"mesh","vertices":[{}],"faces":[[0,2,3,1],[4,5,7,6],[0,1,5,4],[2,6,7,3],[0,4,6,2],[1,3,7,5]]}}"#,
+        v.join(",")
+    )
+}
+
+/// A U-shaped solid: the profile (0,0) (3,0) (3,2) (2,2) (2,1) (1,1) (1,2) (0,2) in x–z,
+/// extruded over y ∈ [0, 1]; its notch is (1,2) × (0,1) × (1,2). Caps as triangles, sides
+/// as quads.
+fn u_json() -> String {
+    let profile = [(0, 0), (3, 0), (3, 2), (2, 2), (2, 1), (1, 1), (1, 2), (0, 2)];
+    let mut v = Vec::new();
+    for y in [0, 1] {
+        for (x, z) in profile {
+            v.push(format!("[{x},{y},{z}]"));
+        }
+    }
+    let mut f = Vec::new();
+    for c in [[0, 1, 4], [1, 2, 3], [1, 3, 4], [0, 4, 5], [0, 5, 6], [0, 6, 7]] {
+        f.push(format!("[{},{},{}]", c[0], c[1], c[2]));
+        f.push(format!("[{},{},{}]", c[0] + 8, c[2] + 8, c[1] + 8));
+    }
+    for i in 0..8 {
+        let j = (i + 1) % 8;
+        f.push(format!("[{j},{i},{},{}]", i + 8, j + 8));
+    }
+    format!(
+        r#"{{"kind":"mesh","vertices":[{}],"faces":[{}]}}"#,
+        v.join(","),
+        f.join(",")
+    )
+}
+
+#[test]
+fn two_unit_cubes_one_apart() {
+    let cube = box_json([0.0; 3], [1.0; 3]);
+    let line = format!(r#"{{"id":1,"query":"distance","a":{cube},"b":{cube},"pose_b":{{"translation":[2,0,0]}}}}"#);
+    let line2 = format!(r#"{{"id":2,"a":{cube},"b":{cube},"pose_b":{{"translation":[2,0,0]}}}}"#);
+    let out = batch(&format!("{line}\n{line2}\n"));
+    let a = &out[0];
+    assert_eq!(a["status"], "disjoint", "{a}");
+    assert_eq!(a["distance"], 1.0);
+    assert_eq!(a["signed_distance"], 1.0);
+    assert_eq!(a["point_a"][0], 1.0);
+    assert_eq!(a["point_b"][0], 2.0);
+    // A's +x quad (input face 5) faces B's −x quad (input face 4).
+    assert_eq!(
+        a["features"]["a"],
+        serde_json::json!({"kind": "triangle", "id": 5}),
+        "{a}"
+    );
+    assert_eq!(
+        a["features"]["b"],
+        serde_json::json!({"kind": "triangle", "id": 4}),
+        "{a}"
+    );
+    assert_eq!(out[1]["status"], "disjoint", "{}", out[1]);
+    assert!(out[1]["error"].is_null());
+}
+
+/// The U's hull holds the box; the solids are 0.25 apart (box [1.25, 1.75] in x, the notch's
+/// walls at 1 and 2; its floor at z = 1, the box's bottom at 1.25).
+#[test]
+fn u_shape_with_a_box_in_its_notch() {
+    let u = u_json();
+    let bx = box_json([1.25, 0.25, 1.25], [1.75, 0.75, 1.75]);
+    let out = batch(&lines(&[
+        format!(r#"{{"id":"i","a":{u},"b":{bx}}}"#),
+        format!(r#"{{"id":"d","query":"distance","a":{u},"b":{bx}}}"#),
+    ]));
+    assert_eq!(out[0]["status"], "disjoint", "{}", out[0]);
+    assert_eq!(out[1]["status"], "disjoint", "{}", out[1]);
+    assert_eq!(out[1]["distance"], 0.25, "{}", out[1]);
+    assert_eq!(out[1]["features"]["a"]["kind"], "triangle");
+    assert_eq!(out[1]["features"]["b"]["kind"], "triangle");
+    // Moved down by 0.5 it crosses the notch's floor: overlapping, signed distance minus a
+    // lower bound of the depth (here the true depth 0.25: push it up).
+    let out = batch(&format!(
+        r#"{{"query":"distance","a":{u},"b":{bx},"pose_b":{{"translation":[0,0,-0.5]}}}}"#
+    ));
+    assert_eq!(out[0]["status"], "overlapping", "{}", out[0]);
+    let s = out[0]["signed_distance"].as_f64().unwrap();
+    assert!((-0.25 - 1e-12..0.0).contains(&s), "{}", out[0]);
+}
+
+#[test]
+fn box_inside_a_big_box_overlaps() {
+    let big = box_json([-2.0; 3], [2.0; 3]);
+    let small = box_json([-0.5; 3], [0.5; 3]);
+    let out = batch(&lines(&[
+        format!(r#"{{"a":{big},"b":{small}}}"#),
+        format!(r#"{{"query":"distance","a":{small},"b":{big}}}"#),
+    ]));
+    assert_eq!(out[0]["status"], "overlapping", "{}", out[0]);
+    assert_eq!(out[1]["status"], "overlapping", "{}", out[1]);
+    assert_eq!(out[1]["distance"], 0.0);
+    // A lower bound of the depth: at least the surfaces' distance 1.5, at most the true 2.5.
+    let s = out[1]["signed_distance"].as_f64().unwrap();
+    assert!((-2.5 - 1e-12..=-1.5).contains(&s), "{}", out[1]);
+}
+
+/// Mesh against a convex shape: convex features in the convex format; touching meshes.
+#[test]
+fn mesh_against_convex_and_touching() {
+    let cube = box_json([0.0; 3], [1.0; 3]);
+    let out = batch(&lines(&[
+        format!(r#"{{"query":"distance","a":{cube},"b":{{"shape":"cube"}},"pose_b":{{"translation":[3,0.5,0.5]}}}}"#),
+        format!(r#"{{"query":"distance","a":{cube},"b":{cube},"pose_b":{{"translation":[1,0.25,0.5]}}}}"#),
+        format!(
+            r#"{{"query":"distance","a":{cube},"b":{{"kind":"convex","shape":"cube"}},"pose_b":{{"translation":[3,0.5,0.5]}}}}"#
+        ),
+    ]));
+    let a = &out[0];
+    assert_eq!(a["status"], "disjoint", "{a}");
+    assert_eq!(a["distance"], 1.5);
+    assert_eq!(a["features"]["a"]["kind"], "triangle");
+    assert!(
+        ["vertex", "edge", "face"].contains(&a["features"]["b"]["kind"].as_str().unwrap()),
+        "{a}"
+    );
+    assert_eq!(out[1]["status"], "touching", "{}", out[1]);
+    assert_eq!(out[1]["distance"], 0.0, "{}", out[1]);
+    assert_eq!(out[2], out[0]);
+}
+
+#[test]
+fn unsupported_mesh_queries_are_errors_naming_why() {
+    let cube = box_json([0.0; 3], [1.0; 3]);
+    let out = batch(&lines(&[
+        format!(r#"{{"query":"directional","direction":[1,0,0],"a":{cube},"b":{cube}}}"#),
+        r#"{"a":{"kind":"surface","shape":"cube"},"b":{"shape":"cube"}}"#.into(),
+        r#"{"a":{"kind":"blob","shape":"cube"},"b":{"shape":"cube"}}"#.into(),
+        r#"{"a":{"kind":"mesh","vertices":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]},"b":{"shape":"cube"}}"#.into(),
+        format!(r#"{{"a":{cube},"b":{cube},"algorithm":"gjk"}}"#),
+    ]));
+    let err = |i: usize| out[i]["error"].as_str().unwrap_or("").to_string();
+    assert!(out.iter().all(|a| a["status"] == "error"), "{out:?}");
+    assert!(err(0).contains("directional") && err(0).contains("mesh"), "{}", err(0));
+    assert!(
+        err(1).contains("surface") && err(1).contains("not supported yet"),
+        "{}",
+        err(1)
+    );
+    assert!(err(2).contains("unknown \"kind\""), "{}", err(2));
+    assert!(err(3).contains("faces"), "{}", err(3));
+    assert!(err(4).contains("gjk"), "{}", err(4));
+}
+
+/// A mesh is decomposed once per distinct mesh in a run (in-process: the cache by content).
+#[test]
+fn a_mesh_is_built_once_per_run() {
+    // A mesh no other test of this binary uses (tests share the process).
+    let bx = box_json([0.0; 3], [1.0, 2.0, 3.0]);
+    let line = format!(r#"{{"query":"distance","a":{bx},"b":{bx},"pose_b":{{"translation":[5,0,0]}}}}"#);
+    let input = format!("{line}\n{line}\n{line}\n");
+    let before = polycd_cli::meshq::cached_meshes();
+    let mut out = Vec::new();
+    let s = polycd_cli::batch::run(input.as_bytes(), &mut out).unwrap();
+    assert_eq!((s.lines, s.errors), (3, 0));
+    let after = polycd_cli::meshq::cached_meshes();
+    // Other tests of this file run in subprocesses: this process built exactly one mesh.
+    assert_eq!(after, before + 1);
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.lines().all(|l| l.contains(r#""distance":4.0"#)), "{text}");
+}
+
+#[test]
+fn query_and_info_take_meshes() {
+    let dir = std::env::temp_dir().join(format!("polycd-meshq-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let obj = dir.join("cube.obj");
+    std::fs::write(
+        &obj,
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\n\
+         f 1 3 4 2\nf 5 6 8 7\nf 1 2 6 5\nf 3 7 8 4\nf 1 5 7 3\nf 2 4 8 6\n",
+    )
+    .unwrap();
+    let o = obj.to_str().unwrap();
+    let out = polycd()
+        .args(["query", "--mesh", o, o, "--pose-b", "2 0 0 1 0 0 0", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["distance"], 1.0, "{v}");
+    assert_eq!(
+        v["features"]["a"],
+        serde_json::json!({"kind": "triangle", "id": 5}),
+        "{v}"
+    );
+    let out = polycd()
+        .args(["query", "--mesh", o, "cube", "--pose-b", "3 0 0 1 0 0 0"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("distance:        1.5"), "{text}");
+    let out = polycd().args(["info", "--mesh", o]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("convex pieces:        1") && text.contains("build time:"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
