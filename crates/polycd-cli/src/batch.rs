@@ -739,7 +739,15 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
                 Some(b) => b.solid(),
                 None => a.solid(),
             };
-            return Ok(crate::meshq::answer(a.solid(), &pa, sb, &pb, kind, algorithm));
+            return Ok(crate::meshq::answer(
+                a.solid(),
+                &pa,
+                sb,
+                &pb,
+                kind,
+                algorithm,
+                direction,
+            ));
         }
     };
     let b = b.map(|b| match b {

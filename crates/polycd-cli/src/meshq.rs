@@ -222,8 +222,16 @@ pub fn feature_text(f: SolidFeature) -> String {
 
 /// Answers an intersect or distance query on a pair with at least one mesh side (the shared
 /// core of `query --mesh` and `batch`).
-pub fn answer(a: Solid<'_>, pa: &Pose, b: Solid<'_>, pb: &Pose, kind: QueryKind, algorithm: Algorithm) -> Answer {
-    match answer_inner(a, pa, b, pb, kind, algorithm) {
+pub fn answer(
+    a: Solid<'_>,
+    pa: &Pose,
+    b: Solid<'_>,
+    pb: &Pose,
+    kind: QueryKind,
+    algorithm: Algorithm,
+    direction: Option<DVec3>,
+) -> Answer {
+    match answer_inner(a, pa, b, pb, kind, algorithm, direction) {
         Ok(ans) => ans,
         Err(e) => Answer {
             status: "error",
@@ -240,6 +248,7 @@ fn answer_inner(
     pb: &Pose,
     kind: QueryKind,
     algorithm: Algorithm,
+    direction: Option<DVec3>,
 ) -> Result<Answer, PolycdError> {
     if algorithm != Algorithm::Auto {
         return Err(PolycdError::Unsupported {
@@ -252,11 +261,8 @@ fn answer_inner(
         QueryKind::Intersect => mesh::intersect(a, pa, b, pb, &mut cache)?,
         QueryKind::Distance => mesh::distance(a, pa, b, pb, &mut cache)?,
         QueryKind::Directional => {
-            return Err(PolycdError::UnsupportedShape {
-                algorithm: "directional",
-                shape: "mesh shape",
-                reason: "the directional query on non-convex meshes is not available in batch and query yet",
-            })
+            let s = direction.ok_or(PolycdError::BadDirection)?;
+            return directional_answer(a, pa, b, pb, s, &mut cache);
         }
         QueryKind::Point | QueryKind::Ray => {
             return Err(PolycdError::UnsupportedShape {
@@ -396,4 +402,38 @@ pub fn info_text(name: &str, m: &polycd::mesh::TriMesh, build: std::time::Durati
         },
     );
     s
+}
+
+/// The directional answer of a pair with a mesh side ([`mesh::directional`]; a convex side is
+/// asked as its one-piece triangle mesh): `directional` is the `t` of least `|t|` at which the
+/// solids touch without overlapping, as for convex pairs; the status is the contact at `t = 0`.
+fn directional_answer(
+    a: Solid<'_>,
+    pa: &Pose,
+    b: Solid<'_>,
+    pb: &Pose,
+    direction: DVec3,
+    cache: &mut SolidCache,
+) -> Result<Answer, PolycdError> {
+    fn as_mesh(s: Solid<'_>) -> Result<std::borrow::Cow<'_, polycd::mesh::TriMesh>, PolycdError> {
+        Ok(match s {
+            Solid::Mesh(m) => std::borrow::Cow::Borrowed(m),
+            Solid::Convex(c) => std::borrow::Cow::Owned(polycd::mesh::TriMesh::from_convex(c)?),
+        })
+    }
+    let (ma, mb) = (as_mesh(a)?, as_mesh(b)?);
+    let r = mesh::directional(&ma, pa, &mb, pb, direction)?;
+    let t = r.nearest().map(|touch| touch.t);
+    let tol = mesh::solid_contact_tolerance(a, pa, b, pb, cache)?;
+    let status = match t {
+        Some(t) if t.abs() <= tol => "touching",
+        None => "disjoint",
+        _ if r.overlapping => "overlapping",
+        _ => crate::status_name(mesh::intersect(a, pa, b, pb, cache)?.status(tol)),
+    };
+    Ok(Answer {
+        status,
+        directional: t,
+        ..Answer::default()
+    })
 }
