@@ -172,7 +172,7 @@ fn mesh_against_convex_and_touching() {
 fn unsupported_mesh_queries_are_errors_naming_why() {
     let cube = box_json([0.0; 3], [1.0; 3]);
     let out = batch(&lines(&[
-        format!(r#"{{"query":"directional","direction":[1,0,0],"a":{cube},"b":{cube}}}"#),
+        format!(r#"{{"query":"point","point":[1,0,0],"a":{cube}}}"#),
         r#"{"a":{"kind":"surface","shape":"cube"},"b":{"shape":"cube"}}"#.into(),
         r#"{"a":{"kind":"blob","shape":"cube"},"b":{"shape":"cube"}}"#.into(),
         r#"{"a":{"kind":"mesh","vertices":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]},"b":{"shape":"cube"}}"#.into(),
@@ -180,7 +180,7 @@ fn unsupported_mesh_queries_are_errors_naming_why() {
     ]));
     let err = |i: usize| out[i]["error"].as_str().unwrap_or("").to_string();
     assert!(out.iter().all(|a| a["status"] == "error"), "{out:?}");
-    assert!(err(0).contains("directional") && err(0).contains("mesh"), "{}", err(0));
+    assert!(err(0).contains("point") && err(0).contains("mesh"), "{}", err(0));
     assert!(
         err(1).contains("surface") && err(1).contains("not supported yet"),
         "{}",
@@ -248,4 +248,45 @@ fn query_and_info_take_meshes() {
         "{text}"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Directional queries on meshes: the least |t| at which the solids touch without overlapping
+/// (mesh::directional), literal values checked by hand.
+#[test]
+fn directional_on_meshes() {
+    let u = u_json();
+    let cube = box_json([0.0; 3], [1.0; 3]);
+    let bx = box_json([1.25, 0.25, 1.25], [1.75, 0.75, 1.75]);
+    let out = batch(&lines(&[
+        // In the notch, moved down: the floor (z = 1) 0.25 below the box's bottom.
+        format!(r#"{{"query":"directional","direction":[0,0,-2],"a":{u},"b":{bx}}}"#),
+        // Moved up: it leaves the notch and never touches (its hull would say otherwise).
+        format!(
+            r#"{{"query":"directional","direction":[0,0,1],"a":{u},"b":{bx},"pose_b":{{"translation":[0,0,0.5]}}}}"#
+        ),
+        // Two unit cubes overlapping by 0.75 along x: the shorter escape is +0.75.
+        format!(
+            r#"{{"query":"directional","direction":[1,0,0],"a":{cube},"b":{cube},"pose_b":{{"translation":[0.25,0,0]}}}}"#
+        ),
+        // Mesh against convex (a unit cube centred at 3.5): first contact after 2 along -x.
+        format!(
+            r#"{{"query":"directional","direction":[-1,0,0],"a":{cube},"b":{{"shape":"box:1,1,1"}},"pose_b":{{"translation":[3.5,0.5,0.5]}}}}"#
+        ),
+        // Touching faces now: 0.
+        format!(
+            r#"{{"query":"directional","direction":[1,0,0],"a":{cube},"b":{cube},"pose_b":{{"translation":[1,0,0]}}}}"#
+        ),
+    ]));
+    let t = |i: usize| out[i]["directional"].as_f64();
+    assert_eq!(out[0]["status"], "disjoint", "{}", out[0]);
+    assert_eq!(t(0), Some(0.25), "{}", out[0]);
+    assert_eq!(out[1]["status"], "disjoint", "{}", out[1]);
+    // Up from z 1.75: nothing above; down (t < 0): the floor, 0.75 below the box's bottom.
+    assert_eq!(t(1), Some(-0.75), "{}", out[1]);
+    assert_eq!(out[2]["status"], "overlapping", "{}", out[2]);
+    assert_eq!(t(2), Some(0.75), "{}", out[2]);
+    assert_eq!(out[3]["status"], "disjoint", "{}", out[3]);
+    assert_eq!(t(3), Some(2.0), "{}", out[3]);
+    assert_eq!(out[4]["status"], "touching", "{}", out[4]);
+    assert_eq!(t(4), Some(0.0), "{}", out[4]);
 }
