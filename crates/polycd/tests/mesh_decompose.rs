@@ -157,7 +157,7 @@ fn decomposition_is_deterministic_and_the_tree_lazy() {
 
 #[test]
 fn saved_decomposition_reads_back_and_answers_the_same() {
-    use polycd::mesh::{distance, MeshCache, MeshDistance};
+    use polycd::mesh::{bvtt_distance as distance, MeshCache, MeshDistance};
     use polycd::query::Algorithm;
     use polycd::{DQuat, Pose};
     let (mut v, mut f) = torus_knot(2, 3, 60, 10, 0.45).unwrap();
