@@ -151,6 +151,15 @@ pub enum PolycdError {
         /// The time reached: no contact before it.
         t_free: f64,
     },
+    /// A query's underlying measurement reached its iteration bound (e.g. the distance a
+    /// contact manifold is built on): no answer is claimed.
+    #[error("the {query} query did not converge within {iterations} iterations")]
+    NotConverged {
+        /// The query.
+        query: &'static str,
+        /// Iterations used (= the bound).
+        iterations: u32,
+    },
 }
 
 /// What is wrong with a triangle mesh ([`PolycdError::InvalidMesh`], [`PolycdError::MeshFile`]).
