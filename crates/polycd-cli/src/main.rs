@@ -61,9 +61,15 @@ enum Command {
         /// Pose of B: "tx ty tz qw qx qy qz".
         #[arg(long, allow_hyphen_values = true)]
         pose_b: Option<String>,
-        /// Question: intersect, distance, directional (two shapes), point or ray (one shape).
+        /// Question: intersect, distance, directional, manifold (two shapes), point or ray (one shape).
         #[arg(long, default_value = "distance")]
         query: String,
+        /// Speculative margin of `--query manifold` (≥ 0): points apart by up to it are kept.
+        #[arg(long)]
+        margin: Option<f64>,
+        /// `--query manifold`: keep at most 4 points (the deepest, then the largest area).
+        #[arg(long)]
+        reduce: bool,
         /// Direction for the directional query (B's translation) or the ray: "x y z".
         #[arg(long, allow_hyphen_values = true)]
         direction: Option<String>,
@@ -420,12 +426,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             direction,
             point,
             origin,
+            margin,
+            reduce,
             algo,
             json,
             verify,
             hull,
         } => {
             let kind = batch::QueryKind::parse(&q)?;
+            if kind != batch::QueryKind::Manifold && (margin.is_some() || reduce) {
+                return Err(format!("--margin and --reduce are for --query manifold, not {q}"));
+            }
+            let margin = margin.unwrap_or(0.0);
+            if !(margin.is_finite() && margin >= 0.0) {
+                return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
+            }
+            let options = polycd::ManifoldOptions { margin, reduce };
             if kind.single_shape() {
                 return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, hull);
             }
@@ -463,7 +479,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 None => None,
             };
-            let ans = batch::answer(&sa, &pa, &sb, &pb, kind, dir, algorithm);
+            let ans = batch::answer_with(&sa, &pa, &sb, &pb, kind, dir, algorithm, &options);
             if verify {
                 let v = batch::verify_answer(&sa, &pa, &sb, &pb, kind, dir, algorithm);
                 match &v {
@@ -751,6 +767,35 @@ fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
     }
     if let Some(i) = ans.iterations {
         println!("iterations:      {i}");
+    }
+    match &ans.manifold {
+        Some(None) => println!("manifold:        none: apart beyond the margin"),
+        Some(Some(m)) => {
+            let n = m.normal;
+            println!(
+                "manifold:        {} point{}, normal [{:.17e}, {:.17e}, {:.17e}]",
+                m.points.len(),
+                if m.points.len() == 1 { "" } else { "s" },
+                n.x,
+                n.y,
+                n.z
+            );
+            for (k, q) in m.points.iter().enumerate() {
+                println!(
+                    "  {k}: A [{:.17e}, {:.17e}, {:.17e}]  B [{:.17e}, {:.17e}, {:.17e}]  separation {:.17e}  A {}  B {}",
+                    q.a.x,
+                    q.a.y,
+                    q.a.z,
+                    q.b.x,
+                    q.b.y,
+                    q.b.z,
+                    q.separation,
+                    batch::feature_text(q.features.a),
+                    batch::feature_text(q.features.b)
+                );
+            }
+        }
+        None => {}
     }
 }
 
