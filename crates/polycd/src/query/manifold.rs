@@ -43,11 +43,12 @@ use super::rescale::{on_scaled, pair_normaliser};
 use super::{core_distance, rounded, Algorithm, PairCache};
 use crate::contract::{
     checked_pose, contact_tolerance, pair_scale, pose_ok, ContactManifold, ContactPoint, Distance, Feature,
-    FeaturePair, ManifoldKind, ManifoldOptions,
+    FeaturePair, Intersection, ManifoldKind, ManifoldOptions,
 };
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Pose};
 use crate::core::tolerance::{MANIFOLD_CLIP_REL, MANIFOLD_FACE_REL, MANIFOLD_TIE_COS};
+use crate::gjk;
 use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// Where a clip vertex comes from.
@@ -314,7 +315,37 @@ fn build(
 
     // B in A's frame.
     let rel = pa.relative(pb);
-    let nl = pa.inverse_transform_vector(n);
+    let mut nl = pa.inverse_transform_vector(n);
+    let mut n = n;
+    // The normal's sign, checked: the cores' separation along it is their signed distance
+    // (for a valid normal) and far below it for the opposite one. Cores touching along two
+    // coplanar edges (an edge lying across a face's border) name crossing edges whose cross
+    // product is the right line but whose closest points, a rounding apart, cannot orient it.
+    // Touching cores may also name features (two faces) whose normal is not the contact's:
+    // a normal whose separation falls short of the signed distance is replaced by the best
+    // of its opposite, GJK's weakly separating plane and EPA's normal.
+    let mut best = along(a, b, &rel, nl);
+    if best < s - face_tol {
+        let mut cands = [-n, DVec3::ZERO, DVec3::ZERO];
+        match gjk::intersect(a, pa, b, pb, &mut pair.gjk)? {
+            Intersection::Touching { plane, .. } | Intersection::Disjoint { plane, .. } => cands[1] = plane.normal,
+            _ => {}
+        }
+        if let Distance::Penetrating {
+            penetration: Some(p), ..
+        } = gjk::distance(a, pa, b, pb, &mut pair.gjk)?
+        {
+            cands[2] = p.normal;
+        }
+        for c in cands {
+            let Some(c) = c.try_normalize() else { continue };
+            let cl = pa.inverse_transform_vector(c);
+            let v = along(a, b, &rel, cl);
+            if v > best {
+                (best, n, nl) = (v, c, cl);
+            }
+        }
+    }
     let feats = match core {
         Distance::Separated { features, .. } => Some(features),
         _ => None,
@@ -385,20 +416,17 @@ fn build(
         out.points.clear();
         out.normal = n;
         out.kind = ManifoldKind::Point;
-        let (ca, cb, features) = match core {
-            Distance::Separated {
-                point_a,
-                point_b,
-                features,
-                ..
-            } => (point_a, point_b, features),
+        // The features supporting the normal (the closest features' names are unreliable a
+        // rounding from contact, where several pairs are equally close).
+        let features = FeaturePair {
+            a: support_feature(a, pa, n, face_tol),
+            b: support_feature(b, pb, -n, face_tol),
+        };
+        let (ca, cb) = match core {
+            Distance::Separated { point_a, point_b, .. } => (point_a, point_b),
             Distance::Penetrating {
                 penetration: Some(p), ..
-            } => {
-                let fa = support_feature(a, pa, n, face_tol);
-                let fb = support_feature(b, pb, -n, face_tol);
-                (p.point_a, p.point_b, FeaturePair { a: fa, b: fb })
-            }
+            } => (p.point_a, p.point_b),
             _ => {
                 return Err(PolycdError::NotConverged {
                     query: "manifold",
@@ -445,6 +473,13 @@ fn build(
         q.previous = None;
     }
     Ok(true)
+}
+
+/// The separation of the cores along `nl` (A's frame): B's least extent minus A's greatest.
+fn along(a: &ConvexPolyhedron, b: &ConvexPolyhedron, rel: &Pose, nl: DVec3) -> f64 {
+    let va = a.support_climb_hinted(nl, 0);
+    let vb = b.support_climb_hinted(rel.inverse_transform_vector(-nl), 0);
+    nl.dot(rel.transform_point(b.vertex(vb))) - nl.dot(a.vertex(va))
 }
 
 /// The face maximising `score` of its outward normal (the first on ties).
