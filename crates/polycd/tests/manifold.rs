@@ -547,3 +547,157 @@ fn random_contacts_agree_with_the_exact_oracle_big() {
     eprintln!("{t:?}");
     assert!(t.contacts >= 95_000, "{t:?}");
 }
+
+// ---------------------------------------------------------------- persistence, reduce, alloc
+
+/// A rotation by `angle` about a random axis.
+fn jitter(rng: &mut ChaCha8Rng, angle: f64) -> DQuat {
+    DQuat::from_axis_angle(shapes::unit_vector(rng), angle)
+}
+
+/// A 2×2×2 box resting on a 4×4×2 box (its bottom face inside the top face), its pose
+/// jittered every frame by a rotation of 1e-9 rad about a random axis: with a speculative
+/// margin of 1e-6, every frame has the same four points with the same ids, each matched to
+/// the same point of the frame before.
+#[test]
+fn resting_box_keeps_its_ids_for_1000_jittered_frames() {
+    let table = shapes::cuboid(4.0, 4.0, 2.0).unwrap();
+    let block = shapes::cuboid(2.0, 2.0, 2.0).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(1000);
+    let mut cache = ManifoldCache::default();
+    let options = ManifoldOptions {
+        margin: 1e-6,
+        reduce: false,
+    };
+    let mut first: Option<Vec<(u32, polycd::FeaturePair)>> = None;
+    let mut prev_ids: Vec<u32> = Vec::new();
+    for frame in 0..1000 {
+        let pose = Pose::new(jitter(&mut rng, 1e-9), DVec3::new(0.5, 0.25, 2.0));
+        let m = contact_manifold(&table, &ID, &block, &pose, &options, &mut cache)
+            .unwrap()
+            .expect("resting: a manifold");
+        assert_eq!(m.points.len(), 4, "frame {frame}: {m:?}");
+        assert_eq!(
+            m.kind,
+            ManifoldKind::FaceA(table.faces().iter().position(|f| f.normal.z > 0.5).unwrap() as u32)
+        );
+        let ids: Vec<(u32, polycd::FeaturePair)> = m.points.iter().map(|p| (p.id, p.features)).collect();
+        match &first {
+            None => {
+                assert!(m.points.iter().all(|p| p.previous.is_none()));
+                first = Some(ids.clone());
+            }
+            Some(f) => {
+                assert_eq!(&ids, f, "frame {frame}: ids changed");
+                for p in &m.points {
+                    let j = p.previous.expect("matched to the last frame") as usize;
+                    assert_eq!(prev_ids[j], p.id);
+                }
+            }
+        }
+        prev_ids = m.points.iter().map(|p| p.id).collect();
+    }
+    // A new contact (the box lifted beyond the margin, then set down again) starts new ids.
+    let lifted = Pose::from_translation(DVec3::new(0.5, 0.25, 3.0));
+    assert!(contact_manifold(&table, &ID, &block, &lifted, &options, &mut cache)
+        .unwrap()
+        .is_none());
+    let m = contact_manifold(
+        &table,
+        &ID,
+        &block,
+        &Pose::from_translation(DVec3::new(0.5, 0.25, 2.0)),
+        &options,
+        &mut cache,
+    )
+    .unwrap()
+    .unwrap();
+    assert!(m.points.iter().all(|p| p.previous.is_none()));
+    assert!(m.points.iter().all(|p| p.id >= 4));
+}
+
+/// Reduction keeps at most four points, a subset of the full polygon in its order, the
+/// deepest among them; a polygon of four or fewer is unchanged.
+#[test]
+fn reduce_keeps_the_deepest_and_at_most_four() {
+    let table = shapes::cuboid(6.0, 6.0, 2.0).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    for n in [3u32, 4, 5, 8, 16, 32] {
+        let prism = shapes::prism(n, 1.0, 1.0).unwrap();
+        for _ in 0..20 {
+            // Tilted slightly, sunk a little: the points' separations differ.
+            let pose = Pose::new(jitter(&mut rng, 1e-3), DVec3::new(0.1, -0.2, 1.5 - 1e-3));
+            let a = placed(&table, &ID, &(1.0, DQuat::IDENTITY, DVec3::ZERO)).unwrap();
+            let b = placed(&prism, &pose, &(1.0, DQuat::IDENTITY, DVec3::ZERO)).unwrap();
+            let full = manifold(&a, &b, 1.0, false).unwrap();
+            let red = manifold(&a, &b, 1.0, true).unwrap();
+            assert_eq!(full.points.len(), n as usize);
+            assert_eq!(red.points.len(), full.points.len().min(4));
+            let idx: Vec<usize> = red
+                .points
+                .iter()
+                .map(|p| {
+                    full.points
+                        .iter()
+                        .position(|q| q.a == p.a && q.b == p.b)
+                        .expect("a subset")
+                })
+                .collect();
+            assert!(idx.windows(2).all(|w| w[0] < w[1]), "in the polygon's order: {idx:?}");
+            let deepest = full.min_separation();
+            assert_eq!(red.min_separation(), deepest);
+            let mut t = Tally::default();
+            check(&a, &b, &red, false, &mut t).unwrap();
+        }
+    }
+}
+
+/// No allocation per query in steady state: after a warm-up pass, a pass of a few hundred
+/// coherent frames (resting, sliding, rocking on an edge, apart) allocates nothing.
+#[test]
+fn warm_manifold_queries_do_not_allocate() {
+    let table = shapes::cuboid(4.0, 4.0, 2.0).unwrap();
+    let shapes_b = [
+        shapes::cuboid(1.0, 1.0, 1.0).unwrap(),
+        shapes::prism(12, 0.5, 1.0).unwrap(),
+        shapes::capsule(1.0, 0.25).unwrap(),
+        shapes::sphere(0.5).unwrap(),
+        shapes::ellipsoid(80, 0.6, 0.5, 0.4, 3).unwrap(),
+    ];
+    for (k, b) in shapes_b.iter().enumerate() {
+        let mut cache = ManifoldCache::default();
+        let pose = |i: usize| {
+            let s = i as f64;
+            Pose::new(
+                DQuat::from_rotation_x(0.3 * (0.01 * s).sin()) * DQuat::from_rotation_z(0.002 * s),
+                DVec3::new(
+                    0.5 * (0.01 * s).cos(),
+                    0.3 * (0.013 * s).sin(),
+                    1.4 + 0.2 * (0.02 * s).sin(),
+                ),
+            )
+        };
+        let options = ManifoldOptions {
+            margin: 0.05,
+            reduce: k % 2 == 0,
+        };
+        let ask = |i: usize, cache: &mut ManifoldCache| {
+            contact_manifold(&table, &ID, b, &pose(i), &options, cache)
+                .unwrap()
+                .is_some()
+        };
+        let mut some = 0;
+        for _ in 0..2 {
+            for i in 0..400 {
+                some += usize::from(ask(i, &mut cache));
+            }
+        }
+        assert!(some > 100, "shape {k}: the motion has contacts ({some})");
+        let n = count(|| {
+            for i in 0..400 {
+                ask(i, &mut cache);
+            }
+        });
+        assert_eq!(n, 0, "shape {k}: {n} allocations in 400 warm queries");
+    }
+}
