@@ -701,3 +701,47 @@ fn warm_manifold_queries_do_not_allocate() {
         assert_eq!(n, 0, "shape {k}: {n} allocations in 400 warm queries");
     }
 }
+
+/// `World::manifolds`: three boxes resting on a table and one far away give three manifolds
+/// of four points (table as A: it is inserted first), and a second call matches every point
+/// to the first call's.
+#[test]
+fn world_reports_manifolds_of_its_candidate_pairs() {
+    use polycd::broad::{World, WorldOptions};
+    use std::sync::Arc;
+    let mut world = World::new(WorldOptions::default());
+    let table = world
+        .insert(
+            Arc::new(shapes::cuboid(10.0, 10.0, 1.0).unwrap()),
+            Pose::from_translation(DVec3::new(0.0, 0.0, -0.5)),
+        )
+        .unwrap();
+    let block = Arc::new(shapes::cuboid(1.0, 1.0, 1.0).unwrap());
+    for x in [-3.0, 0.0, 3.0] {
+        world
+            .insert(block.clone(), Pose::from_translation(DVec3::new(x, 0.0, 0.5)))
+            .unwrap();
+    }
+    world
+        .insert(block.clone(), Pose::from_translation(DVec3::new(0.0, 0.0, 20.0)))
+        .unwrap();
+    world.update().unwrap();
+    let options = ManifoldOptions::default();
+    let mut seen = Vec::new();
+    let n = world
+        .manifolds(&options, |a, b, m| {
+            assert_eq!(a, table);
+            assert_eq!(m.points.len(), 4);
+            assert_eq!(m.normal, DVec3::Z);
+            assert!(m.points.iter().all(|p| p.previous.is_none() && p.separation == 0.0));
+            seen.push(b);
+        })
+        .unwrap();
+    assert_eq!((n, seen.len()), (3, 3));
+    let n = world
+        .manifolds(&options, |_, _, m| {
+            assert!(m.points.iter().all(|p| p.previous.is_some()))
+        })
+        .unwrap();
+    assert_eq!(n, 3);
+}
