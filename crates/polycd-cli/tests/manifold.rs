@@ -37,8 +37,11 @@ fn vec3(v: &Value) -> [f64; 3] {
     [a[0].as_f64().unwrap(), a[1].as_f64().unwrap(), a[2].as_f64().unwrap()]
 }
 
-/// The manifold's points as (a, b, separation, feature kinds a, b).
-fn points(ans: &Value) -> Vec<([f64; 3], [f64; 3], f64, String, String)> {
+/// One point: a, b, separation, feature kinds of a and b.
+type Point = ([f64; 3], [f64; 3], f64, String, String);
+
+/// The manifold's points.
+fn points(ans: &Value) -> Vec<Point> {
     ans["manifold"]["points"]
         .as_array()
         .expect("manifold points")
