@@ -627,7 +627,16 @@ pub fn verify_answer(
             return Err("point and ray answers carry no certificate for polycd::verify".into())
         }
     };
-    verify(a, pa, b, pb, &answer).map_err(|e| e.to_string())
+    verify(a, pa, b, pb, &answer).map_err(|e| e.to_string())?;
+    if kind == QueryKind::Manifold {
+        let mut mc = ManifoldCache::default();
+        let m =
+            query::contact_manifold(a, pa, b, pb, &ManifoldOptions::default(), &mut mc).map_err(|e| e.to_string())?;
+        if let Some(m) = m {
+            polycd::verify::verify_manifold(a, pa, b, pb, m).map_err(|e| format!("manifold: {e}"))?;
+        }
+    }
+    Ok(())
 }
 
 /// How a batch run ended: what the exit status reports.

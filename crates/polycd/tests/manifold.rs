@@ -208,6 +208,7 @@ fn check(
             ));
         }
     }
+    polycd::verify::verify_manifold(a, &ID, b, &ID, m).map_err(|e| format!("verify_manifold: {e}"))?;
     let k = m.points.len();
     if k >= 3 {
         for i in 0..k {
@@ -230,8 +231,13 @@ fn check(
     tally.face += 1;
     let face = rs.face(f);
     let nr = face.normal;
-    // The incident face: the other shape's most opposed to the reference normal.
+    // The incident face: of the faces at the other shape's deepest vertex along the reference
+    // normal, the most opposed to it.
+    let deep = (0..is.vertices().len() as u32)
+        .min_by(|&x, &y| is.vertex(x).dot(nr).total_cmp(&is.vertex(y).dot(nr)))
+        .unwrap();
     let g = (0..is.faces().len() as u32)
+        .filter(|&x| is.face_vertices(x).contains(&deep))
         .min_by(|&x, &y| is.face(x).normal.dot(nr).total_cmp(&is.face(y).normal.dot(nr)))
         .unwrap();
     for (i, p) in m.points.iter().enumerate() {
@@ -534,10 +540,10 @@ fn run_families(seed: u64, per_family: usize) -> Tally {
 
 #[test]
 fn random_contacts_agree_with_the_exact_oracle() {
-    let t = run_families(25, 2_500);
+    let t = run_families(25, 2_000);
     eprintln!("{t:?}");
-    assert!(t.contacts >= 9_000, "{t:?}");
-    assert!(t.oracle_checked >= 1_500, "{t:?}");
+    assert!(t.contacts >= 7_500, "{t:?}");
+    assert!(t.oracle_checked >= 1_200, "{t:?}");
 }
 
 #[test]

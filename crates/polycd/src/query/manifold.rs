@@ -357,7 +357,7 @@ fn build(
     } else {
         let f = match feats.map(|f| f.a) {
             Some(Feature::Face(f)) if (f as usize) < a.faces().len() => f,
-            _ => best_face(a, |m| m.dot(nl)),
+            _ => face_at_support(a, nl),
         };
         let face = a.face(f);
         let w = rel.inverse_transform_vector(-face.normal);
@@ -370,7 +370,7 @@ fn build(
     } else {
         let g = match feats.map(|f| f.b) {
             Some(Feature::Face(g)) if (g as usize) < b.faces().len() => g,
-            _ => best_face(b, |m| -rel.transform_vector(m).dot(nl)),
+            _ => face_at_support(b, rel.inverse_transform_vector(-nl)),
         };
         let plane = b.face_plane(g).transformed(&rel);
         let v = a.support_climb_hinted(-plane.normal, 0);
@@ -482,13 +482,21 @@ fn along(a: &ConvexPolyhedron, b: &ConvexPolyhedron, rel: &Pose, nl: DVec3) -> f
     nl.dot(rel.transform_point(b.vertex(vb))) - nl.dot(a.vertex(va))
 }
 
-/// The face maximising `score` of its outward normal (the first on ties).
-fn best_face(p: &ConvexPolyhedron, score: impl Fn(DVec3) -> f64) -> u32 {
+/// Of the faces around `p`'s support vertex along `dir` (local frame), the one whose outward
+/// normal is best aligned with `dir` (the first on ties). Taking the face at the support
+/// vertex — not the best-aligned face of the whole shape, which on irregular hulls may lie
+/// away from it — keeps the shape's extreme point along `dir` on the face, so a clip on it
+/// holds the deepest point. `p` has faces.
+fn face_at_support(p: &ConvexPolyhedron, dir: DVec3) -> u32 {
+    let v = p.support_climb_hinted(dir, 0);
     let mut best = (0u32, f64::NEG_INFINITY);
-    for (k, f) in p.faces().iter().enumerate() {
-        let v = score(f.normal);
-        if v > best.1 {
-            best = (k as u32, v);
+    for &h in p.outgoing(v) {
+        let f = p.half_edge(h).face;
+        if let Some(face) = p.faces().get(f as usize) {
+            let c = face.normal.dot(dir);
+            if c > best.1 {
+                best = (f, c);
+            }
         }
     }
     best.0
@@ -580,7 +588,7 @@ fn clip_face(
     let inc_face = if is.faces().is_empty() {
         None
     } else {
-        Some(best_face(is, |mm| -ipose.transform_vector(mm).dot(nr)))
+        Some(face_at_support(is, ipose.inverse_transform_vector(-nr)))
     };
     match inc_face {
         Some(g) => {
