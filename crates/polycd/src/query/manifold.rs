@@ -468,9 +468,15 @@ fn build(
             q.separation -= r;
         }
     }
-    for (k, q) in m.iter_mut().enumerate() {
+    // No negative zeros in the answer (a normal negated twice, a point on a plane through
+    // the origin): adding +0 maps −0 to +0 and changes nothing else.
+    out.normal += DVec3::ZERO;
+    for (k, q) in out.points.iter_mut().enumerate() {
         q.id = k as u32;
         q.previous = None;
+        q.a += DVec3::ZERO;
+        q.b += DVec3::ZERO;
+        q.separation += 0.0;
     }
     Ok(true)
 }
