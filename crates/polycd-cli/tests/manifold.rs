@@ -286,3 +286,30 @@ fn query_command_prints_the_manifold() {
         .unwrap();
     assert!(!out.status.success());
 }
+
+/// Two capsules lying along each other (cores from x = −1 to 1 at z = 0 and from −0.5 to 1.5
+/// at z = 1, radius 0.5): the ends of their common stretch, x = −0.5 and x = 1, at z = 0.5;
+/// crossing capsules: one point.
+#[test]
+fn parallel_capsules_give_two_points_crossing_ones_one() {
+    let ans = one(
+        r#"{"query": "manifold", "a": {"vertices": [[-1,0,0],[1,0,0]], "radius": 0.5}, "b": {"vertices": [[-0.5,0,1],[1.5,0,1]], "radius": 0.5}}"#,
+    );
+    let p = points(&ans);
+    assert_eq!(vec3(&ans["manifold"]["normal"]), [0.0, 0.0, 1.0]);
+    same_set(
+        &p.iter().map(|q| q.0).collect::<Vec<_>>(),
+        &[[-0.5, 0.0, 0.5], [1.0, 0.0, 0.5]],
+    );
+    same_set(
+        &p.iter().map(|q| q.1).collect::<Vec<_>>(),
+        &[[-0.5, 0.0, 0.5], [1.0, 0.0, 0.5]],
+    );
+    let ans = one(
+        r#"{"query": "manifold", "a": {"vertices": [[-1,0,0],[1,0,0]], "radius": 0.5}, "b": {"vertices": [[0,-1,1],[0,1,1]], "radius": 0.5}}"#,
+    );
+    let p = points(&ans);
+    assert_eq!(p.len(), 1);
+    assert_eq!((p[0].0, p[0].1), ([0.0, 0.0, 0.5], [0.0, 0.0, 0.5]));
+    assert_eq!((p[0].3.as_str(), p[0].4.as_str()), ("edge", "edge"));
+}

@@ -324,3 +324,11 @@ pub const MANIFOLD_TIE_COS: f64 = 64.0 * f64::EPSILON;
 /// evaluation (products of pair-scale coordinates), far below the 1e-12 × scale agreement
 /// the manifold oracle asks.
 pub const MANIFOLD_CLIP_REL: f64 = 1e-14;
+
+/// Contact manifolds: two segments (capsule cores) whose directions differ by at most this
+/// sine, and whose contact normal is within it of perpendicular to them, lie along each other:
+/// their contact is the common stretch's two ends rather than one closest-point pair. Over a
+/// segment of length `L` their distance varies by at most this × `L` — the scale of the
+/// face-contact test ([`MANIFOLD_FACE_REL`]) — so both ends are contact points to the same
+/// accuracy as a face contact's.
+pub const MANIFOLD_PARALLEL_SIN: f64 = 1e-9;

@@ -47,7 +47,7 @@ use crate::contract::{
 };
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Pose};
-use crate::core::tolerance::{MANIFOLD_CLIP_REL, MANIFOLD_FACE_REL, MANIFOLD_TIE_COS};
+use crate::core::tolerance::{MANIFOLD_CLIP_REL, MANIFOLD_FACE_REL, MANIFOLD_PARALLEL_SIN, MANIFOLD_TIE_COS};
 use crate::gjk;
 use crate::shape::polyhedron::ConvexPolyhedron;
 
@@ -434,14 +434,16 @@ fn build(
                 })
             }
         };
-        out.points.push(ContactPoint {
-            a: ca,
-            b: cb,
-            separation: s,
-            features,
-            id: 0,
-            previous: None,
-        });
+        if !parallel_segments(a, pa, b, pb, n, s, face_tol, out) {
+            out.points.push(ContactPoint {
+                a: ca,
+                b: cb,
+                separation: s,
+                features,
+                id: 0,
+                previous: None,
+            });
+        }
     }
 
     // Counter-clockwise around the normal.
@@ -794,4 +796,72 @@ fn reduce(m: &mut Vec<ContactPoint>, normal: DVec3, keep: &mut Vec<bool>) {
         k += 1;
         keep[k - 1]
     });
+}
+
+/// Two segments (capsule cores) parallel within [`MANIFOLD_PARALLEL_SIN`] and normal to the
+/// contact: the ends of their common stretch, two points (a capsule lying along a capsule).
+/// Writes them into `out` (world frame, core separation `s`) and returns `true`; `false`
+/// otherwise (the single closest-point pair is the answer).
+#[allow(clippy::too_many_arguments)]
+fn parallel_segments(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    n: DVec3,
+    s: f64,
+    tol: f64,
+    out: &mut ContactManifold,
+) -> bool {
+    if a.dimension() != 1 || b.dimension() != 1 {
+        return false;
+    }
+    let (a0, a1) = (pa.transform_point(a.vertex(0)), pa.transform_point(a.vertex(1)));
+    let (b0, b1) = (pb.transform_point(b.vertex(0)), pb.transform_point(b.vertex(1)));
+    let la = (a1 - a0).length();
+    let (Some(ua), Some(ub)) = ((a1 - a0).try_normalize(), (b1 - b0).try_normalize()) else {
+        return false;
+    };
+    if ua.cross(ub).length() > MANIFOLD_PARALLEL_SIN || n.dot(ua).abs() > MANIFOLD_PARALLEL_SIN {
+        return false;
+    }
+    let (t0, t1) = ((b0 - a0).dot(ua), (b1 - a0).dot(ua));
+    // B's ends in A's parameter, in increasing order, with the B vertex each is.
+    let ((lo_b, vlo), (hi_b, vhi)) = if t0 <= t1 {
+        ((t0, 0), (t1, 1))
+    } else {
+        ((t1, 1), (t0, 0))
+    };
+    let (lo, hi) = (lo_b.max(0.0), hi_b.min(la));
+    if !(hi - lo > tol) {
+        return false;
+    }
+    let feature = |t: f64, b_end: f64, vb: u32| {
+        let fa = if t <= 0.0 {
+            Feature::Vertex(0)
+        } else if t >= la {
+            Feature::Vertex(1)
+        } else {
+            Feature::Edge(0)
+        };
+        let fb = if t == b_end {
+            Feature::Vertex(vb)
+        } else {
+            Feature::Edge(0)
+        };
+        FeaturePair { a: fa, b: fb }
+    };
+    for (t, b_end, vb) in [(lo, lo_b, vlo), (hi, hi_b, vhi)] {
+        let p = a0 + ua * t;
+        out.points.push(ContactPoint {
+            a: p,
+            b: p + n * s,
+            separation: s,
+            features: feature(t, b_end, vb),
+            id: 0,
+            previous: None,
+        });
+    }
+    out.kind = ManifoldKind::Point;
+    true
 }
