@@ -1173,42 +1173,6 @@ pub fn verify(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exact_sign_sees_below_rounding() {
-        let pl = Plane {
-            normal: DVec3::new(0.1, 0.2, 0.3),
-            offset: 0.0,
-        };
-        // 0.1·3 + 0.2·(−1.5) in floating point rounds to exactly 0, but not exactly.
-        let p = DVec3::new(3.0, -1.5, 0.0);
-        let exact = exact_plane_sign(&pl, p);
-        let naive = pl.signed_distance(p);
-        assert!(exact != 0.0 || naive == 0.0);
-        assert_eq!(exact_plane_sign(&pl, DVec3::ZERO), 0.0);
-        assert_eq!(exact_plane_sign(&pl, DVec3::new(1.0, 1.0, 1.0)), 1.0);
-        assert_eq!(exact_plane_sign(&pl, DVec3::new(-1.0, 1e-300, 0.0)), -1.0);
-        assert_eq!(exact_sum_sign(&[1e300, 1.0, -1e300]), 1.0);
-        assert_eq!(exact_sum_sign(&[1e-300, -1e300, 1e300]), 1.0);
-    }
-
-    #[test]
-    fn hull2d_square() {
-        let h = hull2d(vec![
-            (0.0, 0.0),
-            (1.0, 0.0),
-            (1.0, 1.0),
-            (0.0, 1.0),
-            (0.5, 0.5),
-            (0.5, 0.0),
-        ]);
-        assert_eq!(h.len(), 4);
-    }
-}
-
 /// Checks a contact manifold ([`crate::query::contact_manifold`]) of A (at `pa`) and B (at
 /// `pb`), without running any algorithm: a finite unit normal and at least one point; every
 /// point finite, its `b − a` equal to `separation ·` normal, and each core point (the point
@@ -1300,4 +1264,40 @@ pub fn verify_manifold(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_sign_sees_below_rounding() {
+        let pl = Plane {
+            normal: DVec3::new(0.1, 0.2, 0.3),
+            offset: 0.0,
+        };
+        // 0.1·3 + 0.2·(−1.5) in floating point rounds to exactly 0, but not exactly.
+        let p = DVec3::new(3.0, -1.5, 0.0);
+        let exact = exact_plane_sign(&pl, p);
+        let naive = pl.signed_distance(p);
+        assert!(exact != 0.0 || naive == 0.0);
+        assert_eq!(exact_plane_sign(&pl, DVec3::ZERO), 0.0);
+        assert_eq!(exact_plane_sign(&pl, DVec3::new(1.0, 1.0, 1.0)), 1.0);
+        assert_eq!(exact_plane_sign(&pl, DVec3::new(-1.0, 1e-300, 0.0)), -1.0);
+        assert_eq!(exact_sum_sign(&[1e300, 1.0, -1e300]), 1.0);
+        assert_eq!(exact_sum_sign(&[1e-300, -1e300, 1e300]), 1.0);
+    }
+
+    #[test]
+    fn hull2d_square() {
+        let h = hull2d(vec![
+            (0.0, 0.0),
+            (1.0, 0.0),
+            (1.0, 1.0),
+            (0.0, 1.0),
+            (0.5, 0.5),
+            (0.5, 0.0),
+        ]);
+        assert_eq!(h.len(), 4);
+    }
 }
