@@ -615,13 +615,13 @@ fn clip_face(
             // A segment: clipped as a parameter interval (a two-vertex polygon would repeat
             // its cut points).
             let e = 0u32;
-            let [t, hh] = is.edge(e).vertices;
+            let [v0, v1] = is.edge(e).vertices;
             let (p0, p1) = (
-                ipose.transform_point(is.vertex(t)),
-                ipose.transform_point(is.vertex(hh)),
+                ipose.transform_point(is.vertex(v0)),
+                ipose.transform_point(is.vertex(v1)),
             );
             let (mut lo, mut hi) = (0.0f64, 1.0f64);
-            let (mut o0, mut o1) = (Origin::Incident(t), Origin::Incident(hh));
+            let (mut o0, mut o1) = (Origin::Incident(v0), Origin::Incident(v1));
             for (k, re) in scratch.loop_.iter().enumerate() {
                 let d0 = re.side.dot(p0 - re.u);
                 let d1 = re.side.dot(p1 - re.u);
@@ -629,24 +629,29 @@ fn clip_face(
                 if d0 > clip_tol && d1 > clip_tol {
                     return false;
                 }
-                if d0 > clip_tol && d1 < 0.0 {
-                    let t = d0 / (d0 - d1);
+                // One end beyond the plane, the other on or inside it (within the tolerance):
+                // cut at the crossing (an end on the plane is the crossing itself).
+                if d0 > clip_tol {
+                    let t = (d0 / (d0 - d1)).clamp(0.0, 1.0);
                     if t > lo {
                         lo = t;
-                        o0 = cut;
+                        o0 = if d1 >= 0.0 { Origin::Incident(v1) } else { cut };
                     }
-                } else if d1 > clip_tol && d0 < 0.0 {
-                    let t = d0 / (d0 - d1);
+                } else if d1 > clip_tol {
+                    let t = (d0 / (d0 - d1)).clamp(0.0, 1.0);
                     if t < hi {
                         hi = t;
-                        o1 = cut;
+                        o1 = if d0 >= 0.0 { Origin::Incident(v0) } else { cut };
                     }
                 }
             }
             if lo > hi {
                 return false;
             }
-            for (t, o) in [(lo, o0), (hi, o1)] {
+            // A stretch shorter than the clip tolerance (the segment through a corner, or
+            // standing on end) is one point.
+            let single = (p1 - p0).length() * (hi - lo) <= clip_tol;
+            for (t, o) in [(lo, o0), (hi, o1)].into_iter().take(if single { 1 } else { 2 }) {
                 scratch.poly.push(ClipVert {
                     p: p0 + (p1 - p0) * t,
                     origin: o,
