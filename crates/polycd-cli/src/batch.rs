@@ -6,7 +6,7 @@
 
 use crate::batch_run::{LineCtx, Shapes};
 use crate::meshq::BatchSolid;
-use polycd::query::{self, Status};
+use polycd::query::{self, ContactManifold, ManifoldCache, ManifoldOptions, Status};
 use polycd::{
     shapes, Algorithm, ConvexPolyhedron, DVec3, Directional, Distance, Feature, FeaturePair, Intersection,
     OverlapWitness, PairCache, PolycdError, Pose,
@@ -61,7 +61,7 @@ pub const LINE_KEYS: &[Key] = &[
         "query",
         "string",
         "`\"intersect\"`",
-        "`\"intersect\"`, `\"distance\"`, `\"directional\"` (two shapes), `\"point\"` or `\"ray\"` (shape `a` only)",
+        "`\"intersect\"`, `\"distance\"`, `\"directional\"`, `\"manifold\"` (two shapes), `\"point\"` or `\"ray\"` (shape `a` only)",
     ),
     key(
         "algorithm",
@@ -86,6 +86,18 @@ pub const LINE_KEYS: &[Key] = &[
         "`[x, y, z]`",
         "required for `\"ray\"`",
         "the ray's origin (world frame); ignored by other queries",
+    ),
+    key(
+        "margin",
+        "number",
+        "`0`",
+        "`\"manifold\"`: speculative margin, a finite number ≥ 0 (points apart by up to it are reported; a pair apart by more gives `\"manifold\": null`); ignored by other queries",
+    ),
+    key(
+        "reduce",
+        "boolean",
+        "`false`",
+        "`\"manifold\"`: `true` keeps at most 4 points (the deepest, then the largest area), else the full contact polygon; ignored by other queries",
     ),
 ];
 
@@ -199,6 +211,8 @@ pub enum QueryKind {
     Point,
     /// One shape and a ray (`query::ray_cast`).
     Ray,
+    /// The distance answer plus the contact manifold (`query::contact_manifold`).
+    Manifold,
 }
 
 impl QueryKind {
@@ -209,8 +223,9 @@ impl QueryKind {
             "directional" => Ok(QueryKind::Directional),
             "point" => Ok(QueryKind::Point),
             "ray" => Ok(QueryKind::Ray),
+            "manifold" => Ok(QueryKind::Manifold),
             other => Err(format!(
-                "unknown query '{other}' (known: intersect, distance, directional, point, ray)"
+                "unknown query '{other}' (known: intersect, distance, directional, manifold, point, ray)"
             )),
         }
     }
@@ -251,6 +266,9 @@ pub struct Answer {
     pub solid_features: Option<(polycd::mesh::SolidFeature, polycd::mesh::SolidFeature)>,
     pub iterations: Option<u32>,
     pub error: Option<String>,
+    /// The contact manifold of a `"manifold"` line (`Some(None)`: apart beyond the margin,
+    /// `"manifold": null`); `None` on every other line, which carries no `"manifold"` key.
+    pub manifold: Option<Option<ContactManifold>>,
 }
 
 fn vec_json(v: Option<DVec3>) -> Value {
@@ -340,7 +358,27 @@ impl Answer {
                 None => Value::Null,
             },
         );
+        if let Some(man) = &self.manifold {
+            m.insert("manifold".into(), manifold_json(man.as_ref()));
+        }
         Value::Object(m)
+    }
+}
+
+/// The `"manifold"` output object: `{"normal", "points": [{"a", "b", "separation",
+/// "features": {"a", "b"}}, …]}`, `null` when apart beyond the margin.
+pub fn manifold_json(m: Option<&ContactManifold>) -> Value {
+    match m {
+        None => Value::Null,
+        Some(m) => json!({
+            "normal": vec_json(Some(m.normal)),
+            "points": m.points.iter().map(|q| json!({
+                "a": vec_json(Some(q.a)),
+                "b": vec_json(Some(q.b)),
+                "separation": num_json(Some(q.separation)),
+                "features": {"a": feature_json(q.features.a), "b": feature_json(q.features.b)},
+            })).collect::<Vec<_>>(),
+        }),
     }
 }
 
@@ -367,7 +405,30 @@ pub fn answer(
     direction: Option<DVec3>,
     algorithm: Algorithm,
 ) -> Answer {
-    match answer_inner(a, pa, b, pb, kind, direction, algorithm) {
+    answer_with(a, pa, b, pb, kind, direction, algorithm, &ManifoldOptions::default())
+}
+
+/// [`answer`] with the options of a `"manifold"` query (ignored by the others). A manifold
+/// answer is the distance answer (same fields) plus the `"manifold"` key.
+#[allow(clippy::too_many_arguments)]
+pub fn answer_with(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    kind: QueryKind,
+    direction: Option<DVec3>,
+    algorithm: Algorithm,
+    options: &ManifoldOptions,
+) -> Answer {
+    let r = answer_inner(a, pa, b, pb, kind, direction, algorithm).and_then(|mut ans| {
+        if kind == QueryKind::Manifold && ans.status != "error" {
+            let mut cache = ManifoldCache::default();
+            ans.manifold = Some(query::contact_manifold(a, pa, b, pb, options, &mut cache)?.cloned());
+        }
+        Ok(ans)
+    });
+    match r {
         Ok(ans) => ans,
         Err(e) => Answer::error(Value::Null, e.to_string()),
     }
@@ -414,7 +475,7 @@ fn answer_inner(
                 }
             })
         }
-        QueryKind::Distance => {
+        QueryKind::Distance | QueryKind::Manifold => {
             let d = query::distance(a, pa, b, pb, algorithm, &mut cache)?;
             let status = d.status(tol);
             Ok(match d {
@@ -584,7 +645,7 @@ pub fn verify_answer(
         QueryKind::Intersect => {
             V::Intersection(query::intersect(a, pa, b, pb, algorithm, &mut cache).map_err(|e| e.to_string())?)
         }
-        QueryKind::Distance => {
+        QueryKind::Distance | QueryKind::Manifold => {
             V::Distance(query::distance(a, pa, b, pb, algorithm, &mut cache).map_err(|e| e.to_string())?)
         }
         QueryKind::Directional => {
@@ -598,7 +659,16 @@ pub fn verify_answer(
             return Err("point and ray answers carry no certificate for polycd::verify".into())
         }
     };
-    verify(a, pa, b, pb, &answer).map_err(|e| e.to_string())
+    verify(a, pa, b, pb, &answer).map_err(|e| e.to_string())?;
+    if kind == QueryKind::Manifold {
+        let mut mc = ManifoldCache::default();
+        let m =
+            query::contact_manifold(a, pa, b, pb, &ManifoldOptions::default(), &mut mc).map_err(|e| e.to_string())?;
+        if let Some(m) = m {
+            polycd::verify::verify_manifold(a, pa, b, pb, m).map_err(|e| format!("manifold: {e}"))?;
+        }
+    }
+    Ok(())
 }
 
 /// How a batch run ended: what the exit status reports.
@@ -729,6 +799,7 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
     }
     let point = optional_vec3(obj, "point")?;
     let origin = optional_vec3(obj, "origin")?;
+    let options = manifold_options(obj)?;
     // A pair with a mesh side: the mesh queries.
     let a = match (a, &b) {
         (BatchSolid::Convex(a), None | Some(BatchSolid::Convex(_))) => a,
@@ -768,9 +839,27 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
             }
             Ok(answer_probe(&a, &pa, Probe::Ray { origin, direction }))
         }
-        (_, Some(b)) => Ok(answer(&a, &pa, &b, &pb, kind, direction, algorithm)),
+        (_, Some(b)) => Ok(answer_with(&a, &pa, &b, &pb, kind, direction, algorithm, &options)),
         (_, None) => Err("missing \"b\"".into()),
     }
+}
+
+/// The line's `"margin"` (a finite number ≥ 0, default 0) and `"reduce"` (a boolean, default
+/// false), each error naming its key.
+fn manifold_options(obj: &Map<String, Value>) -> Result<ManifoldOptions, String> {
+    let margin = match obj.get("margin") {
+        None | Some(Value::Null) => 0.0,
+        Some(v) => match v.as_f64() {
+            Some(m) if m.is_finite() && m >= 0.0 => m,
+            _ => return Err(format!("margin: must be a finite number ≥ 0, got {v}")),
+        },
+    };
+    let reduce = match obj.get("reduce") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(r)) => *r,
+        Some(v) => return Err(format!("reduce: must be true or false, got {v}")),
+    };
+    Ok(ManifoldOptions { margin, reduce })
 }
 
 /// The optional `[x, y, z]` key `name` of the line (`null` is absent), its error naming it.

@@ -65,9 +65,15 @@ enum Command {
         /// Pose of B: "tx ty tz qw qx qy qz".
         #[arg(long, allow_hyphen_values = true)]
         pose_b: Option<String>,
-        /// Question: intersect, distance, directional (two shapes), point or ray (one shape).
+        /// Question: intersect, distance, directional, manifold (two shapes), point or ray (one shape).
         #[arg(long, default_value = "distance")]
         query: String,
+        /// Speculative margin of `--query manifold` (≥ 0): points apart by up to it are kept.
+        #[arg(long)]
+        margin: Option<f64>,
+        /// `--query manifold`: keep at most 4 points (the deepest, then the largest area).
+        #[arg(long)]
+        reduce: bool,
         /// Direction for the directional query (B's translation) or the ray: "x y z".
         #[arg(long, allow_hyphen_values = true)]
         direction: Option<String>,
@@ -472,6 +478,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             direction,
             point,
             origin,
+            margin,
+            reduce,
             algo,
             json,
             verify,
@@ -482,6 +490,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if mesh {
                 return mesh_query(&a, b.as_deref(), [pose_a, pose_b], kind, &algo, json, verify);
             }
+            if kind != batch::QueryKind::Manifold && (margin.is_some() || reduce) {
+                return Err(format!("--margin and --reduce are for --query manifold, not {q}"));
+            }
+            let margin = margin.unwrap_or(0.0);
+            if !(margin.is_finite() && margin >= 0.0) {
+                return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
+            }
+            let options = polycd::ManifoldOptions { margin, reduce };
             if kind.single_shape() {
                 return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, hull);
             }
@@ -519,7 +535,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 }
                 None => None,
             };
-            let ans = batch::answer(&sa, &pa, &sb, &pb, kind, dir, algorithm);
+            let ans = batch::answer_with(&sa, &pa, &sb, &pb, kind, dir, algorithm, &options);
             if verify {
                 let v = batch::verify_answer(&sa, &pa, &sb, &pb, kind, dir, algorithm);
                 match &v {
@@ -888,6 +904,35 @@ fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
     }
     if let Some(i) = ans.iterations {
         println!("iterations:      {i}");
+    }
+    match &ans.manifold {
+        Some(None) => println!("manifold:        none: apart beyond the margin"),
+        Some(Some(m)) => {
+            let n = m.normal;
+            println!(
+                "manifold:        {} point{}, normal [{:.17e}, {:.17e}, {:.17e}]",
+                m.points.len(),
+                if m.points.len() == 1 { "" } else { "s" },
+                n.x,
+                n.y,
+                n.z
+            );
+            for (k, q) in m.points.iter().enumerate() {
+                println!(
+                    "  {k}: A [{:.17e}, {:.17e}, {:.17e}]  B [{:.17e}, {:.17e}, {:.17e}]  separation {:.17e}  A {}  B {}",
+                    q.a.x,
+                    q.a.y,
+                    q.a.z,
+                    q.b.x,
+                    q.b.y,
+                    q.b.z,
+                    q.separation,
+                    batch::feature_text(q.features.a),
+                    batch::feature_text(q.features.b)
+                );
+            }
+        }
+        None => {}
     }
 }
 

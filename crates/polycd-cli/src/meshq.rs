@@ -271,6 +271,13 @@ fn answer_inner(
                 reason: "point and ray queries on non-convex meshes are not supported yet",
             })
         }
+        QueryKind::Manifold => {
+            return Err(PolycdError::UnsupportedShape {
+                algorithm: "manifold",
+                shape: "mesh shape",
+                reason: "contact manifolds of non-convex meshes are not supported yet",
+            })
+        }
     };
     let tol = mesh::solid_contact_tolerance(a, pa, b, pb, &mut cache)?;
     let status = crate::status_name(ans.status(tol));

@@ -282,6 +282,7 @@ fn kind_name(k: QueryKind) -> &'static str {
         QueryKind::Directional => "directional",
         QueryKind::Point => "point",
         QueryKind::Ray => "ray",
+        QueryKind::Manifold => "manifold",
     }
 }
 
@@ -324,7 +325,7 @@ pub fn pair_scene(p: &PairInput) -> Value {
             }
             Ok(Intersection::NotConverged { .. }) | Err(_) => notes.push(NO_GEOMETRY.into()),
         },
-        QueryKind::Distance => match query::distance(a, pa, b, pb, p.algorithm, &mut cache) {
+        QueryKind::Distance | QueryKind::Manifold => match query::distance(a, pa, b, pb, p.algorithm, &mut cache) {
             Ok(Distance::Separated {
                 distance,
                 point_a,

@@ -524,3 +524,79 @@ impl Directional {
         self
     }
 }
+
+/// One point of a [`ContactManifold`] (world frame).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactPoint {
+    /// The point on A's surface.
+    pub a: DVec3,
+    /// The point on B's surface: `b = a + separation · normal` (up to rounding).
+    pub b: DVec3,
+    /// Signed distance along the manifold's normal from `a` to `b`: positive apart (a
+    /// speculative point within the margin), negative penetrating.
+    pub separation: f64,
+    /// The features of A and B the point comes from: for a face contact, an incident vertex
+    /// `v` kept by the clip gives (reference face, vertex `v`), an incident edge cut by a side
+    /// plane of the reference face (reference edge, incident edge), a corner of the reference
+    /// face inside the incident face (reference vertex, incident face) — each listed as
+    /// (feature of A, feature of B); a single-point contact gives the features of A and B
+    /// supporting the normal. Stable while the contact's combinatorics are: the key to carry
+    /// impulses from frame to frame.
+    pub features: FeaturePair,
+    /// A persistent id: with a [`ManifoldCache`](crate::query::ManifoldCache) used frame after
+    /// frame, a point matched (by `features`) to one of the last frame's points keeps its id;
+    /// a new point gets a fresh one.
+    pub id: u32,
+    /// The index of the matched point in the last frame's manifold, `None` for a new point.
+    pub previous: Option<u32>,
+}
+
+/// Which shape's face a face contact was clipped on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ManifoldKind {
+    /// A face of A is the reference face (the normal is its outward normal).
+    FaceA(u32),
+    /// A face of B is the reference face (the normal is minus its outward normal).
+    FaceB(u32),
+    /// No face contact (crossing edges, a vertex on an edge or vertex, a segment or point
+    /// pair): one point.
+    Point,
+}
+
+/// The contact region of two convex shapes ([`contact_manifold`](crate::query::contact_manifold)):
+/// the contact normal and the contact points, counter-clockwise around the normal.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactManifold {
+    /// Unit, world frame, from A toward B: moving B along it separates the shapes.
+    pub normal: DVec3,
+    /// Face contact (and on which shape's face) or single point.
+    pub kind: ManifoldKind,
+    /// The points (at least one).
+    pub points: Vec<ContactPoint>,
+}
+
+impl ContactManifold {
+    /// The deepest point's separation (the smallest).
+    pub fn min_separation(&self) -> f64 {
+        self.points.iter().map(|p| p.separation).fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// Options of a contact-manifold query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ManifoldOptions {
+    /// Speculative margin (≥ 0): points apart by up to this are reported (with positive
+    /// separation); a pair apart by more gives no manifold.
+    pub margin: f64,
+    /// Reduce to at most 4 points (the deepest, then the largest area), else the full polygon.
+    pub reduce: bool,
+}
+
+impl Default for ManifoldOptions {
+    fn default() -> Self {
+        ManifoldOptions {
+            margin: 0.0,
+            reduce: false,
+        }
+    }
+}

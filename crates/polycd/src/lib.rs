@@ -63,6 +63,7 @@ pub use error::PolycdError;
 pub use math::{DQuat, DVec3, Plane, Pose};
 pub use polyhedron::{ConvexPolyhedron, Edge, Face, HalfEdge, ValidityReport};
 pub use progress::Phase;
+pub use query::{contact_manifold, ContactManifold, ContactPoint, ManifoldCache, ManifoldKind, ManifoldOptions};
 pub use query::{point_query, ray_cast, Containment, PointAnswer, RayHit};
 pub use query::{
     Algorithm, Directional, Distance, Feature, FeaturePair, Intersection, MinkowskiSimplex, OverlapWitness, PairCache,

@@ -77,6 +77,9 @@ pub struct PairState {
     answer: Option<(PairAnswer, Status)>,
     /// The frame the answer was computed in.
     frame: u64,
+    /// Contact-manifold state ([`World::manifolds`]), created by the first manifold query on
+    /// the pair (pairs never asked keep one pointer).
+    manifold: Option<Box<query::ManifoldCache>>,
 }
 
 impl PairData for PairState {
@@ -84,6 +87,9 @@ impl PairData for PairState {
         self.cache.forget();
         self.answer = None;
         self.frame = 0;
+        if let Some(m) = &mut self.manifold {
+            m.forget();
+        }
     }
 }
 
@@ -516,5 +522,38 @@ fn shape_aabb(s: &ConvexPolyhedron, pose: &Pose, margin: f64, warm: &mut [u32; 6
     Aabb {
         min: lo - DVec3::splat(pad),
         max: hi + DVec3::splat(pad),
+    }
+}
+
+impl World {
+    /// The contact manifold of every candidate pair of the last broad phase that is within
+    /// `options.margin` ([`query::contact_manifold`], body of lower index as shape A), handed
+    /// to `each` in sorted pair order with the two handles; returns how many pairs had one.
+    /// Each pair keeps its own [`query::ManifoldCache`], so point ids persist from call to
+    /// call (warm-started impulses); complete only when every pair's body margins sum to at
+    /// least `options.margin` ([`World::set_margin`]), as for [`World::within`].
+    pub fn manifolds(
+        &mut self,
+        options: &query::ManifoldOptions,
+        mut each: impl FnMut(BodyHandle, BodyHandle, &query::ContactManifold),
+    ) -> Result<usize, PolycdError> {
+        let slots = &self.slots;
+        let handle = |i: u32| BodyHandle {
+            index: i,
+            generation: slots[i as usize].generation,
+        };
+        let mut found = 0;
+        self.sap.for_each_pair_mut(|a, b, pair| {
+            let (Some(ba), Some(bb)) = (&slots[a as usize].body, &slots[b as usize].body) else {
+                return Ok(());
+            };
+            let cache = pair.manifold.get_or_insert_with(Box::default);
+            if let Some(m) = query::contact_manifold(&ba.shape, &ba.pose, &bb.shape, &bb.pose, options, cache)? {
+                found += 1;
+                each(handle(a), handle(b), m);
+            }
+            Ok::<(), PolycdError>(())
+        })?;
+        Ok(found)
     }
 }

@@ -151,13 +151,13 @@ pub enum PolycdError {
         /// The time reached: no contact before it.
         t_free: f64,
     },
-    /// A convex query inside a mesh query reached its iteration bound, so the mesh answer
-    /// cannot be certain.
-    #[error("the {query} query of a mesh pair did not converge ({iterations} iterations on a convex piece pair)")]
+    /// A query's underlying measurement reached its iteration bound (e.g. the distance a
+    /// contact manifold is built on): no answer is claimed.
+    #[error("the {query} query did not converge within {iterations} iterations")]
     NotConverged {
-        /// The mesh query.
+        /// The query.
         query: &'static str,
-        /// Iterations the convex query used.
+        /// Iterations used (= the bound).
         iterations: u32,
     },
 }

@@ -323,3 +323,37 @@ const _: () = assert!(COPLANAR_REL < RAY_HIT_REL);
 const _: () = assert!(FEATURE_SNAP_REL < AGREEMENT_REL);
 const _: () = assert!(CONTACT_REL < AGREEMENT_REL);
 const _: () = assert!(DISTANCE_GAP_REL <= CONTACT_REL);
+
+/// Contact manifolds (`query::contact_manifold`): a face of one shape is a *contact face* —
+/// the manifold is clipped on it rather than reduced to one point — when its separating-axis
+/// separation (how far the other shape lies above its plane) is within this fraction of the
+/// pair scale of the pair's signed distance. For a true face contact the two are equal up to
+/// the rounding of the distance (GJK/EPA, relative errors near 1e-14); for two crossing edges
+/// or a vertex on an edge every face's separation is smaller by the face's tilt times its
+/// size, far beyond it unless the face is parallel to the contact to within ~1e-9 rad per
+/// unit of size — and then the clip still finds the crossing point (it is a clip point of the
+/// reference face's border), with the other points' own separations.
+pub const MANIFOLD_FACE_REL: f64 = 1e-9;
+
+/// Contact manifolds: when both shapes have a contact face, the reference face is the better
+/// aligned with the contact normal, A's on a tie; cosines within this are a tie. It covers
+/// the rounding of two unit normals' dot product (a few ulps), so two faces resting flat on
+/// each other — or jittered by rotations of 1e-9 rad, which change the cosines by 1e-18 —
+/// always pick A's face and keep their points' feature ids from frame to frame.
+pub const MANIFOLD_TIE_COS: f64 = 64.0 * f64::EPSILON;
+
+/// Contact manifolds: a clip point whose distance outside a reference face's side plane is
+/// at most this fraction of the pair scale counts as on it (kept, not cut), so an incident
+/// vertex lying on the reference face's border (a box on an equal box) is kept as one point
+/// instead of two points a rounding error apart; it is the rounding of the side plane's
+/// evaluation (products of pair-scale coordinates), far below the 1e-12 × scale agreement
+/// the manifold oracle asks.
+pub const MANIFOLD_CLIP_REL: f64 = 1e-14;
+
+/// Contact manifolds: two segments (capsule cores) whose directions differ by at most this
+/// sine, and whose contact normal is within it of perpendicular to them, lie along each other:
+/// their contact is the common stretch's two ends rather than one closest-point pair. Over a
+/// segment of length `L` their distance varies by at most this × `L` — the scale of the
+/// face-contact test ([`MANIFOLD_FACE_REL`]) — so both ends are contact points to the same
+/// accuracy as a face contact's.
+pub const MANIFOLD_PARALLEL_SIN: f64 = 1e-9;

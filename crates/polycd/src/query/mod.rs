@@ -39,10 +39,13 @@ use crate::core::tolerance::{GRAZING_COS, QP_CHECK_REL};
 use crate::shape::polyhedron::ConvexPolyhedron;
 use crate::{cd_dual, gjk, hs_jump, qp, vclip};
 
+mod manifold;
 mod many;
 mod probe;
 mod rescale;
 mod rounded;
+pub use crate::contract::{ContactManifold, ContactPoint, ManifoldKind, ManifoldOptions};
+pub use manifold::{contact_manifold, ManifoldCache};
 pub use many::{distance_many, distance_many_into, intersect_many, intersect_many_into, PosedPair};
 pub use probe::{point_query, ray_cast};
 use rescale::{on_scaled, pair_normaliser};

@@ -146,7 +146,7 @@ pub(super) fn intersect(
 
 /// The rounded answer of a core distance answer, and the unit contact normal (A towards B)
 /// it used (zero for `NotConverged` and depth-less penetrations).
-fn from_core(
+pub(super) fn from_core(
     a: &ConvexPolyhedron,
     pa: &Pose,
     b: &ConvexPolyhedron,
