@@ -267,3 +267,59 @@ fn corrupt_decomposition_files_are_typed_errors() {
     let text = msg(&b);
     assert!(text.contains("in two pieces") || text.contains("in no piece"), "{text}");
 }
+
+/// A U-shaped solid (profile (0,0) (3,0) (3,2) (2,2) (2,1) (1,1) (1,2) (0,2) in x–z, extruded
+/// over y ∈ [0, 1]). Its caps are flat and not convex: a patch of cap triangles whose union is
+/// not convex in the cap's plane has a hull spanning the notch (outside the solid) that no
+/// mesh triangle enters. Every piece's hull must stay in the solid: points of each hull
+/// (convex combinations of its vertices, and a point slightly inside the face centroids) are
+/// inside the solid or on its surface.
+#[test]
+fn pieces_of_a_u_with_flat_non_convex_caps_stay_inside() {
+    let profile = [
+        (0.0, 0.0),
+        (3.0, 0.0),
+        (3.0, 2.0),
+        (2.0, 2.0),
+        (2.0, 1.0),
+        (1.0, 1.0),
+        (1.0, 2.0),
+        (0.0, 2.0),
+    ];
+    let mut v = Vec::new();
+    for y in [0.0, 1.0] {
+        for (x, z) in profile {
+            v.push(DVec3::new(x, y, z));
+        }
+    }
+    let mut f: Vec<Vec<u32>> = Vec::new();
+    for c in [[0, 1, 4], [1, 2, 3], [1, 3, 4], [0, 4, 5], [0, 5, 6], [0, 6, 7]] {
+        f.push(c.to_vec());
+        f.push(vec![c[0] + 8, c[2] + 8, c[1] + 8]);
+    }
+    for i in 0..8u32 {
+        let j = (i + 1) % 8;
+        f.push(vec![j, i, i + 8, j + 8]);
+    }
+    let m = TriMesh::new(&v, &f).unwrap();
+    // The notch is x ∈ (1, 2), z ∈ (1, 2): no hull point may be strictly inside it.
+    let in_notch = |p: DVec3| p.x > 1.0 + 1e-9 && p.x < 2.0 - 1e-9 && p.z > 1.0 + 1e-9 && p.z < 2.0 - 1e-9;
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut rnd = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for i in 0..m.pieces().len() as u32 {
+        let h = m.piece_hull(i).expect("a piece hull");
+        let vs = h.vertices();
+        for _ in 0..2000 {
+            let w: Vec<f64> = vs.iter().map(|_| rnd().powi(4)).collect();
+            let s: f64 = w.iter().sum();
+            let p = vs.iter().zip(&w).map(|(v, w)| *v * (*w / s)).sum::<DVec3>();
+            assert!(!in_notch(p), "piece {i}'s hull reaches into the notch at {p:?}");
+        }
+    }
+    check_pieces(&m);
+}

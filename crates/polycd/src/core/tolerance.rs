@@ -170,6 +170,13 @@ pub const MESH_WELD_REL: f64 = 1e-6;
 pub const COPLANAR_MERGE_REL: f64 = 1e-10;
 const _: () = assert!(COPLANAR_MERGE_REL < CCD_PIECE_REL);
 
+/// Relative area by which a piece's hull face may exceed the patch triangles lying in its
+/// plane (the decomposition's in-plane convexity test). The two areas are sums of a few
+/// hundred floating-point cross products (relative error ~1e-13); a patch that is not convex
+/// in its plane leaves out a real region (a notch's corner), whose area is a finite fraction
+/// of the face, far above 1e-9.
+pub const COVER_SLACK: f64 = 1e-9;
+
 /// Pad of a body's bounding box in the broad phase ([`crate::broad`]), as a fraction of the
 /// body's scale plus its coordinate magnitude plus its largest translation component. The box
 /// comes from support vertices found on rounded dot products and from rounded coordinates

@@ -9,8 +9,11 @@
 //!    its new vertices are checked against the patch's triangle planes and the patch's
 //!    vertices against its plane, O(P) per candidate, O(P²) per patch.
 //! 3. Acceptance: the patch's piece (the exact hull of its vertices; a patch flat within the
-//!    merge tolerance gets one extra point behind it) must stay inside the solid — no triangle,
-//!    found through the box tree, reaches more than [`CCD_PIECE_REL`] × scale into it. The
+//!    merge tolerance gets one extra point behind it) must stay inside the solid — every hull
+//!    face in the plane of patch triangles is covered by mesh triangles of that plane (the
+//!    patch's own, else any, clipped to the face: a patch not convex *within* its plane would
+//!    span a notch no triangle enters), and no triangle, found through the box tree, reaches
+//!    more than [`CCD_PIECE_REL`] × scale into it. The
 //!    whole patch is tried first; if it fails, the longest passing prefix of the growth order
 //!    (every prefix is connected) is found by bisection, and the rest return to the pool.
 //!    A hull of m points costs O(m log m); a check O(log n + k·f) for k triangles near the hull
@@ -24,7 +27,7 @@ use super::trimesh::TriMesh;
 use super::MAX_PATCH;
 use crate::core::error::{MeshDefect, PolycdError};
 use crate::core::math::DVec3;
-use crate::core::tolerance::{CCD_PIECE_REL, COPLANAR_MERGE_REL};
+use crate::core::tolerance::{CCD_PIECE_REL, COPLANAR_MERGE_REL, COVER_SLACK};
 use crate::shape::hull::convex_hull;
 use std::collections::{HashMap, VecDeque};
 
@@ -299,12 +302,12 @@ impl Ctx<'_> {
         // A patch whose normals cancel (a whole closed convex shell) is not flat.
         let Some(normal) = normal.try_normalize() else {
             let h = hull_planes(&pts).ok()?;
-            return self.inside(&h).then_some(h.vertices);
+            return (self.covers(patch, &h) && self.inside(&h)).then_some(h.vertices);
         };
         let spread = pts.iter().map(|p| normal.dot(*p - centre).abs()).fold(0.0, f64::max);
         if spread > self.tol {
             if let Ok(h) = hull_planes(&pts) {
-                return self.inside(&h).then_some(h.vertices);
+                return (self.covers(patch, &h) && self.inside(&h)).then_some(h.vertices);
             }
         }
         // Flat patch (within the merge tolerance): a point behind it, closer until inside.
@@ -315,6 +318,10 @@ impl Ctx<'_> {
                 *last = centre - normal * depth;
             }
             if let Ok(h) = hull_planes(&pts) {
+                if !self.covers(patch, &h) {
+                    // The patch is not convex in its plane: no point behind it helps.
+                    return None;
+                }
                 if self.inside(&h) {
                     return Some(h.vertices);
                 }
@@ -322,6 +329,54 @@ impl Ctx<'_> {
             depth *= 0.5;
         }
         None
+    }
+
+    /// Every face of the hull that lies in the plane of patch triangles is covered by them
+    /// (their areas add up to its area). Convexity across edges (`convex_with`) says nothing
+    /// within one plane: coplanar triangles whose union is not convex in their plane (an
+    /// L-shaped cap beside a notch) have a hull face spanning the notch, outside the solid,
+    /// which no mesh triangle enters — the inside test cannot see it.
+    fn covers(&mut self, patch: &[u32], hull: &HullPlanes) -> bool {
+        let m = self.mesh;
+        let tol = 2.0 * self.tol;
+        let coplanar = |n: DVec3, o: f64, t: [DVec3; 3]| {
+            let [a, b, c] = t;
+            (b - a).cross(c - a).dot(n) > 0.0 && t.iter().all(|p| (n.dot(*p) - o).abs() <= tol)
+        };
+        for k in 0..hull.planes.len() {
+            let ((n, o), area) = (hull.planes[k], hull.areas[k]);
+            let slack = COVER_SLACK * area + 4.0 * self.tol * area.sqrt();
+            let mut sum = 0.0;
+            for &g in patch {
+                let t = m.triangles[g as usize].map(|v| m.vertices[v as usize]);
+                if coplanar(n, o, t) {
+                    let [a, b, c] = t;
+                    sum += 0.5 * (b - a).cross(c - a).length();
+                }
+            }
+            if sum == 0.0 || area - sum <= slack {
+                continue;
+            }
+            // The patch leaves part of the face uncovered: it is still on the surface when
+            // other mesh triangles in the face's plane cover it (a patch grown over part of
+            // a subdivided face); outside the solid otherwise (a notch).
+            let poly = &hull.polygons[k];
+            let (lo, hi) = bounds(poly.iter().copied());
+            let (lo, hi) = (lo - DVec3::splat(tol), hi + DVec3::splat(tol));
+            self.hits.clear();
+            self.tree.query(lo, hi, self.boxes, &mut self.stack, &mut self.hits);
+            let mut covered = 0.0;
+            for &i in &self.hits {
+                let t = m.triangles[i as usize].map(|v| m.vertices[v as usize]);
+                if coplanar(n, o, t) {
+                    covered += clipped_area(t, poly, n);
+                }
+            }
+            if area - covered > slack {
+                return false;
+            }
+        }
+        true
     }
 
     /// No mesh triangle reaches more than `eps` into the solid hull bounded by `planes`
@@ -389,6 +444,10 @@ impl Ctx<'_> {
 struct HullPlanes {
     vertices: Vec<DVec3>,
     planes: Vec<(DVec3, f64)>,
+    /// The area of each plane's face.
+    areas: Vec<f64>,
+    /// Each plane's face polygon (counter-clockwise seen from outside).
+    polygons: Vec<Vec<DVec3>>,
     lo: DVec3,
     hi: DVec3,
 }
@@ -399,6 +458,8 @@ struct HullPlanes {
 fn hull_planes(pts: &[DVec3]) -> Result<HullPlanes, PolycdError> {
     let h = convex_hull(pts)?;
     let mut planes = Vec::with_capacity(h.faces.len());
+    let mut areas = Vec::with_capacity(h.faces.len());
+    let mut polygons = Vec::with_capacity(h.faces.len());
     for f in &h.faces {
         let c = f.iter().map(|&v| h.vertices[v as usize]).sum::<DVec3>() / f.len() as f64;
         let mut nrm = DVec3::ZERO;
@@ -407,9 +468,12 @@ fn hull_planes(pts: &[DVec3]) -> Result<HullPlanes, PolycdError> {
             let b = h.vertices[f[(k + 1) % f.len()] as usize] - c;
             nrm += a.cross(b);
         }
+        let area = 0.5 * nrm.length();
         let Some(nrm) = nrm.try_normalize() else {
             continue;
         };
+        areas.push(area);
+        polygons.push(f.iter().map(|&v| h.vertices[v as usize]).collect());
         let o = f
             .iter()
             .map(|&v| nrm.dot(h.vertices[v as usize]))
@@ -420,6 +484,8 @@ fn hull_planes(pts: &[DVec3]) -> Result<HullPlanes, PolycdError> {
     Ok(HullPlanes {
         vertices: h.vertices,
         planes,
+        areas,
+        polygons,
         lo,
         hi,
     })
@@ -505,4 +571,37 @@ impl BoxTree {
             }
         }
     }
+}
+
+/// The area of triangle `t` inside the convex polygon `poly` (counter-clockwise about `n`),
+/// both in (or within the merge tolerance of) one plane with unit normal `n`
+/// (Sutherland–Hodgman against the polygon's edges).
+fn clipped_area(t: [DVec3; 3], poly: &[DVec3], n: DVec3) -> f64 {
+    let mut cur: Vec<DVec3> = t.to_vec();
+    let mut next = Vec::with_capacity(8);
+    for k in 0..poly.len() {
+        let (p, q) = (poly[k], poly[(k + 1) % poly.len()]);
+        // Inside: to the left of p → q seen along -n (counter-clockwise about n).
+        let side = |x: DVec3| (q - p).cross(x - p).dot(n);
+        next.clear();
+        for i in 0..cur.len() {
+            let (a, b) = (cur[i], cur[(i + 1) % cur.len()]);
+            let (sa, sb) = (side(a), side(b));
+            if sa >= 0.0 {
+                next.push(a);
+            }
+            if (sa >= 0.0) != (sb >= 0.0) {
+                next.push(a + (b - a) * (sa / (sa - sb)));
+            }
+        }
+        std::mem::swap(&mut cur, &mut next);
+        if cur.len() < 3 {
+            return 0.0;
+        }
+    }
+    let mut area = DVec3::ZERO;
+    for i in 1..cur.len() - 1 {
+        area += (cur[i] - cur[0]).cross(cur[i + 1] - cur[0]);
+    }
+    0.5 * area.dot(n).abs()
 }
