@@ -269,6 +269,10 @@ pub struct Answer {
     /// The contact manifold of a `"manifold"` line (`Some(None)`: apart beyond the margin,
     /// `"manifold": null`); `None` on every other line, which carries no `"manifold"` key.
     pub manifold: Option<Option<ContactManifold>>,
+    /// The contact manifolds of a `"manifold"` line with a mesh side (`"manifolds"`: one per
+    /// touching piece pair after merging; empty when apart beyond the margin); `None` on every
+    /// other line, which carries no `"manifolds"` key.
+    pub mesh_manifolds: Option<Vec<polycd::mesh::MeshManifold>>,
 }
 
 fn vec_json(v: Option<DVec3>) -> Value {
@@ -360,6 +364,9 @@ impl Answer {
         );
         if let Some(man) = &self.manifold {
             m.insert("manifold".into(), manifold_json(man.as_ref()));
+        }
+        if let Some(ms) = &self.mesh_manifolds {
+            m.insert("manifolds".into(), crate::meshq::manifolds_json(ms));
         }
         Value::Object(m)
     }
@@ -818,6 +825,7 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
                 kind,
                 algorithm,
                 direction,
+                &options,
             ));
         }
     };

@@ -830,7 +830,16 @@ fn mesh_query(
     let [pa, pb] = poses;
     let pa = parse_pose(pa.as_deref())?;
     let pb = parse_pose(pb.as_deref())?;
-    let ans = meshq::answer(sa.solid(), &pa, sb.solid(), &pb, kind, algorithm, None);
+    let ans = meshq::answer(
+        sa.solid(),
+        &pa,
+        sb.solid(),
+        &pb,
+        kind,
+        algorithm,
+        None,
+        &polycd::ManifoldOptions::default(),
+    );
     print_answer(&ans, kind, json);
     Ok(if ans.status == "error" {
         ExitCode::FAILURE

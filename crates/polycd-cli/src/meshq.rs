@@ -230,8 +230,9 @@ pub fn answer(
     kind: QueryKind,
     algorithm: Algorithm,
     direction: Option<DVec3>,
+    options: &polycd::ManifoldOptions,
 ) -> Answer {
-    match answer_inner(a, pa, b, pb, kind, algorithm, direction) {
+    match answer_inner(a, pa, b, pb, kind, algorithm, direction, options) {
         Ok(ans) => ans,
         Err(e) => Answer {
             status: "error",
@@ -249,6 +250,7 @@ fn answer_inner(
     kind: QueryKind,
     algorithm: Algorithm,
     direction: Option<DVec3>,
+    options: &polycd::ManifoldOptions,
 ) -> Result<Answer, PolycdError> {
     if algorithm != Algorithm::Auto {
         return Err(PolycdError::Unsupported {
@@ -272,11 +274,10 @@ fn answer_inner(
             })
         }
         QueryKind::Manifold => {
-            return Err(PolycdError::UnsupportedShape {
-                algorithm: "manifold",
-                shape: "mesh shape",
-                reason: "contact manifolds of non-convex meshes are not supported yet",
-            })
+            let manifolds = mesh::contact_manifolds(a, pa, b, pb, options)?;
+            let mut ans = answer_inner(a, pa, b, pb, QueryKind::Distance, algorithm, None, options)?;
+            ans.mesh_manifolds = Some(manifolds);
+            return Ok(ans);
         }
     };
     let tol = mesh::solid_contact_tolerance(a, pa, b, pb, &mut cache)?;
@@ -443,4 +444,25 @@ fn directional_answer(
         directional: t,
         ..Answer::default()
     })
+}
+
+/// The `"manifolds"` output of a mesh pair: `[{"normal", "points": [{"a", "b", "separation",
+/// "features": {"a", "b"}}, …]}, …]`, one object per touching piece pair after merging.
+pub fn manifolds_json(ms: &[mesh::MeshManifold]) -> Value {
+    let v3 = |p: DVec3| json!([p.x, p.y, p.z]);
+    Value::Array(
+        ms.iter()
+            .map(|m| {
+                json!({
+                    "normal": v3(m.normal),
+                    "points": m.points.iter().map(|q| json!({
+                        "a": v3(q.a),
+                        "b": v3(q.b),
+                        "separation": q.separation,
+                        "features": {"a": feature_json(q.features.0), "b": feature_json(q.features.1)},
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
 }

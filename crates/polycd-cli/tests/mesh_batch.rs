@@ -290,3 +290,95 @@ fn directional_on_meshes() {
     assert_eq!(out[4]["status"], "touching", "{}", out[4]);
     assert_eq!(t(4), Some(0.0), "{}", out[4]);
 }
+
+/// Manifold lines with a mesh side: `"manifolds"`, one object per touching piece pair after
+/// merging where normals agree; literal geometry checked by hand.
+#[test]
+fn manifolds_of_mesh_pairs() {
+    let u = u_json();
+    let cube = box_json([0.0; 3], [1.0; 3]);
+    let out = batch(&lines(&[
+        // A box on the notch's floor (z = 1): one rectangle, normal +z (from the U to the box).
+        format!(
+            r#"{{"query":"manifold","a":{u},"b":{}}}"#,
+            box_json([1.25, 0.25, 1.0], [1.75, 0.75, 1.5])
+        ),
+        // A bar across the notch on both pillars' tops: two piece pairs, one normal: merged,
+        // 8 points; reduced: 4 (the bar's footprint corners).
+        format!(
+            r#"{{"query":"manifold","a":{u},"b":{}}}"#,
+            box_json([0.5, 0.25, 2.0], [2.5, 0.75, 2.5])
+        ),
+        format!(
+            r#"{{"query":"manifold","reduce":true,"a":{u},"b":{}}}"#,
+            box_json([0.5, 0.25, 2.0], [2.5, 0.75, 2.5])
+        ),
+        // Cube on cube (input face 1 is A's top, face 0 B's bottom); apart: no manifold.
+        format!(r#"{{"query":"manifold","a":{cube},"b":{cube},"pose_b":{{"translation":[0,0,1]}}}}"#),
+        format!(r#"{{"query":"manifold","a":{cube},"b":{cube},"pose_b":{{"translation":[0,0,3]}}}}"#),
+        // Speculative: 0.25 apart within a margin of 0.5.
+        format!(
+            r#"{{"query":"manifold","margin":0.5,"a":{cube},"b":{cube},"pose_b":{{"translation":[0.25,0.25,1.25]}}}}"#
+        ),
+        // Mesh against a convex box: convex features on B.
+        format!(
+            r#"{{"query":"manifold","a":{cube},"b":{{"shape":"box:1,1,1"}},"pose_b":{{"translation":[0.5,0.5,1.5]}}}}"#
+        ),
+    ]));
+    let corners = |i: usize, k: usize| -> Vec<[f64; 3]> {
+        out[i]["manifolds"][k]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let a = &p["a"];
+                [a[0].as_f64().unwrap(), a[1].as_f64().unwrap(), a[2].as_f64().unwrap()]
+            })
+            .collect()
+    };
+    for (i, o) in out.iter().enumerate() {
+        assert!(o["error"].is_null(), "line {i}: {o}");
+        assert!(
+            o.get("manifold").is_none(),
+            "line {i}: mesh lines carry \"manifolds\": {o}"
+        );
+    }
+    assert_eq!(out[0]["manifolds"].as_array().unwrap().len(), 1, "{}", out[0]);
+    assert_eq!(out[0]["manifolds"][0]["normal"], serde_json::json!([0.0, 0.0, 1.0]));
+    // Counter-clockwise about +z.
+    assert_eq!(
+        corners(0, 0),
+        vec![
+            [1.25, 0.25, 1.0],
+            [1.75, 0.25, 1.0],
+            [1.75, 0.75, 1.0],
+            [1.25, 0.75, 1.0]
+        ]
+    );
+    assert_eq!(out[1]["manifolds"].as_array().unwrap().len(), 1, "{}", out[1]);
+    let mut got = corners(1, 0);
+    got.sort_by(|x, y| x.partial_cmp(y).unwrap());
+    let mut want = vec![];
+    for x in [0.5, 1.0, 2.0, 2.5] {
+        for y in [0.25, 0.75] {
+            want.push([x, y, 2.0]);
+        }
+    }
+    assert_eq!(got, want, "{}", out[1]);
+    assert_eq!(
+        corners(2, 0),
+        vec![[0.5, 0.25, 2.0], [2.5, 0.25, 2.0], [2.5, 0.75, 2.0], [0.5, 0.75, 2.0]]
+    );
+    for p in out[3]["manifolds"][0]["points"].as_array().unwrap() {
+        assert_eq!(p["separation"], 0.0);
+        assert_eq!(p["features"]["a"], serde_json::json!({"kind": "triangle", "id": 1}));
+        assert_eq!(p["features"]["b"], serde_json::json!({"kind": "triangle", "id": 0}));
+    }
+    assert_eq!(out[3]["status"], "touching");
+    assert_eq!(out[4]["manifolds"], serde_json::json!([]));
+    assert_eq!(out[4]["status"], "disjoint");
+    let pts = out[5]["manifolds"][0]["points"].as_array().unwrap();
+    assert_eq!(pts.len(), 4, "{}", out[5]);
+    assert!(pts.iter().all(|p| p["separation"] == 0.25), "{}", out[5]);
+    assert_eq!(out[6]["manifolds"][0]["points"][0]["features"]["b"]["kind"], "vertex");
+}

@@ -364,3 +364,10 @@ pub const MANIFOLD_CLIP_REL: f64 = 1e-14;
 /// face-contact test ([`MANIFOLD_FACE_REL`]) — so both ends are contact points to the same
 /// accuracy as a face contact's.
 pub const MANIFOLD_PARALLEL_SIN: f64 = 1e-9;
+
+/// Two piece pairs' contact manifolds of a mesh pair are merged into one when their unit
+/// normals' dot product is at least this (within ~4.5e-5 rad). Piece pairs touching on one
+/// flat contact region (a box on a mesh's decomposed face) give normals equal up to the
+/// rounding of their distance computations (~1e-12); distinct contact regions of a non-convex
+/// pair differ by finite angles.
+pub const MANIFOLD_MERGE_COS: f64 = 1.0 - 1e-9;

@@ -112,6 +112,7 @@ pub(crate) mod bvtt;
 mod decompose;
 mod directional;
 mod from_convex;
+mod manifold;
 mod nest;
 mod repair;
 pub mod solid;
@@ -122,6 +123,7 @@ mod trimesh;
 
 pub use bvtt::{bvtt_distance, FrontNode, MeshCache, MeshDistance, NODE_CACHE_QUERIES, SPARE_CACHES};
 pub use directional::{directional, directional_with_cache, MeshDirectional, MeshDirectionalCache, MeshTouch};
+pub use manifold::{contact_manifolds, MeshContactPoint, MeshManifold};
 pub use repair::{MeshOptions, MeshRepair};
 pub use solid::{
     contact_set, contact_tolerance, distance, intersect, solid_contact_tolerance, MeshAnswer, MeshOverlap,
