@@ -222,6 +222,7 @@ pub fn feature_text(f: SolidFeature) -> String {
 
 /// Answers an intersect or distance query on a pair with at least one mesh side (the shared
 /// core of `query --mesh` and `batch`).
+#[allow(clippy::too_many_arguments)]
 pub fn answer(
     a: Solid<'_>,
     pa: &Pose,
@@ -242,6 +243,7 @@ pub fn answer(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn answer_inner(
     a: Solid<'_>,
     pa: &Pose,
