@@ -6,8 +6,8 @@ fuzz_target!(|line: &str| {
     if line.contains('\n') || line.contains("\"file\"") {
         return;
     }
-    let mut shapes = polycd_cli::batch_run::Shapes::default();
-    let ans = polycd_cli::batch::answer_line(line, &mut shapes);
+    let mut shapes = polycd_cli::shape_cache::Shapes::default();
+    let ans = polycd_cli::batch_run::answer_next(line, &mut shapes);
     let json = ans.to_json();
     assert!(json.get("status").is_some());
 });

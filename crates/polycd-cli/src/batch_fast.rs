@@ -5,13 +5,15 @@
 //! without error, and then with the very same call ([`crate::batch::answer`]) on the very same
 //! values: numbers are checked against JSON's grammar and converted by the standard library's
 //! correctly rounded parser (what `serde_json::Number::as_f64` does with `arbitrary_precision`),
-//! the pose goes through [`crate::batch::pose_from`], the `id` is parsed by serde_json. Anything
+//! the pose goes through [`crate::schema::pose_from`], the `id` is parsed by serde_json. Anything
 //! else — an escape in a string, a duplicate or unknown key, a `null`, an inline shape, a
 //! number out of range, a point or ray query, any error — returns `None`, and the general path
 //! answers the line (with its error messages).
 
-use crate::batch::{self, pose_from, Answer, QueryKind};
-use crate::batch_run::LineCtx;
+use crate::answer::{Answer, QueryKind};
+use crate::batch;
+use crate::schema::pose_from;
+use crate::shape_cache::LineCtx;
 use polycd::{Algorithm, ConvexPolyhedron, DVec3};
 use serde_json::Value;
 

@@ -18,13 +18,14 @@
 //!   own buffer; the buffers are written in order. `--threads 1` and `--threads N` print the
 //!   same bytes.
 
-use crate::batch::{self, check_keys, shape_of, Answer, Summary, DEFINE_KEYS};
-use polycd::{ConvexPolyhedron, DVec3};
+use crate::answer::{Answer, Summary};
+use crate::batch::{self, shape_of};
+use crate::schema::{check_keys, DEFINE_KEYS};
+use crate::shape_cache::{Def, LineCtx, Shapes, MAX_DEFINITIONS};
+use polycd::DVec3;
 use rayon::prelude::*;
-use serde_json::{Map, Value};
-use std::collections::HashMap;
+use serde_json::Value;
 use std::io::{BufRead, Write};
-use std::sync::{Arc, Mutex};
 
 /// At most this many lines are read before they are answered (the streaming window).
 pub const CHUNK_LINES: usize = 8192;
@@ -33,154 +34,6 @@ pub const CHUNK_BYTES: usize = 4 << 20;
 /// Lines per piece of work handed to a thread: small enough to balance uneven lines, large
 /// enough that scheduling costs little per line.
 pub const PIECE_LINES: usize = 128;
-/// The shape cache (built-in specs, files, inline shapes by content) holds at most this many
-/// shapes; when full it is emptied and refills with the shapes in use.
-pub const CACHE_SHAPES: usize = 1024;
-/// ... and at most this many inline coordinates in its keys (the same eviction).
-pub const CACHE_COORDINATES: usize = 1 << 22;
-/// At most this many names can be defined in one batch (every definition is kept to the end
-/// of the run: the one part of the state that grows with the input, so it is bounded).
-pub const MAX_DEFINITIONS: usize = 1 << 16;
-
-/// A shape cache key: a built-in spec or file (with its options, as text), or an inline
-/// shape's exact content — the coordinates' bits, the faces and the options. A hit compares
-/// the whole key, never a hash alone.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum ShapeKey {
-    /// `shape:SPEC`, `file:HULL:PATH`, with `+radius=R` when rounded.
-    Named(String),
-    /// `vertices` (and `faces`) given on the line.
-    Inline {
-        /// The coordinates' bit patterns (so 0.0 and -0.0 are different keys, never equal
-        /// values with different bits).
-        points: Vec<[u64; 3]>,
-        /// The faces, when given.
-        faces: Option<Vec<Vec<u32>>>,
-        /// `"hull": true`.
-        hull: bool,
-        /// The radius' bits, when given.
-        radius: Option<u64>,
-    },
-}
-
-impl ShapeKey {
-    /// The key of an inline shape.
-    pub fn inline(points: &[DVec3], faces: Option<&[Vec<u32>]>, hull: bool, radius: Option<f64>) -> ShapeKey {
-        ShapeKey::Inline {
-            points: points.iter().map(|p| p.to_array().map(f64::to_bits)).collect(),
-            faces: faces.map(<[Vec<u32>]>::to_vec),
-            hull,
-            radius: radius.map(f64::to_bits),
-        }
-    }
-
-    fn coordinates(&self) -> usize {
-        match self {
-            ShapeKey::Named(_) => 0,
-            ShapeKey::Inline { points, .. } => points.len() * 3,
-        }
-    }
-}
-
-#[derive(Default)]
-struct Cache {
-    shapes: HashMap<ShapeKey, Arc<ConvexPolyhedron>>,
-    coordinates: usize,
-}
-
-/// A definition: the line that made it and the shape (or why it could not be built).
-#[derive(Clone, Debug)]
-struct Def {
-    line: u64,
-    shape: Result<Arc<ConvexPolyhedron>, String>,
-}
-
-/// The shapes of a batch run: the definitions made so far and the shape cache.
-#[derive(Default)]
-pub struct Shapes {
-    defs: HashMap<String, Def>,
-    cache: Mutex<Cache>,
-    /// Lines answered by [`answer_next`].
-    lines: u64,
-}
-
-impl Shapes {
-    /// The shape of `key` from the cache, or built by `build` (and then cached; errors are
-    /// not cached).
-    pub fn cached(
-        &self,
-        key: ShapeKey,
-        build: impl FnOnce() -> Result<ConvexPolyhedron, String>,
-    ) -> Result<Arc<ConvexPolyhedron>, String> {
-        if let Some(p) = self.lock().shapes.get(&key) {
-            return Ok(p.clone());
-        }
-        let p = Arc::new(build()?);
-        let mut cache = self.lock();
-        let n = key.coordinates();
-        if cache.shapes.len() >= CACHE_SHAPES || cache.coordinates + n > CACHE_COORDINATES {
-            cache.shapes.clear();
-            cache.coordinates = 0;
-        }
-        if n <= CACHE_COORDINATES {
-            cache.coordinates += n;
-            cache.shapes.insert(key, p.clone());
-        }
-        Ok(p)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
-        // A panic while holding the lock would leave a consistent map (inserts are single
-        // calls): use it.
-        self.cache.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// Where a line is answered: the batch's shapes and the line's number (from 1), which
-/// decides the definitions it sees.
-#[derive(Clone, Copy)]
-pub struct LineCtx<'a> {
-    /// The batch's shapes.
-    pub shapes: &'a Shapes,
-    /// The line's number, from 1.
-    pub line: u64,
-}
-
-impl<'a> LineCtx<'a> {
-    /// The shape named `name` when it was defined, without error, on an earlier line
-    /// (borrowed: no reference count shared between threads is touched).
-    pub fn lookup(&self, name: &str) -> Option<&'a ConvexPolyhedron> {
-        match self.shapes.defs.get(name) {
-            Some(Def { line, shape: Ok(p) }) if *line < self.line => Some(&**p),
-            _ => None,
-        }
-    }
-
-    /// The shape a `{"ref": NAME}` object names: defined on an earlier line, with no other
-    /// key alongside.
-    pub fn resolve_ref(&self, obj: &Map<String, Value>, name: &Value) -> Result<Arc<ConvexPolyhedron>, String> {
-        if let Some((k, _)) = obj.iter().find(|(k, v)| k.as_str() != "ref" && !v.is_null()) {
-            return Err(format!(
-                "\"ref\" takes no other key (found \"{k}\"): the named shape is used as defined"
-            ));
-        }
-        let name = name
-            .as_str()
-            .ok_or("\"ref\" must be a string (a name given by an earlier define line)")?;
-        match self.shapes.defs.get(name) {
-            Some(d) if d.line < self.line => d
-                .shape
-                .clone()
-                .map_err(|e| format!("\"ref\": the definition of \"{name}\" (line {}) failed: {e}", d.line)),
-            // Defined on a later line (seen here only because its chunk was read) or never:
-            // the same answer as a line-by-line run gives.
-            _ => Err(format!(
-                "\"ref\": no shape named \"{name}\" is defined before this line (define it first: {{\"define\": \"{name}\", \"shape\": {{…}}}})"
-            )),
-        }
-    }
-}
-
 /// Answers a define line (`v` is an object with the key `define`) made on line `line`.
 fn define_line(v: &Value, shapes: &mut Shapes, line: u64) -> Answer {
     let id = v.get("id").cloned().unwrap_or(Value::Null);
@@ -247,6 +100,29 @@ fn try_define(raw: &[u8], shapes: &mut Shapes, line: u64) -> Option<Answer> {
     }
 }
 
+/// Answers one raw query line (its newline, and a carriage return before it, are dropped):
+/// not a define line — [`crate::batch_run`] routes those — at the place `ctx` says.
+pub(crate) fn answer_bytes(raw: &[u8], ctx: &LineCtx) -> Answer {
+    match batch::line_text(raw) {
+        Ok(line) => answer_query_line(line, ctx),
+        Err(msg) => Answer::error(Value::Null, msg),
+    }
+}
+
+/// Answers one query line (not a define line) at the place `ctx` says.
+pub(crate) fn answer_query_line(line: &str, ctx: &LineCtx) -> Answer {
+    if let Some(ans) = crate::batch_fast::answer(line, ctx) {
+        return ans;
+    }
+    // A byte-order mark (files saved by some editors start with one) is not JSON.
+    let line = line.trim_start_matches('\u{feff}');
+    let v: Value = match serde_json::from_str(line) {
+        Ok(v) => v,
+        Err(e) => return Answer::error(Value::Null, format!("invalid JSON: {e}")),
+    };
+    batch::answer_query_value(&v, ctx)
+}
+
 /// Answers `line` as the next line of the batch `shapes` holds (a define line too): what
 /// [`run`] prints for it.
 pub fn answer_next(line: &str, shapes: &mut Shapes) -> Answer {
@@ -254,7 +130,7 @@ pub fn answer_next(line: &str, shapes: &mut Shapes) -> Answer {
     let n = shapes.lines;
     match try_define(line.as_bytes(), shapes, n) {
         Some(ans) => ans,
-        None => batch::answer_bytes(line.as_bytes(), &LineCtx { shapes, line: n }),
+        None => answer_bytes(line.as_bytes(), &LineCtx { shapes, line: n }),
     }
 }
 
@@ -337,7 +213,7 @@ pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std
                 let ans = match pre {
                     Some(a) => a,
                     None => {
-                        computed = batch::answer_bytes(line_at(i), &ctx);
+                        computed = answer_bytes(line_at(i), &ctx);
                         &computed
                     }
                 };
@@ -478,7 +354,7 @@ fn write_feature(f: polycd::Feature, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::RayOut;
+    use crate::answer::RayOut;
     use polycd::{Feature, FeaturePair};
 
     /// The direct writer prints what `Answer::to_json` prints, for every shape of answer.
@@ -534,5 +410,58 @@ mod tests {
             write_answer(ans, &mut out);
             assert_eq!(String::from_utf8(out).unwrap(), format!("{}\n", ans.to_json()));
         }
+    }
+
+    /// A reader that gives `data`, then fails with `kind` on every later read (as a failing
+    /// disk does).
+    struct FailingAfter {
+        data: std::io::Cursor<Vec<u8>>,
+        kind: std::io::ErrorKind,
+        reads_after: u32,
+    }
+
+    impl std::io::Read for FailingAfter {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.data.read(buf)?;
+            if n > 0 {
+                return Ok(n);
+            }
+            self.reads_after += 1;
+            Err(std::io::Error::new(self.kind, "simulated"))
+        }
+    }
+
+    /// Issue 29 item 1: a read error after some input answers every line read before it (the
+    /// partial last line as it is), then ends the run with the error: one failing read, not a
+    /// loop.
+    #[test]
+    fn a_read_error_ends_the_run_after_answering_what_was_read() {
+        let line = r#"{"id":1,"a":{"shape":"cube"},"b":{"shape":"cube"},"pose_b":{"translation":[3,0,0]}}"#;
+        let mut reader = std::io::BufReader::new(FailingAfter {
+            data: std::io::Cursor::new(format!("{line}\nnot json\n{{\"id\":3").into_bytes()),
+            kind: std::io::ErrorKind::Other,
+            reads_after: 0,
+        });
+        let mut out = Vec::new();
+        let s = run(&mut reader, &mut out, 1).unwrap();
+        assert_eq!(reader.get_ref().reads_after, 1);
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        assert!(lines[0].contains(r#""status":"disjoint""#), "{}", lines[0]);
+        assert!(
+            lines[1].contains("invalid JSON") && lines[2].contains("invalid JSON"),
+            "{text}"
+        );
+        assert_eq!((s.lines, s.errors), (3, 2));
+        assert_eq!(s.read_error.as_ref().map(|e| e.kind()), Some(std::io::ErrorKind::Other));
+        assert_eq!(s.exit_code(), 3);
+        // A clean end: 1 with error lines, 0 without.
+        let mut out = Vec::new();
+        assert_eq!(
+            run(format!("{line}\n\n").as_bytes(), &mut out, 1).unwrap().exit_code(),
+            1
+        );
+        assert_eq!(run(format!("{line}\n").as_bytes(), &mut out, 1).unwrap().exit_code(), 0);
     }
 }

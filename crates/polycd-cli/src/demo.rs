@@ -100,8 +100,8 @@ pub fn worked_answer() -> Result<String, String> {
         "closest features",
         format!(
             "A {}, B {} (numbered as `polycd info` lists them)",
-            crate::batch::feature_text(features.a),
-            crate::batch::feature_text(features.b)
+            crate::answer::feature_text(features.a),
+            crate::answer::feature_text(features.b)
         ),
     );
     line(

@@ -1,5 +1,6 @@
 //! Shapes and points from files or built-in specifications.
 
+use polycd::mesh::TriMesh;
 use polycd::{shapes, ConvexPolyhedron, DVec3, PolycdError};
 use std::path::Path;
 
@@ -84,4 +85,49 @@ pub fn load_points(path: &Path) -> Result<Vec<DVec3>, PolycdError> {
         },
         other => other,
     })
+}
+
+/// The syntax of the torus-knot spec, for help texts.
+pub const TORUS_KNOT_SPEC: &str =
+    "torus-knot:P,Q:SEGMENTS,SIDES[:TUBE] (closed mesh, 2·SEGMENTS·SIDES triangles, tube radius default 0.45)";
+
+/// Parses `torus-knot:P,Q:SEGMENTS,SIDES[:TUBE]`; `None` when `s` is not a torus-knot spec.
+pub fn torus_knot_spec(s: &str) -> Option<Result<TriMesh, PolycdError>> {
+    let rest = s.trim().strip_prefix("torus-knot:")?;
+    let err = |m: &str| PolycdError::ShapeSpec {
+        spec: s.to_string(),
+        message: m.to_string(),
+    };
+    let parts: Vec<&str> = rest.split(':').collect();
+    let ints = |p: Option<&&str>| -> Result<(u32, u32), PolycdError> {
+        let p = p.ok_or_else(|| err("expected P,Q:SEGMENTS,SIDES[:TUBE]"))?;
+        let v: Vec<u32> = p
+            .split(',')
+            .map(|x| {
+                x.trim()
+                    .parse::<u32>()
+                    .map_err(|_| err("expected non-negative integers"))
+            })
+            .collect::<Result<_, _>>()?;
+        match v[..] {
+            [x, y] => Ok((x, y)),
+            _ => Err(err("expected two comma-separated integers")),
+        }
+    };
+    Some((|| {
+        let (p, q) = ints(parts.first())?;
+        let (segments, sides) = ints(parts.get(1))?;
+        let tube = match parts.get(2) {
+            Some(t) => t
+                .trim()
+                .parse::<f64>()
+                .map_err(|_| err("the tube radius must be a number"))?,
+            None => 0.45,
+        };
+        if parts.len() > 3 {
+            return Err(err("too many ':'-separated parts"));
+        }
+        let (v, f) = polycd::shapes::torus_knot(p, q, segments, sides, tube)?;
+        TriMesh::new(&v, &f)
+    })())
 }

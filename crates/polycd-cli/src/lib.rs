@@ -1,6 +1,7 @@
 //! The `polycd` command line's building blocks, as a library so they can be tested and fuzzed:
 //! the batch (JSON-lines) format, shape loading, and the demo.
 
+pub mod answer;
 pub mod batch;
 pub mod batch_bench;
 mod batch_fast;
@@ -11,17 +12,7 @@ pub mod differential;
 pub mod input;
 pub mod meshq;
 pub mod progress;
+pub mod schema;
+pub mod shape_cache;
 pub mod toc;
 pub mod view;
-
-use polycd::query::Status;
-
-/// The batch format's name for a contact status.
-pub fn status_name(s: Status) -> &'static str {
-    match s {
-        Status::Disjoint => "disjoint",
-        Status::Touching => "touching",
-        Status::Overlapping => "overlapping",
-        Status::Unknown => "error",
-    }
-}

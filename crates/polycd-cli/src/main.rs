@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 use polycd::{Algorithm, DVec3, Pose};
+use polycd_cli::answer::{self, QueryKind};
 use polycd_cli::{batch, decompose, demo, input, toc, view};
 use std::io::Write;
 use std::path::PathBuf;
@@ -310,7 +311,7 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
                 pose_a: pa,
                 b: &sb,
                 pose_b: pb,
-                kind: batch::QueryKind::parse(&v.query)?,
+                kind: QueryKind::parse(&v.query)?,
                 direction,
                 algorithm,
             })
@@ -352,7 +353,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             mesh: true,
         } => {
             let start = std::time::Instant::now();
-            let m = match toc::torus_knot_spec(&shape) {
+            let m = match input::torus_knot_spec(&shape) {
                 Some(k) => k,
                 None => polycd::mesh::TriMesh::read(&shape),
             }
@@ -486,11 +487,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             hull,
             mesh,
         } => {
-            let kind = batch::QueryKind::parse(&q)?;
+            let kind = QueryKind::parse(&q)?;
             if mesh {
                 return mesh_query(&a, b.as_deref(), [pose_a, pose_b], kind, &algo, json, verify);
             }
-            if kind != batch::QueryKind::Manifold && (margin.is_some() || reduce) {
+            if kind != QueryKind::Manifold && (margin.is_some() || reduce) {
                 return Err(format!("--margin and --reduce are for --query manifold, not {q}"));
             }
             let margin = margin.unwrap_or(0.0);
@@ -528,7 +529,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             })?;
             let dir = match direction {
                 Some(d) => Some(parse_vec(&d).map_err(|e| format!("--direction: {e}"))?),
-                None if kind == batch::QueryKind::Directional => {
+                None if kind == QueryKind::Directional => {
                     return Err(
                         "--query directional needs --direction \"x y z\": the line along which B is translated".into(),
                     )
@@ -745,17 +746,13 @@ fn probe_command(
     a: &str,
     b: Option<String>,
     pose_a: Option<String>,
-    kind: batch::QueryKind,
+    kind: QueryKind,
     [point, origin, direction]: [Option<String>; 3],
     json: bool,
     verify: bool,
     hull: bool,
 ) -> Result<ExitCode, String> {
-    let name = if kind == batch::QueryKind::Point {
-        "point"
-    } else {
-        "ray"
-    };
+    let name = if kind == QueryKind::Point { "point" } else { "ray" };
     if let Some(b) = b {
         return Err(format!("--query {name} takes one shape, got a second one: '{b}'"));
     }
@@ -767,7 +764,7 @@ fn probe_command(
         }
         Ok(p)
     };
-    let probe = if kind == batch::QueryKind::Point {
+    let probe = if kind == QueryKind::Point {
         if origin.is_some() || direction.is_some() {
             return Err("--origin and --direction are for --query ray, not point".into());
         }
@@ -808,7 +805,7 @@ fn mesh_query(
     a: &str,
     b: Option<&str>,
     poses: [Option<String>; 2],
-    kind: batch::QueryKind,
+    kind: QueryKind,
     algo: &str,
     json: bool,
     verify: bool,
@@ -818,7 +815,7 @@ fn mesh_query(
         return Err("--verify checks convex certificates; mesh answers have none (omit --verify)".into());
     }
     let b = b.ok_or("--mesh needs two shapes: polycd query --mesh A B")?;
-    if !matches!(kind, batch::QueryKind::Intersect | batch::QueryKind::Distance) {
+    if !matches!(kind, QueryKind::Intersect | QueryKind::Distance) {
         return Err("--mesh answers --query intersect and distance".into());
     }
     let algorithm = Algorithm::parse(algo).ok_or_else(|| format!("unknown algorithm '{algo}'"))?;
@@ -848,7 +845,7 @@ fn mesh_query(
     })
 }
 
-fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
+fn print_answer(ans: &answer::Answer, kind: QueryKind, json: bool) {
     if json {
         println!("{}", serde_json::to_string(&ans.to_json()).unwrap_or_default());
         return;
@@ -865,7 +862,7 @@ fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
     }
     match ans.directional {
         Some(t) => println!("directional t:   {t:.17e}"),
-        None if kind == batch::QueryKind::Directional && ans.error.is_none() => {
+        None if kind == QueryKind::Directional && ans.error.is_none() => {
             println!("directional t:   none: no translation of B along the direction makes it touch A")
         }
         None => {}
@@ -876,7 +873,7 @@ fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
     if let Some(p) = ans.point_b {
         println!("point on B:      [{:.17e}, {:.17e}, {:.17e}]", p.x, p.y, p.z);
     }
-    if kind == batch::QueryKind::Ray && ans.error.is_none() {
+    if kind == QueryKind::Ray && ans.error.is_none() {
         match ans.ray {
             Some(r) => {
                 println!("ray t:           {:.17e}", r.t);
@@ -891,24 +888,24 @@ fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
             }
             None => println!("ray:             miss: the ray does not meet A"),
         }
-    } else if let Some(p) = ans.point_a.filter(|_| kind == batch::QueryKind::Point) {
+    } else if let Some(p) = ans.point_a.filter(|_| kind == QueryKind::Point) {
         println!("closest point:   [{:.17e}, {:.17e}, {:.17e}]", p.x, p.y, p.z);
     }
     if let Some(f) = ans.feature_a {
-        println!("feature:         A {}", batch::feature_text(f));
+        println!("feature:         A {}", answer::feature_text(f));
     }
     if let Some(f) = &ans.features {
         println!(
             "features:        A {}  B {}",
-            batch::feature_text(f.a),
-            batch::feature_text(f.b)
+            answer::feature_text(f.a),
+            answer::feature_text(f.b)
         );
     }
     if let Some((a, b)) = ans.solid_features {
         println!(
             "features:        A {}  B {}",
-            polycd_cli::meshq::feature_text(a),
-            polycd_cli::meshq::feature_text(b)
+            answer::solid_feature_text(a),
+            answer::solid_feature_text(b)
         );
     }
     if let Some(i) = ans.iterations {
@@ -936,8 +933,8 @@ fn print_answer(ans: &batch::Answer, kind: batch::QueryKind, json: bool) {
                     q.b.y,
                     q.b.z,
                     q.separation,
-                    batch::feature_text(q.features.a),
-                    batch::feature_text(q.features.b)
+                    answer::feature_text(q.features.a),
+                    answer::feature_text(q.features.b)
                 );
             }
         }

@@ -13,10 +13,10 @@
 //! run): meshes are kept in a process-wide cache keyed by their content (the vertices' and
 //! faces' bytes; a file by its path and a 128-bit hash of its bytes; a spec by its text).
 
-use crate::batch::{Answer, QueryKind};
-use polycd::mesh::{self, MeshAnswer, Solid, SolidCache, SolidFeature};
-use polycd::{Algorithm, ConvexPolyhedron, DVec3, Feature, PolycdError, Pose};
-use serde_json::{json, Map, Value};
+use crate::answer::{status_name, Answer, QueryKind};
+use polycd::mesh::{self, MeshAnswer, Solid, SolidCache};
+use polycd::{Algorithm, ConvexPolyhedron, DVec3, PolycdError, Pose};
+use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -129,7 +129,7 @@ pub fn mesh_of(obj: &Map<String, Value>) -> Result<Arc<polycd::mesh::TriMesh>, S
         let mut key = Vec::with_capacity(2 + 24 * arr.len());
         key.push(b'v');
         for (i, p) in arr.iter().enumerate() {
-            let p = crate::batch::vec3(p).map_err(|e| format!("vertex {i}: {e}"))?;
+            let p = crate::schema::vec3(p).map_err(|e| format!("vertex {i}: {e}"))?;
             for c in p.to_array() {
                 key.extend_from_slice(&c.to_bits().to_le_bytes());
             }
@@ -192,32 +192,10 @@ pub fn mesh_of(obj: &Map<String, Value>) -> Result<Arc<polycd::mesh::TriMesh>, S
 
 /// A built-in spec as a mesh: `torus-knot:…`, or a convex built-in triangulated.
 pub fn mesh_spec(spec: &str) -> Result<polycd::mesh::TriMesh, PolycdError> {
-    if let Some(k) = crate::toc::torus_knot_spec(spec) {
+    if let Some(k) = crate::input::torus_knot_spec(spec) {
         return k;
     }
     polycd::mesh::TriMesh::from_convex(&polycd::shapes::from_spec(spec)?)
-}
-
-fn feature_json(f: SolidFeature) -> Value {
-    match f {
-        SolidFeature::Triangle(i) => json!({"kind": "triangle", "id": i}),
-        SolidFeature::Convex(Feature::Vertex(i)) => json!({"kind": "vertex", "id": i}),
-        SolidFeature::Convex(Feature::Edge(i)) => json!({"kind": "edge", "id": i}),
-        SolidFeature::Convex(Feature::Face(i)) => json!({"kind": "face", "id": i}),
-    }
-}
-
-/// The answer's `features` for a pair with a mesh side.
-pub fn features_json(f: (SolidFeature, SolidFeature)) -> Value {
-    json!({"a": feature_json(f.0), "b": feature_json(f.1)})
-}
-
-/// Human-readable feature, e.g. `triangle (input face) 12`.
-pub fn feature_text(f: SolidFeature) -> String {
-    match f {
-        SolidFeature::Triangle(i) => format!("triangle of input face {i}"),
-        SolidFeature::Convex(f) => crate::batch::feature_text(f),
-    }
 }
 
 /// Answers an intersect or distance query on a pair with at least one mesh side (the shared
@@ -283,7 +261,7 @@ fn answer_inner(
         }
     };
     let tol = mesh::solid_contact_tolerance(a, pa, b, pb, &mut cache)?;
-    let status = crate::status_name(ans.status(tol));
+    let status = status_name(ans.status(tol));
     let finite = |p: DVec3| p.is_finite().then_some(p);
     Ok(match (kind, ans) {
         (QueryKind::Intersect, MeshAnswer::Separated { point_a, point_b, .. }) => {
@@ -328,7 +306,7 @@ fn answer_inner(
 /// `torus-knot:…` spec a mesh, any other built-in spec stays convex. Components of a mesh
 /// file wound against their nesting were re-oriented: the notes say so (for stderr).
 pub fn load_cli(s: &str) -> Result<(BatchSolid, Vec<String>), PolycdError> {
-    if let Some(k) = crate::toc::torus_knot_spec(s) {
+    if let Some(k) = crate::input::torus_knot_spec(s) {
         return Ok((BatchSolid::Mesh(Arc::new(k?)), Vec::new()));
     }
     if std::path::Path::new(s).is_file() {
@@ -439,32 +417,11 @@ fn directional_answer(
         Some(t) if t.abs() <= tol => "touching",
         None => "disjoint",
         _ if r.overlapping => "overlapping",
-        _ => crate::status_name(mesh::intersect(a, pa, b, pb, cache)?.status(tol)),
+        _ => status_name(mesh::intersect(a, pa, b, pb, cache)?.status(tol)),
     };
     Ok(Answer {
         status,
         directional: t,
         ..Answer::default()
     })
-}
-
-/// The `"manifolds"` output of a mesh pair: `[{"normal", "points": [{"a", "b", "separation",
-/// "features": {"a", "b"}}, …]}, …]`, one object per touching piece pair after merging.
-pub fn manifolds_json(ms: &[mesh::MeshManifold]) -> Value {
-    let v3 = |p: DVec3| json!([p.x, p.y, p.z]);
-    Value::Array(
-        ms.iter()
-            .map(|m| {
-                json!({
-                    "normal": v3(m.normal),
-                    "points": m.points.iter().map(|q| json!({
-                        "a": v3(q.a),
-                        "b": v3(q.b),
-                        "separation": q.separation,
-                        "features": {"a": feature_json(q.features.0), "b": feature_json(q.features.1)},
-                    })).collect::<Vec<_>>(),
-                })
-            })
-            .collect(),
-    )
 }

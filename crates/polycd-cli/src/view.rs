@@ -20,7 +20,8 @@
 //!   or faces of the bodies), `body_copy` (a body at another pose), `simplex` (the Minkowski
 //!   simplex certificate: pairs of vertices of A and B).
 
-use crate::batch::{self, QueryKind};
+use crate::answer::QueryKind;
+use crate::batch;
 use crate::toc::{self, Solid, TocInput};
 use polycd::ccd::mesh::{self as cmesh, MeshToiCache};
 use polycd::ccd::{self, CcdCache, RigidMotion};
@@ -128,8 +129,8 @@ fn features_layer(
 ) -> Value {
     let mut l = layer("features", label, "features", COLOR_FEATURES, true);
     l["items"] = json!([
-        {"body": 0, "feature": batch::feature_text(f.a), "points": feature_points(a, pa, f.a).into_iter().map(v3).collect::<Vec<_>>()},
-        {"body": 1, "feature": batch::feature_text(f.b), "points": feature_points(b, pb, f.b).into_iter().map(v3).collect::<Vec<_>>()},
+        {"body": 0, "feature": crate::answer::feature_text(f.a), "points": feature_points(a, pa, f.a).into_iter().map(v3).collect::<Vec<_>>()},
+        {"body": 1, "feature": crate::answer::feature_text(f.b), "points": feature_points(b, pb, f.b).into_iter().map(v3).collect::<Vec<_>>()},
     ]);
     l
 }
@@ -715,8 +716,8 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
         .nth(n - 1)
         .ok_or_else(|| format!("{path}: has no line {n}"))?
         .map_err(|e| format!("{path}:{n}: {e}"))?;
-    let mut shapes = crate::batch_run::Shapes::default();
-    let answer = batch::answer_line(&line, &mut shapes).to_json();
+    let mut shapes = crate::shape_cache::Shapes::default();
+    let answer = crate::batch_run::answer_next(&line, &mut shapes).to_json();
     let v: Value = serde_json::from_str(line.trim_start_matches('\u{feff}'))
         .map_err(|e| format!("{path}:{n}: invalid JSON: {e}"))?;
     let at = |m: String| format!("{path}:{n}: {m}");
@@ -725,7 +726,7 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
         .ok_or_else(|| at("a query line must be a JSON object".into()))?;
     let shape = |k: &str| -> Result<(std::sync::Arc<ConvexPolyhedron>, String), String> {
         let s = obj.get(k).ok_or_else(|| at(format!("missing \"{k}\"")))?;
-        let ctx = crate::batch_run::LineCtx {
+        let ctx = crate::shape_cache::LineCtx {
             shapes: &shapes,
             line: 1,
         };
@@ -738,8 +739,8 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
     };
     let (a, a_label) = shape("a")?;
     let (b, b_label) = shape("b")?;
-    let pose_a = batch::pose_of(obj.get("pose_a")).map_err(|e| at(format!("pose_a: {e}")))?;
-    let pose_b = batch::pose_of(obj.get("pose_b")).map_err(|e| at(format!("pose_b: {e}")))?;
+    let pose_a = crate::schema::pose_of(obj.get("pose_a")).map_err(|e| at(format!("pose_a: {e}")))?;
+    let pose_b = crate::schema::pose_of(obj.get("pose_b")).map_err(|e| at(format!("pose_b: {e}")))?;
     let kind = match obj.get("query").and_then(Value::as_str) {
         Some(s) => QueryKind::parse(s).map_err(at)?,
         None => QueryKind::Intersect,
@@ -750,7 +751,7 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
     };
     let direction = match obj.get("direction") {
         None | Some(Value::Null) => None,
-        Some(d) => Some(batch::vec3(d).map_err(|e| at(format!("direction: {e}")))?),
+        Some(d) => Some(crate::schema::vec3(d).map_err(|e| at(format!("direction: {e}")))?),
     };
     let mut s = pair_scene(&PairInput {
         a_label: &a_label,

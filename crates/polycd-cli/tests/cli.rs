@@ -775,12 +775,12 @@ fn unknown_keys_and_extra_spec_parameters_are_errors() {
     }
 }
 
-/// The README's schema table is the one the key check uses (batch::schema_markdown), so the
+/// The README's schema table is the one the key check uses (schema::schema_markdown), so the
 /// documentation and the check cannot drift apart.
 #[test]
 fn readme_schema_table_is_the_checked_key_list() {
     let readme = std::fs::read_to_string(format!("{}/../../README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let table = polycd_cli::batch::schema_markdown();
+    let table = polycd_cli::schema::schema_markdown();
     assert!(readme.contains(&table), "README.md must contain exactly:\n{table}");
 }
 

@@ -200,7 +200,7 @@ fn a_mesh_is_built_once_per_run() {
     let input = format!("{line}\n{line}\n{line}\n");
     let before = polycd_cli::meshq::cached_meshes();
     let mut out = Vec::new();
-    let s = polycd_cli::batch::run(input.as_bytes(), &mut out).unwrap();
+    let s = polycd_cli::batch_run::run(input.as_bytes(), &mut out, 1).unwrap();
     assert_eq!((s.lines, s.errors), (3, 0));
     let after = polycd_cli::meshq::cached_meshes();
     // Other tests of this file run in subprocesses: this process built exactly one mesh.

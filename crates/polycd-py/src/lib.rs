@@ -5,7 +5,7 @@
 //! kind of [`polycd::PolycdError`], plus `InvalidInputError` for arrays of the wrong dtype,
 //! shape or values); nothing panics across the boundary. The queries answer with the batch
 //! format's names and semantics: the fields of an answer are those `polycd batch` writes
-//! (the CLI library's [`polycd_cli::batch::Answer`], serialised by its own `to_json`).
+//! (the CLI library's [`polycd_cli::answer::Answer`], serialised by its own `to_json`).
 
 mod arrays;
 mod errors;

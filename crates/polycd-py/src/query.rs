@@ -9,7 +9,7 @@ use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
 use polycd::query::{self, Algorithm, Directional, Distance, Feature, Intersection, OverlapWitness, PairCache};
 use polycd::verify::Answer as Checked;
 use polycd::{ConvexPolyhedron, DVec3, FeaturePair, PolycdError, Pose};
-use polycd_cli::batch::Answer as BatchAnswer;
+use polycd_cli::answer::Answer as BatchAnswer;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::Arc;
@@ -141,7 +141,7 @@ pub fn run(
         }
         Kind::Distance => {
             let d = query::distance(a, pa, b, pb, algorithm, cache)?;
-            let status = polycd_cli::status_name(d.status(tol));
+            let status = polycd_cli::answer::status_name(d.status(tol));
             let fields = match d {
                 Distance::NotConverged { iterations } => not_converged(iterations),
                 Distance::Separated {
@@ -207,7 +207,7 @@ pub fn run(
                             fields: not_converged(iterations),
                         })
                     }
-                    r => polycd_cli::status_name(r.status()),
+                    r => polycd_cli::answer::status_name(r.status()),
                 },
             };
             Ok(Both {
@@ -689,7 +689,7 @@ pub fn batch(py: Python<'_>, lines: &Bound<'_, PyAny>) -> PyResult<String> {
     };
     let out = py.detach(|| {
         let mut out = Vec::new();
-        polycd_cli::batch::run(&bytes[..], &mut out).map(|_| out)
+        polycd_cli::batch_run::run(&bytes[..], &mut out, 1).map(|_| out)
     });
     let out = out.map_err(|e| crate::errors::PolycdError::new_err(format!("batch: {e}")))?;
     String::from_utf8(out).map_err(|e| crate::errors::PolycdError::new_err(format!("batch: {e}")))

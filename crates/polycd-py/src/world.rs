@@ -26,7 +26,7 @@ pub struct PyWorld {
 }
 
 fn status_name(s: Status) -> &'static str {
-    polycd_cli::status_name(s)
+    polycd_cli::answer::status_name(s)
 }
 
 impl PyWorld {

@@ -1,0 +1,284 @@
+//! A batch answer before serialisation ([`Answer`]), its JSON, and the names the batch format
+//! gives statuses, features and manifolds; [`Summary`], how a run ended. Shared by the batch
+//! files, `polycd query`, the viewer and the Python bindings; it uses only the library.
+
+use polycd::mesh::{self, SolidFeature};
+use polycd::query::{ContactManifold, Status};
+use polycd::{DVec3, Feature, FeaturePair};
+use serde_json::{json, Map, Value};
+
+/// Which question a line asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryKind {
+    Intersect,
+    Distance,
+    Directional,
+    /// One shape and a point (`query::point_query`).
+    Point,
+    /// One shape and a ray (`query::ray_cast`).
+    Ray,
+    /// The distance answer plus the contact manifold (`query::contact_manifold`).
+    Manifold,
+}
+
+impl QueryKind {
+    pub fn parse(s: &str) -> Result<QueryKind, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "intersect" | "intersection" | "overlap" => Ok(QueryKind::Intersect),
+            "distance" => Ok(QueryKind::Distance),
+            "directional" => Ok(QueryKind::Directional),
+            "point" => Ok(QueryKind::Point),
+            "ray" => Ok(QueryKind::Ray),
+            "manifold" => Ok(QueryKind::Manifold),
+            other => Err(format!(
+                "unknown query '{other}' (known: intersect, distance, directional, manifold, point, ray)"
+            )),
+        }
+    }
+
+    /// Whether the question is about one shape (`a`) alone.
+    pub fn single_shape(self) -> bool {
+        matches!(self, QueryKind::Point | QueryKind::Ray)
+    }
+}
+
+/// A ray cast's hit, as the `"ray"` output key shows it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayOut {
+    /// The ray parameter (units of the direction as given).
+    pub t: f64,
+    /// The hit point.
+    pub point: DVec3,
+    /// The outward unit normal; `None` when the origin is strictly inside.
+    pub normal: Option<DVec3>,
+}
+
+/// One answer, before serialisation.
+#[derive(Clone, Debug, Default)]
+pub struct Answer {
+    pub id: Value,
+    pub status: &'static str,
+    pub distance: Option<f64>,
+    pub signed_distance: Option<f64>,
+    pub directional: Option<f64>,
+    pub point_a: Option<DVec3>,
+    pub point_b: Option<DVec3>,
+    pub features: Option<FeaturePair>,
+    /// The feature of shape `a` of a single-shape query (`"features": {"a": …, "b": null}`).
+    pub feature_a: Option<Feature>,
+    /// A ray cast's hit (`"ray"`; `null` on a miss and on every other query).
+    pub ray: Option<RayOut>,
+    /// The features of a pair with a mesh side (`features` shows these when set).
+    pub solid_features: Option<(polycd::mesh::SolidFeature, polycd::mesh::SolidFeature)>,
+    pub iterations: Option<u32>,
+    pub error: Option<String>,
+    /// The contact manifold of a `"manifold"` line (`Some(None)`: apart beyond the margin,
+    /// `"manifold": null`); `None` on every other line, which carries no `"manifold"` key.
+    pub manifold: Option<Option<ContactManifold>>,
+    /// The contact manifolds of a `"manifold"` line with a mesh side (`"manifolds"`: one per
+    /// touching piece pair after merging; empty when apart beyond the margin); `None` on every
+    /// other line, which carries no `"manifolds"` key.
+    pub mesh_manifolds: Option<Vec<polycd::mesh::MeshManifold>>,
+}
+
+fn vec_json(v: Option<DVec3>) -> Value {
+    match v {
+        Some(p) if p.is_finite() => json!([p.x, p.y, p.z]),
+        _ => Value::Null,
+    }
+}
+
+fn num_json(v: Option<f64>) -> Value {
+    match v {
+        Some(x) if x.is_finite() => json!(x),
+        _ => Value::Null,
+    }
+}
+
+fn feature_json(f: Feature) -> Value {
+    match f {
+        Feature::Vertex(i) => json!({"kind": "vertex", "id": i}),
+        Feature::Edge(i) => json!({"kind": "edge", "id": i}),
+        Feature::Face(i) => json!({"kind": "face", "id": i}),
+    }
+}
+
+/// Human-readable feature, e.g. `edge 12`.
+pub fn feature_text(f: Feature) -> String {
+    match f {
+        Feature::Vertex(i) => format!("vertex {i}"),
+        Feature::Edge(i) => format!("edge {i}"),
+        Feature::Face(i) => format!("face {i}"),
+    }
+}
+
+impl Answer {
+    pub(crate) fn error(id: Value, msg: String) -> Answer {
+        Answer {
+            id,
+            status: "error",
+            error: Some(msg),
+            ..Answer::default()
+        }
+    }
+
+    pub fn to_json(&self) -> Value {
+        if self.status == "defined" {
+            return json!({"id": self.id.clone(), "status": "defined", "error": Value::Null});
+        }
+        let mut m = Map::new();
+        m.insert("id".into(), self.id.clone());
+        m.insert("status".into(), json!(self.status));
+        m.insert("distance".into(), num_json(self.distance));
+        m.insert("signed_distance".into(), num_json(self.signed_distance));
+        m.insert("directional".into(), num_json(self.directional));
+        m.insert(
+            "ray".into(),
+            match self.ray {
+                Some(r) => {
+                    json!({"t": num_json(Some(r.t)), "point": vec_json(Some(r.point)), "normal": vec_json(r.normal)})
+                }
+                None => Value::Null,
+            },
+        );
+        m.insert("point_a".into(), vec_json(self.point_a));
+        m.insert("point_b".into(), vec_json(self.point_b));
+        m.insert(
+            "features".into(),
+            match (self.features, self.solid_features) {
+                (_, Some(f)) => features_json(f),
+                (Some(f), None) => json!({"a": feature_json(f.a), "b": feature_json(f.b)}),
+                (None, None) => match self.feature_a {
+                    Some(f) => json!({"a": feature_json(f), "b": Value::Null}),
+                    None => Value::Null,
+                },
+            },
+        );
+        m.insert(
+            "iterations".into(),
+            match self.iterations {
+                Some(i) => json!(i),
+                None => Value::Null,
+            },
+        );
+        m.insert(
+            "error".into(),
+            match &self.error {
+                Some(e) => json!(e),
+                None => Value::Null,
+            },
+        );
+        if let Some(man) = &self.manifold {
+            m.insert("manifold".into(), manifold_json(man.as_ref()));
+        }
+        if let Some(ms) = &self.mesh_manifolds {
+            m.insert("manifolds".into(), manifolds_json(ms));
+        }
+        Value::Object(m)
+    }
+}
+
+/// The `"manifold"` output object: `{"normal", "points": [{"a", "b", "separation",
+/// "features": {"a", "b"}}, …]}`, `null` when apart beyond the margin.
+pub fn manifold_json(m: Option<&ContactManifold>) -> Value {
+    match m {
+        None => Value::Null,
+        Some(m) => json!({
+            "normal": vec_json(Some(m.normal)),
+            "points": m.points.iter().map(|q| json!({
+                "a": vec_json(Some(q.a)),
+                "b": vec_json(Some(q.b)),
+                "separation": num_json(Some(q.separation)),
+                "features": {"a": feature_json(q.features.a), "b": feature_json(q.features.b)},
+            })).collect::<Vec<_>>(),
+        }),
+    }
+}
+
+/// The batch format's name for a contact status.
+pub fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Disjoint => "disjoint",
+        Status::Touching => "touching",
+        Status::Overlapping => "overlapping",
+        Status::Unknown => "error",
+    }
+}
+
+pub fn not_converged(iterations: u32) -> Answer {
+    Answer {
+        status: "error",
+        iterations: Some(iterations),
+        error: Some(format!("the algorithm did not converge within {iterations} iterations")),
+        ..Answer::default()
+    }
+}
+
+/// How a batch run ended: what the exit status reports.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Lines answered.
+    pub lines: u64,
+    /// Lines answered with `"status": "error"`.
+    pub errors: u64,
+    /// The read error that ended the run early, if any (not a bad line: the input itself
+    /// could not be read, e.g. stdin is a directory).
+    pub read_error: Option<std::io::Error>,
+}
+
+impl Summary {
+    /// The exit status: 0 every line answered without error, 1 some lines were errors, 3 the
+    /// input could not be read (2 is clap's, for usage errors).
+    pub fn exit_code(&self) -> u8 {
+        if self.read_error.is_some() {
+            3
+        } else if self.errors > 0 {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+fn solid_feature_json(f: SolidFeature) -> Value {
+    match f {
+        SolidFeature::Triangle(i) => json!({"kind": "triangle", "id": i}),
+        SolidFeature::Convex(Feature::Vertex(i)) => json!({"kind": "vertex", "id": i}),
+        SolidFeature::Convex(Feature::Edge(i)) => json!({"kind": "edge", "id": i}),
+        SolidFeature::Convex(Feature::Face(i)) => json!({"kind": "face", "id": i}),
+    }
+}
+
+/// The answer's `features` for a pair with a mesh side.
+pub fn features_json(f: (SolidFeature, SolidFeature)) -> Value {
+    json!({"a": solid_feature_json(f.0), "b": solid_feature_json(f.1)})
+}
+
+/// Human-readable feature, e.g. `triangle (input face) 12`.
+pub fn solid_feature_text(f: SolidFeature) -> String {
+    match f {
+        SolidFeature::Triangle(i) => format!("triangle of input face {i}"),
+        SolidFeature::Convex(f) => feature_text(f),
+    }
+}
+
+/// The `"manifolds"` output of a mesh pair: `[{"normal", "points": [{"a", "b", "separation",
+/// "features": {"a", "b"}}, …]}, …]`, one object per touching piece pair after merging.
+pub fn manifolds_json(ms: &[mesh::MeshManifold]) -> Value {
+    let v3 = |p: DVec3| json!([p.x, p.y, p.z]);
+    Value::Array(
+        ms.iter()
+            .map(|m| {
+                json!({
+                    "normal": v3(m.normal),
+                    "points": m.points.iter().map(|q| json!({
+                        "a": v3(q.a),
+                        "b": v3(q.b),
+                        "separation": q.separation,
+                        "features": {"a": solid_feature_json(q.features.0), "b": solid_feature_json(q.features.1)},
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
+}
