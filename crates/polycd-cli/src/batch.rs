@@ -68,105 +68,146 @@ fn answer_inner(
     match kind {
         QueryKind::Intersect => {
             let r = query::intersect(a, pa, b, pb, algorithm, &mut cache)?;
-            Ok(match r {
-                Intersection::NotConverged { iterations } => not_converged(iterations),
-                Intersection::Disjoint { iterations, .. } => Answer {
-                    status: "disjoint",
-                    iterations: Some(iterations),
-                    ..Answer::default()
-                },
-                Intersection::Touching { point, iterations, .. } => Answer {
-                    status: "touching",
-                    point_a: Some(point),
-                    point_b: Some(point),
-                    iterations: Some(iterations),
-                    ..Answer::default()
-                },
-                Intersection::Overlapping { witness, iterations } => {
-                    let (point, features) = witness_point(&witness, a, pa, b, pb);
-                    Answer {
-                        status: "overlapping",
-                        point_a: point,
-                        point_b: point,
-                        features,
-                        iterations: Some(iterations),
-                        ..Answer::default()
-                    }
-                }
-            })
+            Ok(intersection_answer(&r, a, pa, b, pb))
         }
         QueryKind::Distance | QueryKind::Manifold => {
             let d = query::distance(a, pa, b, pb, algorithm, &mut cache)?;
-            let status = d.status(tol);
-            Ok(match d {
-                Distance::NotConverged { iterations } => not_converged(iterations),
-                Distance::Separated {
-                    distance,
-                    point_a,
-                    point_b,
-                    features,
-                    iterations,
-                } => Answer {
-                    status: status_name(status),
-                    distance: Some(distance),
-                    signed_distance: Some(distance),
-                    point_a: Some(point_a),
-                    point_b: Some(point_b),
-                    features: Some(features),
-                    iterations: Some(iterations),
-                    ..Answer::default()
-                },
-                Distance::Penetrating {
-                    witness,
-                    penetration,
-                    iterations,
-                } => {
-                    let (point, features) = witness_point(&witness, a, pa, b, pb);
-                    Answer {
-                        status: status_name(status),
-                        distance: Some(0.0),
-                        signed_distance: penetration.map(|p| -p.depth),
-                        point_a: penetration.map(|p| p.point_a).or(point),
-                        point_b: penetration.map(|p| p.point_b).or(point),
-                        features,
-                        iterations: Some(iterations),
-                        ..Answer::default()
-                    }
-                }
-            })
+            Ok(distance_answer(&d, tol, a, pa, b, pb))
         }
         QueryKind::Directional => {
             let s = direction.ok_or(PolycdError::BadDirection)?;
             let r = query::directional(a, pa, b, pb, s, algorithm, &mut cache)?;
-            let (t, iterations) = match r {
-                Directional::NotConverged { iterations } => return Ok(not_converged(iterations)),
-                Directional::Contact { t, iterations, .. } => (Some(t), iterations),
-                Directional::Never { iterations } => (None, iterations),
-            };
-            // The contact status at the current pose.
-            let status = match t {
-                Some(t) if t.abs() <= tol => "touching",
-                None => "disjoint",
-                _ => {
-                    let mut c2 = PairCache::default();
-                    match query::intersect(a, pa, b, pb, Algorithm::Auto, &mut c2)? {
-                        Intersection::NotConverged { iterations } => return Ok(not_converged(iterations)),
-                        r => status_name(r.status()),
-                    }
-                }
-            };
-            Ok(Answer {
-                status,
-                directional: t,
-                iterations: Some(iterations),
-                ..Answer::default()
-            })
+            directional_answer(&r, tol, a, pa, b, pb)
         }
         QueryKind::Point | QueryKind::Ray => Err(PolycdError::InvalidOption {
             name: "query",
             message: "point and ray queries take one shape: answered by batch::answer_probe",
         }),
     }
+}
+
+/// The batch fields of an intersect answer (`polycd batch`, `polycd query` and the Python
+/// bindings map answers through this one function).
+pub fn intersection_answer(
+    r: &Intersection,
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+) -> Answer {
+    match *r {
+        Intersection::NotConverged { iterations } => not_converged(iterations),
+        Intersection::Disjoint { iterations, .. } => Answer {
+            status: "disjoint",
+            iterations: Some(iterations),
+            ..Answer::default()
+        },
+        Intersection::Touching { point, iterations, .. } => Answer {
+            status: "touching",
+            point_a: Some(point),
+            point_b: Some(point),
+            iterations: Some(iterations),
+            ..Answer::default()
+        },
+        Intersection::Overlapping {
+            ref witness,
+            iterations,
+        } => {
+            let (point, features) = witness_point(witness, a, pa, b, pb);
+            Answer {
+                status: "overlapping",
+                point_a: point,
+                point_b: point,
+                features,
+                iterations: Some(iterations),
+                ..Answer::default()
+            }
+        }
+    }
+}
+
+/// The batch fields of a distance answer; `tol` is the pair's contact tolerance
+/// ([`query::contact_tolerance`]), which decides touching.
+pub fn distance_answer(
+    d: &Distance,
+    tol: f64,
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+) -> Answer {
+    let status = d.status(tol);
+    match *d {
+        Distance::NotConverged { iterations } => not_converged(iterations),
+        Distance::Separated {
+            distance,
+            point_a,
+            point_b,
+            features,
+            iterations,
+        } => Answer {
+            status: status_name(status),
+            distance: Some(distance),
+            signed_distance: Some(distance),
+            point_a: Some(point_a),
+            point_b: Some(point_b),
+            features: Some(features),
+            iterations: Some(iterations),
+            ..Answer::default()
+        },
+        Distance::Penetrating {
+            ref witness,
+            penetration,
+            iterations,
+        } => {
+            let (point, features) = witness_point(witness, a, pa, b, pb);
+            Answer {
+                status: status_name(status),
+                distance: Some(0.0),
+                signed_distance: penetration.map(|p| -p.depth),
+                point_a: penetration.map(|p| p.point_a).or(point),
+                point_b: penetration.map(|p| p.point_b).or(point),
+                features,
+                iterations: Some(iterations),
+                ..Answer::default()
+            }
+        }
+    }
+}
+
+/// The batch fields of a directional answer: `directional` is `t`, and `status` the contact
+/// status at the current pose (touching when `|t|` is within the contact tolerance `tol`,
+/// disjoint when the line misses, else an intersect query decides).
+pub fn directional_answer(
+    r: &Directional,
+    tol: f64,
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+) -> Result<Answer, PolycdError> {
+    let (t, iterations) = match *r {
+        Directional::NotConverged { iterations } => return Ok(not_converged(iterations)),
+        Directional::Contact { t, iterations, .. } => (Some(t), iterations),
+        Directional::Never { iterations } => (None, iterations),
+    };
+    let status = match t {
+        Some(t) if t.abs() <= tol => "touching",
+        None => "disjoint",
+        _ => {
+            let mut c2 = PairCache::default();
+            match query::intersect(a, pa, b, pb, Algorithm::Auto, &mut c2)? {
+                Intersection::NotConverged { iterations } => return Ok(not_converged(iterations)),
+                r => status_name(r.status()),
+            }
+        }
+    };
+    Ok(Answer {
+        status,
+        directional: t,
+        iterations: Some(iterations),
+        ..Answer::default()
+    })
 }
 
 /// The input of a single-shape query: the point, or the ray's origin and direction.

@@ -10,6 +10,7 @@ use polycd::query::{self, Algorithm, Directional, Distance, Feature, Intersectio
 use polycd::verify::Answer as Checked;
 use polycd::{ConvexPolyhedron, DVec3, FeaturePair, PolycdError, Pose};
 use polycd_cli::answer::Answer as BatchAnswer;
+use polycd_cli::batch as cli_batch;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::Arc;
@@ -68,29 +69,6 @@ pub struct Both {
     pub fields: BatchAnswer,
 }
 
-fn not_converged(iterations: u32) -> BatchAnswer {
-    BatchAnswer {
-        status: "error",
-        iterations: Some(iterations),
-        error: Some(format!("the algorithm did not converge within {iterations} iterations")),
-        ..BatchAnswer::default()
-    }
-}
-
-fn witness_point(
-    w: &OverlapWitness,
-    a: &ConvexPolyhedron,
-    pa: &Pose,
-    b: &ConvexPolyhedron,
-    pb: &Pose,
-) -> (Option<DVec3>, Option<FeaturePair>) {
-    match *w {
-        OverlapWitness::CommonPoint(p) => (Some(p), None),
-        OverlapWitness::Features { features, point } => (Some(point), Some(features)),
-        OverlapWitness::Simplex(s) => (s.common_point(a, pa, b, pb), None),
-    }
-}
-
 /// Runs one query and maps its answer to the batch format's fields (status with the pair's
 /// contact tolerance, points, features, iterations) as `polycd batch` does.
 #[allow(clippy::too_many_arguments)]
@@ -108,116 +86,23 @@ pub fn run(
     match kind {
         Kind::Intersect => {
             let r = query::intersect(a, pa, b, pb, algorithm, cache)?;
-            let fields = match r {
-                Intersection::NotConverged { iterations } => not_converged(iterations),
-                Intersection::Disjoint { iterations, .. } => BatchAnswer {
-                    status: "disjoint",
-                    iterations: Some(iterations),
-                    ..BatchAnswer::default()
-                },
-                Intersection::Touching { point, iterations, .. } => BatchAnswer {
-                    status: "touching",
-                    point_a: Some(point),
-                    point_b: Some(point),
-                    iterations: Some(iterations),
-                    ..BatchAnswer::default()
-                },
-                Intersection::Overlapping { witness, iterations } => {
-                    let (point, features) = witness_point(&witness, a, pa, b, pb);
-                    BatchAnswer {
-                        status: "overlapping",
-                        point_a: point,
-                        point_b: point,
-                        features,
-                        iterations: Some(iterations),
-                        ..BatchAnswer::default()
-                    }
-                }
-            };
             Ok(Both {
                 raw: Checked::Intersection(r),
-                fields,
+                fields: cli_batch::intersection_answer(&r, a, pa, b, pb),
             })
         }
         Kind::Distance => {
             let d = query::distance(a, pa, b, pb, algorithm, cache)?;
-            let status = polycd_cli::answer::status_name(d.status(tol));
-            let fields = match d {
-                Distance::NotConverged { iterations } => not_converged(iterations),
-                Distance::Separated {
-                    distance,
-                    point_a,
-                    point_b,
-                    features,
-                    iterations,
-                } => BatchAnswer {
-                    status,
-                    distance: Some(distance),
-                    signed_distance: Some(distance),
-                    point_a: Some(point_a),
-                    point_b: Some(point_b),
-                    features: Some(features),
-                    iterations: Some(iterations),
-                    ..BatchAnswer::default()
-                },
-                Distance::Penetrating {
-                    witness,
-                    penetration,
-                    iterations,
-                } => {
-                    let (point, features) = witness_point(&witness, a, pa, b, pb);
-                    BatchAnswer {
-                        status,
-                        distance: Some(0.0),
-                        signed_distance: penetration.map(|p| -p.depth),
-                        point_a: penetration.map(|p| p.point_a).or(point),
-                        point_b: penetration.map(|p| p.point_b).or(point),
-                        features,
-                        iterations: Some(iterations),
-                        ..BatchAnswer::default()
-                    }
-                }
-            };
             Ok(Both {
                 raw: Checked::Distance(d),
-                fields,
+                fields: cli_batch::distance_answer(&d, tol, a, pa, b, pb),
             })
         }
         Kind::Directional => {
             let r = query::directional(a, pa, b, pb, direction, algorithm, cache)?;
-            let raw = Checked::Directional { direction, answer: r };
-            let (t, iterations) = match r {
-                Directional::NotConverged { iterations } => {
-                    return Ok(Both {
-                        raw,
-                        fields: not_converged(iterations),
-                    })
-                }
-                Directional::Contact { t, iterations, .. } => (Some(t), iterations),
-                Directional::Never { iterations } => (None, iterations),
-            };
-            // The contact status at the current pose, as the batch format reports it.
-            let status = match t {
-                Some(t) if t.abs() <= tol => "touching",
-                None => "disjoint",
-                _ => match query::intersect(a, pa, b, pb, Algorithm::Auto, &mut PairCache::default())? {
-                    Intersection::NotConverged { iterations } => {
-                        return Ok(Both {
-                            raw,
-                            fields: not_converged(iterations),
-                        })
-                    }
-                    r => polycd_cli::answer::status_name(r.status()),
-                },
-            };
             Ok(Both {
-                raw,
-                fields: BatchAnswer {
-                    status,
-                    directional: t,
-                    iterations: Some(iterations),
-                    ..BatchAnswer::default()
-                },
+                raw: Checked::Directional { direction, answer: r },
+                fields: cli_batch::directional_answer(&r, tol, a, pa, b, pb)?,
             })
         }
     }

@@ -529,17 +529,34 @@ pub fn penetration(
     }
 }
 
-/// Directional query by two GJK ray casts against `M = A − B`: the set of `t` with `t·s ∈ M`
-/// is `[lo, hi]`; the answer is its endpoint of least magnitude (first contact when apart, the
-/// shorter separating translation when overlapping).
-pub fn directional(
-    a: &ConvexPolyhedron,
+/// One end of a chord: the line parameter and the ray cast's normal, simplex and iterations.
+struct ChordEnd {
+    t: f64,
+    normal: DVec3,
+    sim: Simplex,
+    iters: u32,
+}
+
+/// The two ray casts of a chord, or why there is no chord (iterations summed over the casts
+/// made). A short-lived value on the stack (never stored), so its large variant costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Chord {
+    Hit { lo: ChordEnd, hi: ChordEnd },
+    Miss { iterations: u32 },
+    NotConverged { iterations: u32 },
+}
+
+/// The chord of the line `{t·s}` (world frame) through `M = A − B` by two GJK ray casts from
+/// beyond `M`'s bounding sphere, one from each side, with the pair's frame and the unit
+/// direction in A's frame. Shared by [`directional`] and [`chord`].
+fn chord_casts<'a>(
+    a: &'a ConvexPolyhedron,
     pa: &Pose,
-    b: &ConvexPolyhedron,
+    b: &'a ConvexPolyhedron,
     pb: &Pose,
     s: DVec3,
     cache: &mut GjkCache,
-) -> Result<Directional, PolycdError> {
+) -> Result<(Ctx<'a>, DVec3, Chord), PolycdError> {
     let ctx = Ctx::new(a, pa, b, pb);
     if !ctx.valid(cache.warm_a, cache.warm_b) {
         cache.warm_a = 0;
@@ -553,47 +570,77 @@ pub fn directional(
     let (cb, rb) = b.bounding_sphere();
     let c = ca - (ctx.rot * cb + ctx.trans);
     let big = 2.0 * (c.length() + ra + rb) + ctx.scale;
-    let (lo, n_lo, s_lo, it1) = match ray_cast(&ctx, cache, -sl * big, sl, 2.0 * big) {
+    let lo = match ray_cast(&ctx, cache, -sl * big, sl, 2.0 * big) {
         Ray::Hit {
             lambda,
             normal,
             sim,
             iters,
-        } => (lambda - big, normal, sim, iters),
-        Ray::Miss { iters } => return Ok(Directional::Never { iterations: iters }),
-        Ray::NotConverged { iters } => return Ok(Directional::NotConverged { iterations: iters }),
+        } => ChordEnd {
+            t: lambda - big,
+            normal,
+            sim,
+            iters,
+        },
+        Ray::Miss { iters } => return Ok((ctx, sl, Chord::Miss { iterations: iters })),
+        Ray::NotConverged { iters } => return Ok((ctx, sl, Chord::NotConverged { iterations: iters })),
     };
-    let (hi, n_hi, s_hi, it2) = match ray_cast(&ctx, cache, sl * big, -sl, 2.0 * big) {
+    let chord = match ray_cast(&ctx, cache, sl * big, -sl, 2.0 * big) {
         Ray::Hit {
             lambda,
             normal,
             sim,
             iters,
-        } => (big - lambda, normal, sim, iters),
-        Ray::Miss { iters } => {
-            return Ok(Directional::Never {
-                iterations: it1 + iters,
-            })
-        }
-        Ray::NotConverged { iters } => {
-            return Ok(Directional::NotConverged {
-                iterations: it1 + iters,
-            })
-        }
+        } => Chord::Hit {
+            lo,
+            hi: ChordEnd {
+                t: big - lambda,
+                normal,
+                sim,
+                iters,
+            },
+        },
+        Ray::Miss { iters } => Chord::Miss {
+            iterations: lo.iters + iters,
+        },
+        Ray::NotConverged { iters } => Chord::NotConverged {
+            iterations: lo.iters + iters,
+        },
     };
-    let iterations = it1 + it2;
-    let (t, n, sim) = if lo > 0.0 {
-        (lo, n_lo, s_lo)
-    } else if hi < 0.0 {
-        (hi, n_hi, s_hi)
-    } else if -lo <= hi {
-        (lo, n_lo, s_lo)
+    Ok((ctx, sl, chord))
+}
+
+/// Directional query by two GJK ray casts against `M = A − B`: the set of `t` with `t·s ∈ M`
+/// is `[lo, hi]`; the answer is its endpoint of least magnitude (first contact when apart, the
+/// shorter separating translation when overlapping).
+pub fn directional(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    s: DVec3,
+    cache: &mut GjkCache,
+) -> Result<Directional, PolycdError> {
+    let (ctx, sl, chord) = chord_casts(a, pa, b, pb, s, cache)?;
+    let (lo, hi) = match chord {
+        Chord::Hit { lo, hi } => (lo, hi),
+        Chord::Miss { iterations } => return Ok(Directional::Never { iterations }),
+        Chord::NotConverged { iterations } => return Ok(Directional::NotConverged { iterations }),
+    };
+    let iterations = lo.iters + hi.iters;
+    let end = if lo.t > 0.0 {
+        lo
+    } else if hi.t < 0.0 {
+        hi
+    } else if -lo.t <= hi.t {
+        lo
     } else {
-        (hi, n_hi, s_hi)
+        hi
     };
-    let n = n.normalize_or_zero();
+    let t = end.t;
+    let n = end.normal.normalize_or_zero();
     let n = if n == DVec3::ZERO { -sl } else { n };
-    let n = contact_normal(&ctx, cache, &sim, n, sl * t);
+    let n = contact_normal(&ctx, cache, &end.sim, n, sl * t);
     // Plane after translating B by t·s (local: B shifted by t·sl).
     let sup = ctx.support(n, cache);
     let hi_a = n.dot(ctx.pa(&sup));
@@ -618,37 +665,15 @@ pub fn chord(
     s: DVec3,
     cache: &mut GjkCache,
 ) -> Result<RayChord, PolycdError> {
-    let ctx = Ctx::new(a, pa, b, pb);
-    if !ctx.valid(cache.warm_a, cache.warm_b) {
-        cache.warm_a = 0;
-        cache.warm_b = 0;
-    }
-    let sl = pa.inverse_transform_vector(s).normalize_or_zero();
-    if sl == DVec3::ZERO {
-        return Err(PolycdError::BadDirection);
-    }
-    let (ca, ra) = a.bounding_sphere();
-    let (cb, rb) = b.bounding_sphere();
-    let c = ca - (ctx.rot * cb + ctx.trans);
-    let big = 2.0 * (c.length() + ra + rb) + ctx.scale;
-    let lo = match ray_cast(&ctx, cache, -sl * big, sl, 2.0 * big) {
-        Ray::Hit { lambda, iters, .. } => (lambda - big, iters),
-        Ray::Miss { iters } => return Ok(RayChord::Miss { iterations: iters }),
-        Ray::NotConverged { iters } => return Ok(RayChord::NotConverged { iterations: iters }),
-    };
-    match ray_cast(&ctx, cache, sl * big, -sl, 2.0 * big) {
-        Ray::Hit { lambda, iters, .. } => Ok(RayChord::Hit {
-            lo: lo.0,
-            hi: big - lambda,
-            iterations: lo.1 + iters,
-        }),
-        Ray::Miss { iters } => Ok(RayChord::Miss {
-            iterations: lo.1 + iters,
-        }),
-        Ray::NotConverged { iters } => Ok(RayChord::NotConverged {
-            iterations: lo.1 + iters,
-        }),
-    }
+    Ok(match chord_casts(a, pa, b, pb, s, cache)?.2 {
+        Chord::Hit { lo, hi } => RayChord::Hit {
+            lo: lo.t,
+            hi: hi.t,
+            iterations: lo.iters + hi.iters,
+        },
+        Chord::Miss { iterations } => RayChord::Miss { iterations },
+        Chord::NotConverged { iterations } => RayChord::NotConverged { iterations },
+    })
 }
 
 /// Answer of [`chord`].
