@@ -777,7 +777,7 @@ pub fn solid_pair_scene(p: &SolidPairInput) -> Value {
             "only intersect, distance and manifold answers of meshes are drawn on this page".into()
         });
     } else if let Some(ms) = manifolds {
-        view = manifold_layers(&mut layers, ms, 0.25 * solid_radius(a).min(solid_radius(b)));
+        view = manifold_layers(&mut layers, ms, 0.5 * solid_radius(a).min(solid_radius(b)));
     } else {
         match pmesh::distance(a, pa, b, pb, &mut SolidCache::default()) {
             Ok(MeshAnswer::Separated {
@@ -1320,6 +1320,52 @@ mod tests {
             .map(|l| l["id"].as_str().unwrap())
             .collect();
         assert_eq!(ids, ["closest_a", "closest_b", "closest_segment", "features", "plane"]);
+    }
+
+    #[test]
+    fn toc_contacts_are_drawn_when_listed_and_absent_is_fine() {
+        // Today's toc answers carry no "contacts": nothing to draw, no error.
+        let (a, b) = toc_contact_points(&json!({"status": "contact", "t": 0.5}));
+        assert!(a.is_empty() && b.is_empty());
+        // Not a list, or items without points: nothing either.
+        let (a, b) = toc_contact_points(&json!({"contacts": {"a": [0, 0, 0]}}));
+        assert!(a.is_empty() && b.is_empty());
+        let (a, b) = toc_contact_points(&json!({"contacts": [{"a": "x"}, 3, {"b": [1, 2]}]}));
+        assert!(a.is_empty() && b.is_empty());
+        // Pairs of points, a common point, manifold-like lists.
+        let (a, b) = toc_contact_points(&json!({"contacts": [
+            {"a": [0, 0, 1], "b": [0, 0, 1.5]},
+            {"point": [2, 0, 0]},
+            {"normal": [0, 0, 1], "points": [{"a": [1, 1, 1], "b": [1, 1, 2]}]},
+        ]}));
+        let names = |v: &[(String, DVec3)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&a), ["0", "1", "2.0"]);
+        assert_eq!(names(&b), ["0", "1", "2.0"]);
+        assert_eq!(a[0].1, DVec3::new(0.0, 0.0, 1.0));
+        assert_eq!(b[0].1, DVec3::new(0.0, 0.0, 1.5));
+        assert_eq!(a[1].1, b[1].1);
+        assert_eq!(b[2].1, DVec3::new(1.0, 1.0, 2.0));
+    }
+
+    #[test]
+    fn manifold_layers_follow_the_answer() {
+        let m = json!({"normal": [0, 0, 1], "points": [
+            {"a": [0, 0, 0], "b": [0, 0, -0.1], "separation": -0.1},
+            {"a": [1, 0, 0], "b": [1, 0, -0.1], "separation": -0.1},
+            {"a": [1, 1, 0], "b": [1, 1, -0.1], "separation": -0.1},
+        ]});
+        let mut layers = Vec::new();
+        let view = manifold_layers(&mut layers, &[m], 2.0).unwrap();
+        let ids: Vec<&str> = layers.iter().map(|l| l["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["manifold_a", "manifold_b", "manifold_polygon", "manifold_normal"]);
+        assert_eq!(layers[2]["loops"][0].as_array().unwrap().len(), 3);
+        assert_eq!(layers[3]["vector"], json!([0.0, 0.0, 2.0]));
+        assert_eq!(layers[3]["from"], json!([2.0 / 3.0, 1.0 / 3.0, 0.0]));
+        // The camera looks from B's side of the polygon, obliquely.
+        assert!(view.z > 0.5 && view.z < 0.95, "{view}");
+        // No manifold (an empty list): no layer.
+        let mut none = Vec::new();
+        assert!(manifold_layers(&mut none, &[], 1.0).is_none() && none.is_empty());
     }
 
     #[test]
