@@ -310,7 +310,10 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
         } else {
             let kind = QueryKind::parse(&v.query)?;
             if kind != QueryKind::Manifold && (v.margin.is_some() || v.reduce) {
-                return Err(format!("--margin and --reduce are for --query manifold, not {}", v.query));
+                return Err(format!(
+                    "--margin and --reduce are for --query manifold, not {}",
+                    v.query
+                ));
             }
             let margin = v.margin.unwrap_or(0.0);
             if !(margin.is_finite() && margin >= 0.0) {

@@ -61,7 +61,8 @@ const COLOR_POLYGON: &str = "#d0a000";
 const COLOR_NORMAL: &str = "#008a8a";
 
 /// The page's note when a manifold query found no manifold.
-const NO_MANIFOLD: &str = "no contact manifold: the shapes are apart by more than the margin (the closest points are drawn)";
+const NO_MANIFOLD: &str =
+    "no contact manifold: the shapes are apart by more than the margin (the closest points are drawn)";
 
 /// The page's note when the query gave no geometry to draw (its status and error are in the
 /// answer).
@@ -191,7 +192,11 @@ fn manifold_layers(layers: &mut Vec<Value>, manifolds: &[Value], arrow: f64) -> 
         };
         let mut polygon = Vec::new();
         for (i, q) in points.iter().enumerate() {
-            let name = if manifolds.len() == 1 { format!("{i}") } else { format!("{k}.{i}") };
+            let name = if manifolds.len() == 1 {
+                format!("{i}")
+            } else {
+                format!("{k}.{i}")
+            };
             if let Some(a) = json_point(&q["a"]) {
                 on_a.push((name.clone(), a));
                 polygon.push(a);
@@ -222,7 +227,11 @@ fn manifold_layers(layers: &mut Vec<Value>, manifolds: &[Value], arrow: f64) -> 
     if same {
         layers.push(points_layer(
             "manifold",
-            format!("contact point{} (on A and B alike; separations {})", plural(n), seps.join(", ")),
+            format!(
+                "contact point{} (on A and B alike; separations {})",
+                plural(n),
+                seps.join(", ")
+            ),
             COLOR_CONTACT,
             &on_a,
         ));
@@ -257,8 +266,16 @@ fn manifold_layers(layers: &mut Vec<Value>, manifolds: &[Value], arrow: f64) -> 
         layers.push(l);
     }
     for &(k, centre, normal) in &normals {
-        let id = if k == 0 { "manifold_normal".to_string() } else { format!("manifold_normal_{k}") };
-        let what = if manifolds.len() == 1 { String::new() } else { format!(" {k}") };
+        let id = if k == 0 {
+            "manifold_normal".to_string()
+        } else {
+            format!("manifold_normal_{k}")
+        };
+        let what = if manifolds.len() == 1 {
+            String::new()
+        } else {
+            format!(" {k}")
+        };
         layers.push(arrow_layer(
             &id,
             format!("manifold{what}'s normal (from A toward B)"),
@@ -315,7 +332,9 @@ fn pieces_layer(id: &str, name: &str, m: &TriMesh, pose: &Pose) -> Value {
     let hulls: Vec<Value> = (0..m.pieces().len() as u32)
         .filter_map(|i| m.piece_hull(i))
         .map(|h| {
-            let faces: Vec<Vec<u32>> = (0..h.faces().len() as u32).map(|f| h.face_vertices(f).to_vec()).collect();
+            let faces: Vec<Vec<u32>> = (0..h.faces().len() as u32)
+                .map(|f| h.face_vertices(f).to_vec())
+                .collect();
             json!({
                 "vertices": h.vertices().iter().map(|p| v3(pose.transform_point(*p))).collect::<Vec<_>>(),
                 "faces": faces,
@@ -324,7 +343,10 @@ fn pieces_layer(id: &str, name: &str, m: &TriMesh, pose: &Pose) -> Value {
         .collect();
     let mut l = layer(
         id,
-        format!("{name}'s {} convex pieces as hulls (translucent, one colour each)", hulls.len()),
+        format!(
+            "{name}'s {} convex pieces as hulls (translucent, one colour each)",
+            hulls.len()
+        ),
         "hulls",
         COLOR_FEATURES,
         false,
@@ -751,7 +773,11 @@ fn solid_json(name: &str, spec: &str, color: &str, s: PSolid) -> Value {
 fn solid_radius(s: PSolid) -> f64 {
     match s {
         PSolid::Convex(c) => c.bounding_sphere().1,
-        PSolid::Mesh(m) => m.vertices().iter().map(|v| (*v - m.centroid()).length()).fold(0.0, f64::max),
+        PSolid::Mesh(m) => m
+            .vertices()
+            .iter()
+            .map(|v| (*v - m.centroid()).length())
+            .fold(0.0, f64::max),
     }
 }
 
@@ -765,7 +791,10 @@ pub fn solid_pair_scene(p: &SolidPairInput) -> Value {
     let mut layers: Vec<Value> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     let mut view = None;
-    let manifolds = answer.get("manifolds").and_then(Value::as_array).filter(|m| !m.is_empty());
+    let manifolds = answer
+        .get("manifolds")
+        .and_then(Value::as_array)
+        .filter(|m| !m.is_empty());
     if p.kind == QueryKind::Manifold && manifolds.is_none() && answer["status"] != "error" {
         notes.push(NO_MANIFOLD.into());
     }
@@ -1079,10 +1108,12 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
     }
     let at = |m: String| format!("{path}:{n}: {m}");
     if answer["status"] == "defined" {
-        return Err(at("this line defines a shape (a define line); view a query line that uses it".into()));
+        return Err(at(
+            "this line defines a shape (a define line); view a query line that uses it".into(),
+        ));
     }
-    let v: Value = serde_json::from_str(line.trim_start_matches('\u{feff}'))
-        .map_err(|e| at(format!("invalid JSON: {e}")))?;
+    let v: Value =
+        serde_json::from_str(line.trim_start_matches('\u{feff}')).map_err(|e| at(format!("invalid JSON: {e}")))?;
     let obj = v
         .as_object()
         .ok_or_else(|| at("a query line must be a JSON object".into()))?;
@@ -1157,7 +1188,10 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
     if answer["status"] == "error" {
         // Nothing drawn for an answer the batch refused: its error is on the page.
         s["layers"] = json!([]);
-        s["notes"] = json!([format!("the batch answers this line with an error: {}", answer["error"])]);
+        s["notes"] = json!([format!(
+            "the batch answers this line with an error: {}",
+            answer["error"]
+        )]);
         s.as_object_mut().map(|o| o.remove("view"));
     }
     s["answer"] = answer;

@@ -781,7 +781,10 @@ fn manifold_box_on_box_shows_four_contact_points() {
         "--json",
     ]))
     .unwrap();
-    assert_eq!(r.scene["answer"], query, "the page shows `polycd query --json`'s answer");
+    assert_eq!(
+        r.scene["answer"], query,
+        "the page shows `polycd query --json`'s answer"
+    );
     let corners = |z: f64| -> Vec<[f64; 3]> {
         [[-0.2, -0.3], [0.5, -0.3], [0.5, 0.5], [-0.2, 0.5]]
             .iter()
@@ -841,7 +844,11 @@ fn u_json() -> String {
             )),
         }
     }
-    format!(r#"{{"kind":"mesh","vertices":[{}],"faces":[{}]}}"#, v.join(","), f.join(","))
+    format!(
+        r#"{{"kind":"mesh","vertices":[{}],"faces":[{}]}}"#,
+        v.join(","),
+        f.join(",")
+    )
 }
 
 #[test]
@@ -851,15 +858,34 @@ fn mesh_pair_shows_the_closest_triangles_and_pieces() {
     let u = scratch.0.join("u.obj");
     std::fs::write(&u, u_obj()).unwrap();
     let u = u.to_str().unwrap();
-    let args = ["--mesh", u, "cube:0.5", "--pose-b", "1.5 0.5 1.45", "--query", "distance"];
+    let args = [
+        "--mesh",
+        u,
+        "cube:0.5",
+        "--pose-b",
+        "1.5 0.5 1.45",
+        "--query",
+        "distance",
+    ];
     let Some(r) = render("meshpair", &args, "#show=pieces_a") else {
         return;
     };
     let query: Value = serde_json::from_str(&polycd(&[
-        "query", "--mesh", u, "cube:0.5", "--pose-b", "1.5 0.5 1.45", "--query", "distance", "--json",
+        "query",
+        "--mesh",
+        u,
+        "cube:0.5",
+        "--pose-b",
+        "1.5 0.5 1.45",
+        "--query",
+        "distance",
+        "--json",
     ]))
     .unwrap();
-    assert_eq!(r.scene["answer"], query, "the page shows `polycd query --mesh --json`'s answer");
+    assert_eq!(
+        r.scene["answer"], query,
+        "the page shows `polycd query --mesh --json`'s answer"
+    );
     assert_eq!(r.scene["status"], "disjoint");
     assert!((query["distance"].as_f64().unwrap() - 0.2).abs() < 1e-12, "{query}");
     let (a, b) = (r.point("closest_a"), r.point("closest_b"));
@@ -874,7 +900,10 @@ fn mesh_pair_shows_the_closest_triangles_and_pieces() {
             .filter(|i| i["body"] == body)
             .flat_map(|i| i["points"].as_array().unwrap().iter().map(xyz).collect::<Vec<_>>())
             .collect();
-        assert!(pts.len() >= min && pts.iter().all(|p| (p[2] - z).abs() < 1e-12), "body {body}: {pts:?}");
+        assert!(
+            pts.len() >= min && pts.iter().all(|p| (p[2] - z).abs() < 1e-12),
+            "body {body}: {pts:?}"
+        );
     }
     assert_eq!(r.scene["bodies"][0]["kind"], "mesh");
     assert_eq!(r.scene["bodies"][1]["kind"], "convex");
@@ -884,7 +913,10 @@ fn mesh_pair_shows_the_closest_triangles_and_pieces() {
         pieces["hulls"].as_array().unwrap().len(),
         r.scene["bodies"][0]["pieces"].as_array().unwrap().len()
     );
-    assert!(r.scene["bodies"][0]["pieces"].as_array().unwrap().len() >= 3, "a U has 3 pieces at least");
+    assert!(
+        r.scene["bodies"][0]["pieces"].as_array().unwrap().len() >= 3,
+        "a U has 3 pieces at least"
+    );
     r.check_marker("closest_a");
     r.check_marker("closest_b");
 }
@@ -917,7 +949,10 @@ fn batch_line_with_a_ref_shows_a_mesh_manifold() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(batch[0]["status"], "defined");
-    assert_eq!(r.scene["answer"], batch[1], "the page shows the batch's answer to line 2");
+    assert_eq!(
+        r.scene["answer"], batch[1],
+        "the page shows the batch's answer to line 2"
+    );
     assert!(batch[1]["error"].is_null(), "{}", batch[1]);
     assert_eq!(batch[1]["manifolds"].as_array().unwrap().len(), 1, "{}", batch[1]);
     let corners: Vec<[f64; 3]> = [[1.25, 0.25], [1.75, 0.25], [1.75, 0.75], [1.25, 0.75]]
