@@ -267,6 +267,12 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
             Algorithm::ALL.map(|a| a.name()).join(", ")
         )
     })?;
+    let static_query = v.batch_line.is_none() && v.pose_a1.is_none() && v.pose_b1.is_none();
+    if !static_query && (v.margin.is_some() || v.reduce) {
+        return Err(
+            "view: --margin and --reduce are for --query manifold of two shapes (a batch line gives its own)".into(),
+        );
+    }
     let mut scene = if let Some(spec) = &v.batch_line {
         if v.a.is_some() || v.b.is_some() {
             return Err("view: give either two shapes or --batch-line, not both".into());
@@ -326,6 +332,9 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
             if v.mesh {
                 if !matches!(kind, QueryKind::Intersect | QueryKind::Distance | QueryKind::Manifold) {
                     return Err("view --mesh shows --query intersect, distance and manifold".into());
+                }
+                if v.direction.is_some() {
+                    return Err("view --mesh: --direction is for --query directional of convex shapes".into());
                 }
                 let (sa, na) = polycd_cli::meshq::load_cli(a).map_err(|e| e.to_string())?;
                 let (sb, nb) = polycd_cli::meshq::load_cli(b).map_err(|e| e.to_string())?;

@@ -15,10 +15,13 @@
 //!   shown first (`frame`), with `marks` (`start`, `contact`, `end`) for motions;
 //! - `layers`: what the answer adds, in world coordinates, each with `id`, `label`, `kind`,
 //!   `color`, `visible` and `frame` (shown only at that frame, or at every frame when null).
-//!   Kinds: `points` (witness or contact points: a manifold's contact points are one more
-//!   `points` layer), `segment`, `plane` (a clipped quad), `arrow`, `features` (vertices, edges
-//!   or faces of the bodies), `body_copy` (a body at another pose), `simplex` (the Minkowski
-//!   simplex certificate: pairs of vertices of A and B).
+//!   Kinds: `points` (witness or contact points: a manifold's points on A and on B are two
+//!   more `points` layers, one when they coincide), `segment`, `plane` (a clipped quad),
+//!   `arrow`, `polygon` (closed outlines, `loops`: contact polygons), `features` (vertices,
+//!   edges or faces of the bodies, or a mesh's triangles), `body_copy` (a body at another
+//!   pose), `simplex` (the Minkowski simplex certificate: pairs of vertices of A and B),
+//!   `hulls` (a mesh's convex pieces as hulls, world frame);
+//! - `view` (optional): the direction the camera looks from (a contact polygon seen obliquely).
 
 use crate::answer::QueryKind;
 use crate::batch;
@@ -294,10 +297,13 @@ fn manifold_layers(layers: &mut Vec<Value>, manifolds: &[Value], arrow: f64) -> 
     Some((across.normalize() * 0.85 + normal).normalize())
 }
 
+/// A named point of a `points` layer.
+type NamedPoint = (String, DVec3);
+
 /// The contact points of a `toc` answer's `"contacts"` (when the answer carries them): a list
 /// whose items give points as `"a"`/`"b"`/`"point"`, or manifold-like `"points"` lists of
 /// those. Absent or of another shape: no points (the page draws what the answer has).
-fn toc_contact_points(answer: &Value) -> (Vec<(String, DVec3)>, Vec<(String, DVec3)>) {
+fn toc_contact_points(answer: &Value) -> (Vec<NamedPoint>, Vec<NamedPoint>) {
     let (mut on_a, mut on_b) = (Vec::new(), Vec::new());
     let Some(items) = answer.get("contacts").and_then(Value::as_array) else {
         return (on_a, on_b);

@@ -1011,3 +1011,64 @@ fn readme_command_renders() {
     r.check_solid("A");
     r.check_solid("B");
 }
+
+/// Without a browser: a batch line using `{"ref": NAME}` from an earlier line is answered as
+/// the batch answers it (before, every ref failed: the line was answered alone), a define
+/// line is refused with its place, and flags that would be ignored are refused.
+#[test]
+fn batch_line_refs_and_refusals_without_a_browser() {
+    let scratch = Scratch::new("refs-nobrowser");
+    let input = scratch.0.join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"define\":\"c\",\"shape\":{\"shape\":\"cube\"}}\n\
+         {\"id\":2,\"a\":{\"ref\":\"c\"},\"b\":{\"ref\":\"c\"},\"pose_b\":{\"translation\":[2,2,2]},\"query\":\"distance\"}\n",
+    )
+    .unwrap();
+    let page = scratch.0.join("p.html");
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_polycd")).args(args).output().unwrap();
+    let p = page.to_str().unwrap();
+    let out = run(&["view", "--batch-line", &format!("{}:2", input.display()), "-o", p]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let data = element_text(
+        &html,
+        "<script type=\"application/json\" id=\"polycd-data\"",
+        "</script>",
+    )
+    .unwrap();
+    let scene: Value = serde_json::from_str(data).unwrap();
+    assert_eq!(scene["answer"]["id"], 2);
+    assert_eq!(scene["status"], "disjoint", "{}", scene["answer"]);
+    assert!((scene["answer"]["distance"].as_f64().unwrap() - 3f64.sqrt()).abs() < 1e-12);
+    assert_eq!(scene["bodies"][0]["spec"], "ref c");
+    let ids: Vec<&str> = scene["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"closest_a") && ids.contains(&"closest_b"), "{ids:?}");
+    for (args, want) in [
+        (
+            vec!["view", "--batch-line", &format!("{}:1", input.display()), "-o", p],
+            "defines a shape",
+        ),
+        (
+            vec!["view", "--batch-line", &format!("{}:3", input.display()), "-o", p],
+            "has no line 3",
+        ),
+        (
+            vec!["view", "cube", "cube", "--pose-a1", "1 0 0", "--margin", "0.1", "-o", p],
+            "--margin and --reduce",
+        ),
+        (
+            vec!["view", "cube", "cube", "--query", "distance", "--reduce", "-o", p],
+            "--margin and --reduce are for --query manifold",
+        ),
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(want), "{args:?}: {err}");
+    }
+}
