@@ -220,9 +220,15 @@ struct ViewArgs {
     /// Pose of B (at t = 0 for a motion).
     #[arg(long, allow_hyphen_values = true)]
     pose_b: Option<String>,
-    /// Question: intersect, distance or directional (without a motion).
+    /// Question: intersect, distance, directional or manifold (without a motion).
     #[arg(long, default_value = "distance")]
     query: String,
+    /// Speculative margin of `--query manifold` (≥ 0), as `query --margin`.
+    #[arg(long)]
+    margin: Option<f64>,
+    /// Reduce a manifold to at most 4 points, as `query --reduce`.
+    #[arg(long)]
+    reduce: bool,
     /// Direction for the directional query: "x y z".
     #[arg(long, allow_hyphen_values = true)]
     direction: Option<String>,
@@ -235,7 +241,8 @@ struct ViewArgs {
     /// B's pose at t = 1: shows `toc`'s answer for the motion.
     #[arg(long, allow_hyphen_values = true)]
     pose_b1: Option<String>,
-    /// With a motion: treat both shapes as closed triangle meshes (as `toc --mesh`).
+    /// Read mesh files and `torus-knot:` specs as closed non-convex meshes: as `query --mesh`
+    /// (intersect, distance, manifold), or with a motion as `toc --mesh`.
     #[arg(long)]
     mesh: bool,
     /// With a motion: stop distance (as `toc --threshold`).
@@ -260,6 +267,12 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
             Algorithm::ALL.map(|a| a.name()).join(", ")
         )
     })?;
+    let static_query = v.batch_line.is_none() && v.pose_a1.is_none() && v.pose_b1.is_none();
+    if !static_query && (v.margin.is_some() || v.reduce) {
+        return Err(
+            "view: --margin and --reduce are for --query manifold of two shapes (a batch line gives its own)".into(),
+        );
+    }
     let mut scene = if let Some(spec) = &v.batch_line {
         if v.a.is_some() || v.b.is_some() {
             return Err("view: give either two shapes or --batch-line, not both".into());
@@ -301,20 +314,61 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
                 },
             })?
         } else {
-            let sa = input::load_shape(a).map_err(|e| e.to_string())?;
-            let sb = input::load_shape(b).map_err(|e| e.to_string())?;
-            let direction = v.direction.as_deref().map(parse_vec).transpose()?;
-            view::pair_scene(&view::PairInput {
-                a_label: a,
-                b_label: b,
-                a: &sa,
-                pose_a: pa,
-                b: &sb,
-                pose_b: pb,
-                kind: QueryKind::parse(&v.query)?,
-                direction,
-                algorithm,
-            })
+            let kind = QueryKind::parse(&v.query)?;
+            if kind != QueryKind::Manifold && (v.margin.is_some() || v.reduce) {
+                return Err(format!(
+                    "--margin and --reduce are for --query manifold, not {}",
+                    v.query
+                ));
+            }
+            let margin = v.margin.unwrap_or(0.0);
+            if !(margin.is_finite() && margin >= 0.0) {
+                return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
+            }
+            let options = polycd::ManifoldOptions {
+                margin,
+                reduce: v.reduce,
+            };
+            if v.mesh {
+                if !matches!(kind, QueryKind::Intersect | QueryKind::Distance | QueryKind::Manifold) {
+                    return Err("view --mesh shows --query intersect, distance and manifold".into());
+                }
+                if v.direction.is_some() {
+                    return Err("view --mesh: --direction is for --query directional of convex shapes".into());
+                }
+                let (sa, na) = polycd_cli::meshq::load_cli(a).map_err(|e| e.to_string())?;
+                let (sb, nb) = polycd_cli::meshq::load_cli(b).map_err(|e| e.to_string())?;
+                for n in na.into_iter().chain(nb) {
+                    eprintln!("{n}");
+                }
+                view::solid_pair_scene(&view::SolidPairInput {
+                    a_label: a,
+                    b_label: b,
+                    a: sa.solid(),
+                    pose_a: pa,
+                    b: sb.solid(),
+                    pose_b: pb,
+                    kind,
+                    algorithm,
+                    options,
+                })
+            } else {
+                let sa = input::load_shape(a).map_err(|e| e.to_string())?;
+                let sb = input::load_shape(b).map_err(|e| e.to_string())?;
+                let direction = v.direction.as_deref().map(parse_vec).transpose()?;
+                view::pair_scene(&view::PairInput {
+                    a_label: a,
+                    b_label: b,
+                    a: &sa,
+                    pose_a: pa,
+                    b: &sb,
+                    pose_b: pb,
+                    kind,
+                    direction,
+                    algorithm,
+                    options,
+                })
+            }
         }
     };
     let args: Vec<String> = std::env::args().collect();

@@ -15,19 +15,22 @@
 //!   shown first (`frame`), with `marks` (`start`, `contact`, `end`) for motions;
 //! - `layers`: what the answer adds, in world coordinates, each with `id`, `label`, `kind`,
 //!   `color`, `visible` and `frame` (shown only at that frame, or at every frame when null).
-//!   Kinds: `points` (witness or contact points: a manifold's contact points are one more
-//!   `points` layer), `segment`, `plane` (a clipped quad), `arrow`, `features` (vertices, edges
-//!   or faces of the bodies), `body_copy` (a body at another pose), `simplex` (the Minkowski
-//!   simplex certificate: pairs of vertices of A and B).
+//!   Kinds: `points` (witness or contact points: a manifold's points on A and on B are two
+//!   more `points` layers, one when they coincide), `segment`, `plane` (a clipped quad),
+//!   `arrow`, `polygon` (closed outlines, `loops`: contact polygons), `features` (vertices,
+//!   edges or faces of the bodies, or a mesh's triangles), `body_copy` (a body at another
+//!   pose), `simplex` (the Minkowski simplex certificate: pairs of vertices of A and B),
+//!   `hulls` (a mesh's convex pieces as hulls, world frame);
+//! - `view` (optional): the direction the camera looks from (a contact polygon seen obliquely).
 
 use crate::answer::QueryKind;
 use crate::batch;
 use crate::toc::{self, Solid, TocInput};
 use polycd::ccd::mesh::{self as cmesh, MeshToiCache};
 use polycd::ccd::{self, CcdCache, RigidMotion};
-use polycd::mesh::{MeshDistance, TriMesh};
+use polycd::mesh::{self as pmesh, MeshAnswer, MeshDistance, Solid as PSolid, SolidCache, SolidFeature, TriMesh};
 use polycd::query::{self, Directional, Distance, Intersection, OverlapWitness};
-use polycd::{Algorithm, ConvexPolyhedron, DVec3, Feature, FeaturePair, PairCache, Plane, Pose};
+use polycd::{Algorithm, ConvexPolyhedron, DVec3, Feature, FeaturePair, ManifoldOptions, PairCache, Plane, Pose};
 use serde_json::{json, Value};
 
 const TEMPLATE: &str = include_str!("../view/template.html");
@@ -55,6 +58,14 @@ const COLOR_PENETRATION: &str = "#b0006a";
 const COLOR_FEATURES: &str = "#101060";
 const COLOR_SIMPLEX: &str = "#6a2cb0";
 const COLOR_MOTION: &str = "#606060";
+/// The outline of a contact polygon (a manifold's points on A, in order).
+const COLOR_POLYGON: &str = "#d0a000";
+/// A manifold's normal.
+const COLOR_NORMAL: &str = "#008a8a";
+
+/// The page's note when a manifold query found no manifold.
+const NO_MANIFOLD: &str =
+    "no contact manifold: the shapes are apart by more than the margin (the closest points are drawn)";
 
 /// The page's note when the query gave no geometry to draw (its status and error are in the
 /// answer).
@@ -160,6 +171,217 @@ fn witness_layers(out: &mut Vec<Value>, id: &str, what: &str, pa: DVec3, pb: DVe
         pa,
         pb,
     ));
+}
+
+/// A point `[x, y, z]` of an answer's JSON (`None` for anything else).
+fn json_point(v: &Value) -> Option<DVec3> {
+    let a = v.as_array().filter(|a| a.len() == 3)?;
+    let p = DVec3::new(a[0].as_f64()?, a[1].as_f64()?, a[2].as_f64()?);
+    p.is_finite().then_some(p)
+}
+
+/// The layers of contact manifolds as the answer's JSON gives them (`"manifold"`, or each of a
+/// mesh pair's `"manifolds"`: `{"normal", "points": [{"a", "b", "separation"}, …]}`): the
+/// points on A and on B (one common layer when they coincide), the contact polygons (A's
+/// points in order) and each manifold's normal, drawn from its points' centre with length
+/// `arrow`. Returns a camera direction that looks at the first polygon obliquely from B's side.
+fn manifold_layers(layers: &mut Vec<Value>, manifolds: &[Value], arrow: f64) -> Option<DVec3> {
+    let (mut on_a, mut on_b, mut loops) = (Vec::new(), Vec::new(), Vec::new());
+    let mut seps: Vec<String> = Vec::new();
+    let mut normals = Vec::new();
+    for (k, m) in manifolds.iter().enumerate() {
+        let Some(points) = m.get("points").and_then(Value::as_array) else {
+            continue;
+        };
+        let mut polygon = Vec::new();
+        for (i, q) in points.iter().enumerate() {
+            let name = if manifolds.len() == 1 {
+                format!("{i}")
+            } else {
+                format!("{k}.{i}")
+            };
+            if let Some(a) = json_point(&q["a"]) {
+                on_a.push((name.clone(), a));
+                polygon.push(a);
+            }
+            if let Some(b) = json_point(&q["b"]) {
+                on_b.push((name.clone(), b));
+            }
+            if let Some(s) = q.get("separation").and_then(Value::as_f64) {
+                seps.push(format!("{name}: {s:.6e}"));
+            }
+        }
+        if polygon.len() >= 2 {
+            loops.push(Value::Array(polygon.iter().map(|p| v3(*p)).collect()));
+        }
+        if let Some(n) = json_point(&m["normal"]).filter(|n| n.length() > 0.0) {
+            let centre = polygon.iter().fold(DVec3::ZERO, |s, p| s + *p) / polygon.len().max(1) as f64;
+            if !polygon.is_empty() {
+                normals.push((k, centre, n.normalize()));
+            }
+        }
+    }
+    if on_a.is_empty() {
+        return None;
+    }
+    let n = on_a.len();
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let same = on_a.len() == on_b.len() && on_a.iter().zip(&on_b).all(|(p, q)| p.1 == q.1);
+    if same {
+        layers.push(points_layer(
+            "manifold",
+            format!(
+                "contact point{} (on A and B alike; separations {})",
+                plural(n),
+                seps.join(", ")
+            ),
+            COLOR_CONTACT,
+            &on_a,
+        ));
+    } else {
+        layers.push(points_layer(
+            "manifold_a",
+            format!("{n} contact point{} on A", plural(n)),
+            COLOR_POINT_A,
+            &on_a,
+        ));
+        layers.push(points_layer(
+            "manifold_b",
+            format!(
+                "{} contact point{} on B (separations along the normal: {})",
+                on_b.len(),
+                plural(on_b.len()),
+                seps.join(", ")
+            ),
+            COLOR_POINT_B,
+            &on_b,
+        ));
+    }
+    if !loops.is_empty() {
+        let mut l = layer(
+            "manifold_polygon",
+            format!("contact polygon{} (the points on A, in order)", plural(loops.len())),
+            "polygon",
+            COLOR_POLYGON,
+            true,
+        );
+        l["loops"] = Value::Array(loops);
+        layers.push(l);
+    }
+    for &(k, centre, normal) in &normals {
+        let id = if k == 0 {
+            "manifold_normal".to_string()
+        } else {
+            format!("manifold_normal_{k}")
+        };
+        let what = if manifolds.len() == 1 {
+            String::new()
+        } else {
+            format!(" {k}")
+        };
+        layers.push(arrow_layer(
+            &id,
+            format!("manifold{what}'s normal (from A toward B)"),
+            COLOR_NORMAL,
+            centre,
+            normal * arrow,
+        ));
+    }
+    // Looking at the first polygon from about 50 degrees above its plane, on B's side.
+    let &(_, _, normal) = normals.first()?;
+    let side = DVec3::new(0.45, 0.5, 1.0);
+    let mut across = side - normal * side.dot(normal);
+    if across.length() < 0.2 {
+        across = DVec3::new(0.0, 1.0, 0.0) - normal * normal.y;
+    }
+    Some((across.normalize() * 0.85 + normal).normalize())
+}
+
+/// A named point of a `points` layer.
+type NamedPoint = (String, DVec3);
+
+/// The contact points of a `toc` answer's `"contacts"` (when the answer carries them): a list
+/// whose items give points as `"a"`/`"b"`/`"point"`, or manifold-like `"points"` lists of
+/// those. Absent or of another shape: no points (the page draws what the answer has).
+fn toc_contact_points(answer: &Value) -> (Vec<NamedPoint>, Vec<NamedPoint>) {
+    let (mut on_a, mut on_b) = (Vec::new(), Vec::new());
+    let Some(items) = answer.get("contacts").and_then(Value::as_array) else {
+        return (on_a, on_b);
+    };
+    let mut take = |q: &Value, name: String| {
+        if let Some(p) = json_point(&q["a"]) {
+            on_a.push((name.clone(), p));
+        }
+        if let Some(p) = json_point(&q["b"]) {
+            on_b.push((name.clone(), p));
+        }
+        if let Some(p) = json_point(&q["point"]) {
+            on_a.push((name.clone(), p));
+            on_b.push((name, p));
+        }
+    };
+    for (k, item) in items.iter().enumerate() {
+        match item.get("points").and_then(Value::as_array) {
+            Some(points) => {
+                for (i, q) in points.iter().enumerate() {
+                    take(q, format!("{k}.{i}"));
+                }
+            }
+            None => take(item, format!("{k}")),
+        }
+    }
+    (on_a, on_b)
+}
+
+/// The convex pieces of a mesh as hulls in the world frame (a toggle, off by default).
+fn pieces_layer(id: &str, name: &str, m: &TriMesh, pose: &Pose) -> Value {
+    let hulls: Vec<Value> = (0..m.pieces().len() as u32)
+        .filter_map(|i| m.piece_hull(i))
+        .map(|h| {
+            let faces: Vec<Vec<u32>> = (0..h.faces().len() as u32)
+                .map(|f| h.face_vertices(f).to_vec())
+                .collect();
+            json!({
+                "vertices": h.vertices().iter().map(|p| v3(pose.transform_point(*p))).collect::<Vec<_>>(),
+                "faces": faces,
+            })
+        })
+        .collect();
+    let mut l = layer(
+        id,
+        format!(
+            "{name}'s {} convex pieces as hulls (translucent, one colour each)",
+            hulls.len()
+        ),
+        "hulls",
+        COLOR_FEATURES,
+        false,
+    );
+    l["hulls"] = Value::Array(hulls);
+    l
+}
+
+/// The world-frame triangles of a solid's feature: the triangles of a mesh's input face, or a
+/// convex feature's corners.
+fn solid_feature_items(s: PSolid, pose: &Pose, f: SolidFeature, body: u32) -> Vec<Value> {
+    match (s, f) {
+        (PSolid::Mesh(m), SolidFeature::Triangle(face)) => (0..m.triangles().len() as u32)
+            .filter(|&t| m.input_face(t) == face)
+            .map(|t| {
+                let pts: Vec<Value> = m.triangles()[t as usize]
+                    .iter()
+                    .map(|&v| v3(pose.transform_point(m.vertices()[v as usize])))
+                    .collect();
+                json!({"body": body, "feature": format!("triangle {t} (input face {face})"), "points": pts})
+            })
+            .collect(),
+        (PSolid::Convex(c), SolidFeature::Convex(f)) => vec![json!({
+            "body": body,
+            "feature": crate::answer::feature_text(f),
+            "points": feature_points(c, pose, f).into_iter().map(v3).collect::<Vec<_>>(),
+        })],
+        _ => Vec::new(),
+    }
 }
 
 fn body_json(name: &str, spec: &str, color: &str, c: &ConvexPolyhedron) -> Value {
@@ -274,6 +496,8 @@ pub struct PairInput<'a> {
     pub direction: Option<DVec3>,
     /// The algorithm.
     pub algorithm: Algorithm,
+    /// The manifold query's margin and reduction (`--margin`, `--reduce`).
+    pub options: ManifoldOptions,
 }
 
 fn kind_name(k: QueryKind) -> &'static str {
@@ -292,7 +516,7 @@ fn kind_name(k: QueryKind) -> &'static str {
 /// the library's own answer to the same query.
 pub fn pair_scene(p: &PairInput) -> Value {
     let (a, pa, b, pb) = (p.a, &p.pose_a, p.b, &p.pose_b);
-    let answer = batch::answer(a, pa, b, pb, p.kind, p.direction, p.algorithm).to_json();
+    let answer = batch::answer_with(a, pa, b, pb, p.kind, p.direction, p.algorithm, &p.options).to_json();
     let mut layers: Vec<Value> = Vec::new();
     let mut notes: Vec<String> = Vec::new();
     let (ca, ra) = a.bounding_sphere();
@@ -300,7 +524,14 @@ pub fn pair_scene(p: &PairInput) -> Value {
     let (ca, cb) = (pa.transform_point(ca), pb.transform_point(cb));
     let plane_size = 1.2 * (ra + rb);
     let mut cache = PairCache::default();
+    let mut view = None;
+    if p.kind == QueryKind::Manifold && answer.get("manifold").is_some_and(|m| m.is_null()) {
+        notes.push(NO_MANIFOLD.into());
+    }
     match p.kind {
+        QueryKind::Manifold if answer.get("manifold").is_some_and(|m| !m.is_null()) => {
+            view = manifold_layers(&mut layers, std::slice::from_ref(&answer["manifold"]), 0.5 * ra.min(rb));
+        }
         QueryKind::Intersect => match query::intersect(a, pa, b, pb, p.algorithm, &mut cache) {
             Ok(Intersection::Disjoint { plane, .. }) => {
                 layers.push(plane_layer(
@@ -463,6 +694,9 @@ pub fn pair_scene(p: &PairInput) -> Value {
     );
     s["layers"] = Value::Array(layers);
     s["notes"] = json!(notes);
+    if let Some(d) = view {
+        s["view"] = v3(d);
+    }
     s
 }
 
@@ -511,6 +745,144 @@ fn overlap_layers(
             }
         }
     }
+}
+
+/// One query on a pair with a mesh side (`polycd query --mesh`'s inputs).
+pub struct SolidPairInput<'a> {
+    /// How shape A was given (shown on the page).
+    pub a_label: &'a str,
+    /// How shape B was given.
+    pub b_label: &'a str,
+    /// Shape A (a mesh or convex).
+    pub a: PSolid<'a>,
+    /// A's pose.
+    pub pose_a: Pose,
+    /// Shape B.
+    pub b: PSolid<'a>,
+    /// B's pose.
+    pub pose_b: Pose,
+    /// The question: intersect, distance or manifold.
+    pub kind: QueryKind,
+    /// The algorithm (meshes take `auto` only; another one is answered with an error).
+    pub algorithm: Algorithm,
+    /// The manifold query's margin and reduction.
+    pub options: ManifoldOptions,
+}
+
+fn solid_json(name: &str, spec: &str, color: &str, s: PSolid) -> Value {
+    match s {
+        PSolid::Convex(c) => body_json(name, spec, color, c),
+        PSolid::Mesh(m) => mesh_body_json(name, spec, color, m),
+    }
+}
+
+fn solid_radius(s: PSolid) -> f64 {
+    match s {
+        PSolid::Convex(c) => c.bounding_sphere().1,
+        PSolid::Mesh(m) => m
+            .vertices()
+            .iter()
+            .map(|v| (*v - m.centroid()).length())
+            .fold(0.0, f64::max),
+    }
+}
+
+/// The page's scene for a pair with a mesh side: the answer exactly as `polycd query --mesh
+/// --json` (or a batch line) gives it; the closest points and the closest triangles (input
+/// faces) of the solids' distance, or the overlap's witnesses; a manifold query's contact
+/// manifolds (several polygons); each mesh's convex pieces as hulls (a toggle).
+pub fn solid_pair_scene(p: &SolidPairInput) -> Value {
+    let (a, pa, b, pb) = (p.a, &p.pose_a, p.b, &p.pose_b);
+    let answer = crate::meshq::answer(a, pa, b, pb, p.kind, p.algorithm, None, &p.options).to_json();
+    let mut layers: Vec<Value> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    let mut view = None;
+    let manifolds = answer
+        .get("manifolds")
+        .and_then(Value::as_array)
+        .filter(|m| !m.is_empty());
+    if p.kind == QueryKind::Manifold && manifolds.is_none() && answer["status"] != "error" {
+        notes.push(NO_MANIFOLD.into());
+    }
+    let drawable = matches!(p.kind, QueryKind::Intersect | QueryKind::Distance | QueryKind::Manifold);
+    if answer["status"] == "error" || !drawable {
+        notes.push(if drawable {
+            NO_GEOMETRY.into()
+        } else {
+            "only intersect, distance and manifold answers of meshes are drawn on this page".into()
+        });
+    } else if let Some(ms) = manifolds {
+        view = manifold_layers(&mut layers, ms, 0.5 * solid_radius(a).min(solid_radius(b)));
+    } else {
+        match pmesh::distance(a, pa, b, pb, &mut SolidCache::default()) {
+            Ok(MeshAnswer::Separated {
+                distance,
+                point_a,
+                point_b,
+                features,
+                pieces,
+            }) => {
+                witness_layers(&mut layers, "closest", "closest point", point_a, point_b);
+                let mut l = layer(
+                    "features",
+                    format!(
+                        "closest triangles (A {}, B {}; pieces {} and {}; distance {distance:.6e})",
+                        crate::answer::solid_feature_text(features.0),
+                        crate::answer::solid_feature_text(features.1),
+                        pieces.0,
+                        pieces.1
+                    ),
+                    "features",
+                    COLOR_FEATURES,
+                    true,
+                );
+                let mut items = solid_feature_items(a, pa, features.0, 0);
+                items.extend(solid_feature_items(b, pb, features.1, 1));
+                l["items"] = Value::Array(items);
+                layers.push(l);
+            }
+            Ok(MeshAnswer::Overlapping {
+                point_a,
+                point_b,
+                depth_lower_bound,
+                ..
+            }) => {
+                if point_a.is_finite() && point_b.is_finite() {
+                    witness_layers(
+                        &mut layers,
+                        "deepest",
+                        &format!("overlap witness (depth at least {depth_lower_bound:.6e})"),
+                        point_a,
+                        point_b,
+                    );
+                }
+            }
+            Err(_) => notes.push(NO_GEOMETRY.into()),
+        }
+    }
+    for (id, name, s, pose) in [("pieces_a", "A", a, pa), ("pieces_b", "B", b, pb)] {
+        if let PSolid::Mesh(m) = s {
+            layers.push(pieces_layer(id, name, m, pose));
+        }
+    }
+    let bodies = vec![
+        solid_json("A", p.a_label, COLOR_A, a),
+        solid_json("B", p.b_label, COLOR_B, b),
+    ];
+    let frames = vec![json!({"t": null, "label": "pose", "poses": [pose_json(pa), pose_json(pb)]})];
+    let mut s = scene(
+        format!("{} {} · {} (meshes)", p.a_label, p.b_label, kind_name(p.kind)),
+        kind_name(p.kind),
+        answer,
+        bodies,
+        frames,
+    );
+    s["layers"] = Value::Array(layers);
+    s["notes"] = json!(notes);
+    if let Some(d) = view {
+        s["view"] = v3(d);
+    }
+    s
 }
 
 /// The page's scene for a time of contact (`polycd toc`'s inputs): the answer exactly as
@@ -674,6 +1046,18 @@ pub fn toc_scene(input: &TocInput) -> Result<Value, String> {
         frames.push(json!({"t": t, "label": label, "poses": [pose_json(&ma.pose_at(t)), pose_json(&mb.pose_at(t))]}));
     }
     let end = frames.len() - 1;
+    // The answer's contact points at the time of contact, when it lists them ("contacts"):
+    // first, so that the closest points' markers are drawn over them.
+    let (on_a, on_b) = toc_contact_points(&answer);
+    for (id, what, color, pts) in [
+        ("toc_contacts_b", "B", COLOR_POINT_B, &on_b),
+        ("toc_contacts_a", "A", COLOR_POINT_A, &on_a),
+    ] {
+        if !pts.is_empty() {
+            let label = format!("the answer's contact points on {what} at the time of contact");
+            layers.insert(0, points_layer(id, label, color, pts));
+        }
+    }
     for l in layers.iter_mut() {
         l["frame"] = json!(contact_frame);
     }
@@ -704,38 +1088,61 @@ pub fn toc_scene(input: &TocInput) -> Result<Value, String> {
 }
 
 /// The page's scene for line `n` (from 1) of a batch input file: the answer exactly as
-/// `polycd batch` prints it for that line.
+/// `polycd batch` prints it for that line — lines 1 to `n` are answered in order as the batch
+/// answers them ([`crate::batch_run::answer_next`]), so `{"ref": NAME}` sees the names defined
+/// on earlier lines — and its geometry (convex pairs, pairs with a mesh side, manifolds).
 pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
     use std::io::BufRead;
     if n == 0 {
         return Err("--batch-line: lines are numbered from 1".into());
     }
     let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-    let line = std::io::BufReader::new(f)
-        .lines()
-        .nth(n - 1)
-        .ok_or_else(|| format!("{path}: has no line {n}"))?
-        .map_err(|e| format!("{path}:{n}: {e}"))?;
     let mut shapes = crate::shape_cache::Shapes::default();
-    let answer = crate::batch_run::answer_next(&line, &mut shapes).to_json();
-    let v: Value = serde_json::from_str(line.trim_start_matches('\u{feff}'))
-        .map_err(|e| format!("{path}:{n}: invalid JSON: {e}"))?;
+    let mut lines = std::io::BufReader::new(f).lines();
+    let mut line = String::new();
+    let mut answer = Value::Null;
+    // Bounded by n: one line read and answered per step.
+    for k in 1..=n {
+        line = lines
+            .next()
+            .ok_or_else(|| format!("{path}: has no line {n} (it has {})", k - 1))?
+            .map_err(|e| format!("{path}:{k}: {e}"))?;
+        let ans = crate::batch_run::answer_next(&line, &mut shapes);
+        if k == n {
+            answer = ans.to_json();
+        }
+    }
     let at = |m: String| format!("{path}:{n}: {m}");
+    if answer["status"] == "defined" {
+        return Err(at(
+            "this line defines a shape (a define line); view a query line that uses it".into(),
+        ));
+    }
+    let v: Value =
+        serde_json::from_str(line.trim_start_matches('\u{feff}')).map_err(|e| at(format!("invalid JSON: {e}")))?;
     let obj = v
         .as_object()
         .ok_or_else(|| at("a query line must be a JSON object".into()))?;
-    let shape = |k: &str| -> Result<(std::sync::Arc<ConvexPolyhedron>, String), String> {
+    let ctx = crate::shape_cache::LineCtx {
+        shapes: &shapes,
+        line: n as u64,
+    };
+    let shape = |k: &str| -> Result<(crate::meshq::BatchSolid, String), String> {
         let s = obj.get(k).ok_or_else(|| at(format!("missing \"{k}\"")))?;
-        let ctx = crate::shape_cache::LineCtx {
-            shapes: &shapes,
-            line: 1,
+        let solid = batch::solid_of(s, &ctx).map_err(|e| at(format!("{k}: {e}")))?;
+        let vertices = match &solid {
+            crate::meshq::BatchSolid::Convex(c) => c.vertices().len(),
+            crate::meshq::BatchSolid::Mesh(m) => m.vertices().len(),
         };
-        let poly = batch::shape_of(s, &ctx).map_err(|e| at(format!("{k}: {e}")))?;
-        let label = match s.get("shape").or_else(|| s.get("file")).and_then(Value::as_str) {
-            Some(x) => x.to_string(),
-            None => format!("{k}: {} vertices", poly.vertices().len()),
+        let label = match ["shape", "file", "ref"]
+            .into_iter()
+            .find_map(|key| s.get(key).and_then(Value::as_str).map(|x| (key, x)))
+        {
+            Some(("ref", x)) => format!("ref {x}"),
+            Some((_, x)) => x.to_string(),
+            None => format!("{k}: {vertices} vertices"),
         };
-        Ok((poly, label))
+        Ok((solid, label))
     };
     let (a, a_label) = shape("a")?;
     let (b, b_label) = shape("b")?;
@@ -753,17 +1160,46 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
         None | Some(Value::Null) => None,
         Some(d) => Some(crate::schema::vec3(d).map_err(|e| at(format!("direction: {e}")))?),
     };
-    let mut s = pair_scene(&PairInput {
-        a_label: &a_label,
-        b_label: &b_label,
-        a: &a,
-        pose_a,
-        b: &b,
-        pose_b,
-        kind,
-        direction,
-        algorithm,
-    });
+    // The batch checked these (an invalid one made the answer an error, shown as such).
+    let options = ManifoldOptions {
+        margin: obj.get("margin").and_then(Value::as_f64).unwrap_or(0.0),
+        reduce: obj.get("reduce").and_then(Value::as_bool).unwrap_or(false),
+    };
+    use crate::meshq::BatchSolid;
+    let mut s = match (&a, &b) {
+        (BatchSolid::Convex(ca), BatchSolid::Convex(cb)) => pair_scene(&PairInput {
+            a_label: &a_label,
+            b_label: &b_label,
+            a: ca,
+            pose_a,
+            b: cb,
+            pose_b,
+            kind,
+            direction,
+            algorithm,
+            options,
+        }),
+        _ => solid_pair_scene(&SolidPairInput {
+            a_label: &a_label,
+            b_label: &b_label,
+            a: a.solid(),
+            pose_a,
+            b: b.solid(),
+            pose_b,
+            kind,
+            algorithm,
+            options,
+        }),
+    };
+    if answer["status"] == "error" {
+        // Nothing drawn for an answer the batch refused: its error is on the page.
+        s["layers"] = json!([]);
+        s["notes"] = json!([format!(
+            "the batch answers this line with an error: {}",
+            answer["error"]
+        )]);
+        s.as_object_mut().map(|o| o.remove("view"));
+    }
     s["answer"] = answer;
     s["status"] = s["answer"]["status"].clone();
     s["title"] = json!(format!("{path}:{n} · {}", kind_name(kind)));
@@ -909,6 +1345,7 @@ mod tests {
             kind: QueryKind::Distance,
             direction: None,
             algorithm: Algorithm::Auto,
+            options: ManifoldOptions::default(),
         });
         let page = html(&s);
         for slot in ["{{TITLE}}", "{{CSS}}", "{{IMPORTMAP}}", "{{DATA}}", "{{VIEWER}}"] {
@@ -923,6 +1360,52 @@ mod tests {
             .map(|l| l["id"].as_str().unwrap())
             .collect();
         assert_eq!(ids, ["closest_a", "closest_b", "closest_segment", "features", "plane"]);
+    }
+
+    #[test]
+    fn toc_contacts_are_drawn_when_listed_and_absent_is_fine() {
+        // Today's toc answers carry no "contacts": nothing to draw, no error.
+        let (a, b) = toc_contact_points(&json!({"status": "contact", "t": 0.5}));
+        assert!(a.is_empty() && b.is_empty());
+        // Not a list, or items without points: nothing either.
+        let (a, b) = toc_contact_points(&json!({"contacts": {"a": [0, 0, 0]}}));
+        assert!(a.is_empty() && b.is_empty());
+        let (a, b) = toc_contact_points(&json!({"contacts": [{"a": "x"}, 3, {"b": [1, 2]}]}));
+        assert!(a.is_empty() && b.is_empty());
+        // Pairs of points, a common point, manifold-like lists.
+        let (a, b) = toc_contact_points(&json!({"contacts": [
+            {"a": [0, 0, 1], "b": [0, 0, 1.5]},
+            {"point": [2, 0, 0]},
+            {"normal": [0, 0, 1], "points": [{"a": [1, 1, 1], "b": [1, 1, 2]}]},
+        ]}));
+        let names = |v: &[(String, DVec3)]| v.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&a), ["0", "1", "2.0"]);
+        assert_eq!(names(&b), ["0", "1", "2.0"]);
+        assert_eq!(a[0].1, DVec3::new(0.0, 0.0, 1.0));
+        assert_eq!(b[0].1, DVec3::new(0.0, 0.0, 1.5));
+        assert_eq!(a[1].1, b[1].1);
+        assert_eq!(b[2].1, DVec3::new(1.0, 1.0, 2.0));
+    }
+
+    #[test]
+    fn manifold_layers_follow_the_answer() {
+        let m = json!({"normal": [0, 0, 1], "points": [
+            {"a": [0, 0, 0], "b": [0, 0, -0.1], "separation": -0.1},
+            {"a": [1, 0, 0], "b": [1, 0, -0.1], "separation": -0.1},
+            {"a": [1, 1, 0], "b": [1, 1, -0.1], "separation": -0.1},
+        ]});
+        let mut layers = Vec::new();
+        let view = manifold_layers(&mut layers, &[m], 2.0).unwrap();
+        let ids: Vec<&str> = layers.iter().map(|l| l["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["manifold_a", "manifold_b", "manifold_polygon", "manifold_normal"]);
+        assert_eq!(layers[2]["loops"][0].as_array().unwrap().len(), 3);
+        assert_eq!(layers[3]["vector"], json!([0.0, 0.0, 2.0]));
+        assert_eq!(layers[3]["from"], json!([2.0 / 3.0, 1.0 / 3.0, 0.0]));
+        // The camera looks from B's side of the polygon, obliquely.
+        assert!(view.z > 0.5 && view.z < 0.95, "{view}");
+        // No manifold (an empty list): no layer.
+        let mut none = Vec::new();
+        assert!(manifold_layers(&mut none, &[], 1.0).is_none() && none.is_empty());
     }
 
     #[test]

@@ -337,6 +337,18 @@ impl Rendered {
             .iter()
             .find(|p| p["layer"] == id)
             .unwrap_or_else(|| panic!("no probe for layer {id}: {:?}", self.probes));
+        self.check_probe(id, p);
+    }
+    /// Every marker of layer `id` (a manifold's points) passes [`Rendered::check_marker`]'s
+    /// checks; returns how many there are.
+    fn check_markers(&self, id: &str) -> usize {
+        let all: Vec<&Value> = self.probes.iter().filter(|p| p["layer"] == id).collect();
+        for p in &all {
+            self.check_probe(&format!("{id} {}", p["name"]), p);
+        }
+        all.len()
+    }
+    fn check_probe(&self, id: &str, p: &Value) {
         assert_eq!(p["covered"], false, "{id}: hidden by another marker: {p}");
         assert_eq!(p["inside"], true, "{id}: outside the view: {p}");
         let r = p["radius"].as_f64().unwrap();
@@ -736,6 +748,226 @@ fn batch_line_shows_that_line() {
     assert!(near(r.check_solid("B"), [2.25; 3], 1e-9));
 }
 
+/// The points of a points layer.
+fn layer_points(r: &Rendered, id: &str) -> Vec<[f64; 3]> {
+    r.layer(id)["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| xyz(&p["at"]))
+        .collect()
+}
+
+/// `got` and `want` hold the same points (any order), each within `tol`.
+fn same_points(got: &[[f64; 3]], want: &[[f64; 3]], tol: f64) -> bool {
+    got.len() == want.len() && want.iter().all(|w| got.iter().any(|g| near(*g, *w, tol)))
+}
+
+#[test]
+fn manifold_box_on_box_shows_four_contact_points() {
+    // B at (0.3, 0.2, 0.75) sinks 0.25 into A's top: the contact rectangle is x in [-0.2, 0.5],
+    // y in [-0.3, 0.5]; its corners on A's top (z = 1/2) and on B's bottom (z = 1/4), normal +z.
+    let args = ["cube", "cube", "--pose-b", "0.3 0.2 0.75", "--query", "manifold"];
+    let Some(r) = render("manifold", &args, "") else { return };
+    assert_eq!(r.scene["status"], "overlapping");
+    let query: Value = serde_json::from_str(&polycd(&[
+        "query",
+        "cube",
+        "cube",
+        "--pose-b",
+        "0.3 0.2 0.75",
+        "--query",
+        "manifold",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(
+        r.scene["answer"], query,
+        "the page shows `polycd query --json`'s answer"
+    );
+    let corners = |z: f64| -> Vec<[f64; 3]> {
+        [[-0.2, -0.3], [0.5, -0.3], [0.5, 0.5], [-0.2, 0.5]]
+            .iter()
+            .map(|c| [c[0], c[1], z])
+            .collect()
+    };
+    let (a, b) = (layer_points(&r, "manifold_a"), layer_points(&r, "manifold_b"));
+    assert!(same_points(&a, &corners(0.5), 1e-9), "{a:?}");
+    assert!(same_points(&b, &corners(0.25), 1e-9), "{b:?}");
+    let n = r.layer("manifold_normal");
+    let v = xyz(&n["vector"]);
+    assert!(v[0].abs() < 1e-12 && v[1].abs() < 1e-12 && v[2] > 0.0, "{n}");
+    assert_eq!(r.layer("manifold_polygon")["loops"][0].as_array().unwrap().len(), 4);
+    assert_eq!(r.check_markers("manifold_a"), 4);
+    assert_eq!(r.check_markers("manifold_b"), 4);
+    r.check_drawn("manifold_polygon", 40);
+    r.check_drawn("manifold_normal", 40);
+    r.check_solid("A");
+}
+
+/// A U-shaped solid as an OBJ file: the profile (0,0) (3,0) (3,2) (2,2) (2,1) (1,1) (1,2)
+/// (0,2) in x–z extruded over y in [0, 1]; its notch is (1,2) × (0,1) × (1,2).
+fn u_obj() -> String {
+    let profile = [(0, 0), (3, 0), (3, 2), (2, 2), (2, 1), (1, 1), (1, 2), (0, 2)];
+    let mut s = String::new();
+    for y in [0, 1] {
+        for (x, z) in profile {
+            s += &format!("v {x} {y} {z}\n");
+        }
+    }
+    for c in [[0, 1, 4], [1, 2, 3], [1, 3, 4], [0, 4, 5], [0, 5, 6], [0, 6, 7]] {
+        s += &format!("f {} {} {}\n", c[0] + 1, c[1] + 1, c[2] + 1);
+        s += &format!("f {} {} {}\n", c[0] + 9, c[2] + 9, c[1] + 9);
+    }
+    for i in 0..8 {
+        let j = (i + 1) % 8;
+        s += &format!("f {} {} {} {}\n", j + 1, i + 1, i + 9, j + 9);
+    }
+    s
+}
+
+/// The U's faces as batch JSON (`"kind": "mesh"`).
+fn u_json() -> String {
+    let mut v = Vec::new();
+    let mut f = Vec::new();
+    for l in u_obj().lines() {
+        let w: Vec<&str> = l.split(' ').collect();
+        match w[0] {
+            "v" => v.push(format!("[{},{},{}]", w[1], w[2], w[3])),
+            _ => f.push(format!(
+                "[{}]",
+                w[1..]
+                    .iter()
+                    .map(|i| (i.parse::<u32>().unwrap() - 1).to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )),
+        }
+    }
+    format!(
+        r#"{{"kind":"mesh","vertices":[{}],"faces":[{}]}}"#,
+        v.join(","),
+        f.join(",")
+    )
+}
+
+#[test]
+fn mesh_pair_shows_the_closest_triangles_and_pieces() {
+    // A half-size cube in the U's notch, 0.2 above its floor (z = 1) and 0.25 from its walls.
+    let scratch = Scratch::new("meshpair-in");
+    let u = scratch.0.join("u.obj");
+    std::fs::write(&u, u_obj()).unwrap();
+    let u = u.to_str().unwrap();
+    let args = [
+        "--mesh",
+        u,
+        "cube:0.5",
+        "--pose-b",
+        "1.5 0.5 1.45",
+        "--query",
+        "distance",
+    ];
+    let Some(r) = render("meshpair", &args, "#show=pieces_a") else {
+        return;
+    };
+    let query: Value = serde_json::from_str(&polycd(&[
+        "query",
+        "--mesh",
+        u,
+        "cube:0.5",
+        "--pose-b",
+        "1.5 0.5 1.45",
+        "--query",
+        "distance",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(
+        r.scene["answer"], query,
+        "the page shows `polycd query --mesh --json`'s answer"
+    );
+    assert_eq!(r.scene["status"], "disjoint");
+    assert!((query["distance"].as_f64().unwrap() - 0.2).abs() < 1e-12, "{query}");
+    let (a, b) = (r.point("closest_a"), r.point("closest_b"));
+    assert!((a[2] - 1.0).abs() < 1e-12 && (b[2] - 1.2).abs() < 1e-12, "{a:?} {b:?}");
+    assert!((1.25..=1.75).contains(&b[0]) && (0.25..=0.75).contains(&b[1]), "{b:?}");
+    // The closest features: A's triangles lie in the floor z = 1; B's (a convex feature of the
+    // cube carrying its closest point) in the cube's bottom z = 1.2.
+    let items = r.layer("features")["items"].as_array().unwrap().clone();
+    for (body, z, min) in [(0, 1.0, 3), (1, 1.2, 1)] {
+        let pts: Vec<[f64; 3]> = items
+            .iter()
+            .filter(|i| i["body"] == body)
+            .flat_map(|i| i["points"].as_array().unwrap().iter().map(xyz).collect::<Vec<_>>())
+            .collect();
+        assert!(
+            pts.len() >= min && pts.iter().all(|p| (p[2] - z).abs() < 1e-12),
+            "body {body}: {pts:?}"
+        );
+    }
+    assert_eq!(r.scene["bodies"][0]["kind"], "mesh");
+    assert_eq!(r.scene["bodies"][1]["kind"], "convex");
+    let pieces = r.layer("pieces_a");
+    assert_eq!(pieces["visible"], false, "the piece hulls are shown on request");
+    assert_eq!(
+        pieces["hulls"].as_array().unwrap().len(),
+        r.scene["bodies"][0]["pieces"].as_array().unwrap().len()
+    );
+    assert!(
+        r.scene["bodies"][0]["pieces"].as_array().unwrap().len() >= 3,
+        "a U has 3 pieces at least"
+    );
+    r.check_marker("closest_a");
+    r.check_marker("closest_b");
+}
+
+#[test]
+fn batch_line_with_a_ref_shows_a_mesh_manifold() {
+    // Line 1 defines a half-size box; line 2 rests it on the U's notch floor (z = 1) by
+    // reference: one contact rectangle, its 4 corners common to both (separation 0).
+    let scratch = Scratch::new("batchref-in");
+    let input = scratch.0.join("in.jsonl");
+    let text = format!(
+        "{{\"define\":\"box\",\"shape\":{{\"shape\":\"box:0.5,0.5,0.5\"}}}}\n\
+         {{\"id\":\"m\",\"query\":\"manifold\",\"a\":{},\"b\":{{\"ref\":\"box\"}},\"pose_b\":{{\"translation\":[1.5,0.5,1.25]}}}}\n",
+        u_json()
+    );
+    std::fs::write(&input, &text).unwrap();
+    let spec = format!("{}:2", input.display());
+    let Some(r) = render("batchref", &["--batch-line", &spec], "") else {
+        return;
+    };
+    // The answer the batch prints for line 2.
+    let out = Command::new(env!("CARGO_BIN_EXE_polycd"))
+        .arg("batch")
+        .stdin(std::fs::File::open(&input).unwrap())
+        .output()
+        .unwrap();
+    let batch: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(batch[0]["status"], "defined");
+    assert_eq!(
+        r.scene["answer"], batch[1],
+        "the page shows the batch's answer to line 2"
+    );
+    assert!(batch[1]["error"].is_null(), "{}", batch[1]);
+    assert_eq!(batch[1]["manifolds"].as_array().unwrap().len(), 1, "{}", batch[1]);
+    let corners: Vec<[f64; 3]> = [[1.25, 0.25], [1.75, 0.25], [1.75, 0.75], [1.25, 0.75]]
+        .iter()
+        .map(|c| [c[0], c[1], 1.0])
+        .collect();
+    let p = layer_points(&r, "manifold");
+    assert!(same_points(&p, &corners, 1e-9), "{p:?}");
+    assert_eq!(r.check_markers("manifold"), 4);
+    r.check_drawn("manifold_polygon", 40);
+    r.check_drawn("manifold_normal", 40);
+    assert_eq!(r.scene["bodies"][0]["kind"], "mesh");
+    assert_eq!(r.scene["bodies"][1]["spec"], "ref box");
+}
+
 /// The README's `polycd view` command (its Viewer section), as it stands, renders the page it
 /// describes: two shapes apart, their closest points and the segment between them.
 #[test]
@@ -778,4 +1010,65 @@ fn readme_command_renders() {
     r.check_drawn("closest_segment", 40);
     r.check_solid("A");
     r.check_solid("B");
+}
+
+/// Without a browser: a batch line using `{"ref": NAME}` from an earlier line is answered as
+/// the batch answers it (before, every ref failed: the line was answered alone), a define
+/// line is refused with its place, and flags that would be ignored are refused.
+#[test]
+fn batch_line_refs_and_refusals_without_a_browser() {
+    let scratch = Scratch::new("refs-nobrowser");
+    let input = scratch.0.join("in.jsonl");
+    std::fs::write(
+        &input,
+        "{\"define\":\"c\",\"shape\":{\"shape\":\"cube\"}}\n\
+         {\"id\":2,\"a\":{\"ref\":\"c\"},\"b\":{\"ref\":\"c\"},\"pose_b\":{\"translation\":[2,2,2]},\"query\":\"distance\"}\n",
+    )
+    .unwrap();
+    let page = scratch.0.join("p.html");
+    let run = |args: &[&str]| Command::new(env!("CARGO_BIN_EXE_polycd")).args(args).output().unwrap();
+    let p = page.to_str().unwrap();
+    let out = run(&["view", "--batch-line", &format!("{}:2", input.display()), "-o", p]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).unwrap();
+    let data = element_text(
+        &html,
+        "<script type=\"application/json\" id=\"polycd-data\"",
+        "</script>",
+    )
+    .unwrap();
+    let scene: Value = serde_json::from_str(data).unwrap();
+    assert_eq!(scene["answer"]["id"], 2);
+    assert_eq!(scene["status"], "disjoint", "{}", scene["answer"]);
+    assert!((scene["answer"]["distance"].as_f64().unwrap() - 3f64.sqrt()).abs() < 1e-12);
+    assert_eq!(scene["bodies"][0]["spec"], "ref c");
+    let ids: Vec<&str> = scene["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&"closest_a") && ids.contains(&"closest_b"), "{ids:?}");
+    for (args, want) in [
+        (
+            vec!["view", "--batch-line", &format!("{}:1", input.display()), "-o", p],
+            "defines a shape",
+        ),
+        (
+            vec!["view", "--batch-line", &format!("{}:3", input.display()), "-o", p],
+            "has no line 3",
+        ),
+        (
+            vec!["view", "cube", "cube", "--pose-a1", "1 0 0", "--margin", "0.1", "-o", p],
+            "--margin and --reduce",
+        ),
+        (
+            vec!["view", "cube", "cube", "--query", "distance", "--reduce", "-o", p],
+            "--margin and --reduce are for --query manifold",
+        ),
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(want), "{args:?}: {err}");
+    }
 }

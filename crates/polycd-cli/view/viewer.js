@@ -210,6 +210,28 @@ function main() {
       g.traverse((o) => {
         if (o.isMesh) o.renderOrder = 50; // not the groups: a group's order would sort it after the markers
       });
+    } else if (l.kind === 'polygon') {
+      // Closed outlines (contact polygons), drawn like segments: over the faces, under markers.
+      const onTop = new THREE.MeshBasicMaterial({ color, depthTest: false, transparent: true, opacity: 1 });
+      for (const loop of l.loops) {
+        const pts = loop.map(vec);
+        const closed = pts.length > 2 ? pts.length : pts.length - 1;
+        for (let i = 0; i < closed; i++) {
+          const t = tube(pts[i], pts[(i + 1) % pts.length], tubeR, onTop);
+          if (t) g.add(t);
+        }
+      }
+      g.traverse((o) => {
+        if (o.isMesh) o.renderOrder = 50;
+      });
+    } else if (l.kind === 'hulls') {
+      // Convex pieces as translucent hulls, one colour each (world frame).
+      l.hulls.forEach((h, i) => {
+        const c = pieceColor(i);
+        g.add(new THREE.Mesh(faceGeometry(h.vertices, h.faces, null),
+          new THREE.MeshBasicMaterial({ color: c, transparent: true, opacity: 0.3, side: THREE.DoubleSide, depthWrite: false })));
+        g.add(new THREE.LineSegments(polygonEdges(h.vertices, h.faces), new THREE.LineBasicMaterial({ color: c })));
+      });
     } else if (l.kind === 'plane') {
       const quad = new THREE.Mesh(new THREE.PlaneGeometry(l.size, l.size),
         new THREE.MeshBasicMaterial({ color, transparent: true, opacity: 0.22, side: THREE.DoubleSide, depthWrite: false }));
@@ -292,7 +314,10 @@ function main() {
     else if (l.kind === 'arrow') key = vec(l.vector);
   }
   let dir = new THREE.Vector3(0.45, 0.5, 1).normalize();
-  if (key && key.length() > 0) {
+  if (Array.isArray(data.view) && vec(data.view).length() > 0) {
+    // The scene's own view direction (a contact polygon seen obliquely).
+    dir = vec(data.view).normalize();
+  } else if (key && key.length() > 0) {
     key.normalize();
     const across = dir.clone().addScaledVector(key, -dir.dot(key));
     if (across.length() < 0.2) across.set(0, 1, 0).addScaledVector(key, -key.y);
@@ -478,8 +503,41 @@ function panel() {
   status.textContent = (data.query || '') + ': ' + data.status;
   status.className = String(data.status);
   const table = $('numbers');
+  const manifoldRows = (m, tag) => {
+    if (!m || !Array.isArray(m.points)) return;
+    const head = table.insertRow();
+    head.insertCell().textContent = tag + ' normal';
+    head.insertCell().textContent = Array.isArray(m.normal) ? valueText(m.normal) : '(none)';
+    m.points.forEach((q, i) => {
+      const row = table.insertRow();
+      row.insertCell().textContent = tag + ' point ' + i;
+      const cell = row.insertCell();
+      cell.textContent = 'A ' + valueText(q.a) + ', B ' + valueText(q.b) + ', separation ' + valueText(q.separation);
+      cell.title = JSON.stringify(q);
+    });
+  };
   for (const [k, v] of Object.entries(data.answer || {})) {
     if (v === null || k === 'status') continue;
+    if (k === 'manifold' && typeof v === 'object') {
+      manifoldRows(v, 'manifold');
+      continue;
+    }
+    if ((k === 'manifolds' || k === 'contacts') && Array.isArray(v)) {
+      if (v.length === 0) {
+        const row = table.insertRow();
+        row.insertCell().textContent = k;
+        row.insertCell().textContent = 'none';
+      }
+      v.forEach((m, i) => {
+        if (m && Array.isArray(m.points)) manifoldRows(m, (k === 'manifolds' ? 'manifold ' : 'contact ') + i);
+        else {
+          const row = table.insertRow();
+          row.insertCell().textContent = k + ' ' + i;
+          row.insertCell().textContent = valueText(m);
+        }
+      });
+      continue;
+    }
     const row = table.insertRow();
     row.insertCell().textContent = k.replace(/_/g, ' ');
     const cell = row.insertCell();
