@@ -6,13 +6,17 @@
 //! 1. gravity is added to the velocities;
 //! 2. every pair of bodies whose bounding spheres are within the margin asks
 //!    `query::contact_manifold` (speculative `MARGIN`, `reduce: true`, one `ManifoldCache` per
-//!    pair, so each point keeps its `id` while its features do);
-//! 3. each contact point starts with the impulses its id carried last step (warm start);
-//! 4. `ITERATIONS` Gauss–Seidel passes over the points: a normal impulse (accumulated ≥ 0)
-//!    that stops approach, lets a speculative point close its gap this step, and pushes a
-//!    penetrating one out by a Baumgarte fraction of its depth beyond `SLOP`; two friction
-//!    impulses clamped to the friction cone `FRICTION · normal impulse`;
-//! 5. positions and orientations are integrated with the new velocities (semi-implicit Euler).
+//!    pair, so each point keeps its `id` while its features do); a manifold of fewer than 4
+//!    points keeps last step's other points that still touch (a persistent manifold);
+//! 3. each contact point starts with the impulses its id carried last step, else those of last
+//!    step's nearest point (warm start);
+//! 4. `ITERATIONS` Gauss–Seidel passes over the points, alternately forwards and backwards: a
+//!    normal impulse (accumulated ≥ 0) that stops approach and lets a speculative point close
+//!    its gap this step; two friction impulses clamped to the friction cone
+//!    `FRICTION · normal impulse`;
+//! 5. `ITERATIONS` passes of split impulses pushing each penetrating point out by the fraction
+//!    `BAUMGARTE` of its depth beyond `SLOP` (pseudo velocities, dropped after the step);
+//! 6. positions and orientations are integrated (semi-implicit Euler).
 
 use polycd::query::{contact_manifold, ManifoldCache, ManifoldOptions};
 use polycd::{shapes, ConvexPolyhedron, DQuat, DVec3, PolycdError, Pose};
@@ -33,7 +37,7 @@ pub const MATCH_RADIUS: f64 = 0.05;
 pub const KEEP_COS: f64 = 0.999;
 /// ... and its two anchors slid apart across the normal by at most this.
 pub const KEEP_LATERAL: f64 = 0.01;
-/// Velocity iterations per step.
+/// Velocity iterations, and position iterations, per step.
 pub const ITERATIONS: usize = 40;
 /// Gravity (z up).
 pub const GRAVITY: DVec3 = DVec3::new(0.0, 0.0, -9.81);
