@@ -271,7 +271,7 @@ pub fn scenarios() -> &'static [Scenario] {
     &SCENARIOS
 }
 
-static SCENARIOS: [Scenario; 8] = [
+static SCENARIOS: [Scenario; 9] = [
     Scenario {
         name: "ellipsoid-sweep",
         description: "CD-Dual §5 / HS-jump §9: ellipsoid hulls (n = 200…2000), time per overlap query \
@@ -318,6 +318,13 @@ static SCENARIOS: [Scenario; 8] = [
                       sweep-and-prune World (+ V-Clip distance / GJK test) vs parry3d's BVH (+ intersection_test / \
                       distance) and brute-force O(n²) boxes, ms per frame",
         runner: scenarios::many_body::run,
+    },
+    Scenario {
+        name: "manifold",
+        description: "Contact manifolds (issue 25): the many-body scene and box stacks (a tower of 10, a pyramid of 20, \
+                      jittered resting poses); polycd contact_manifold vs parry3d contact manifolds (ConvexPolyhedron, \
+                      Cuboid), µs per pair and points on face–face contacts",
+        runner: scenarios::manifold::run,
     },
 ];
 

@@ -59,7 +59,7 @@ const METHODS: [&str; 7] = [
 ];
 
 /// The shapes bodies are drawn from (polycd hull and parry twin).
-fn pool() -> Result<Vec<(Body, Arc<polycd::ConvexPolyhedron>)>, String> {
+pub(crate) fn pool() -> Result<Vec<(Body, Arc<polycd::ConvexPolyhedron>)>, String> {
     let bodies = vec![
         Body::from_result("ico-0.5", shapes::icosahedron(0.5))?,
         Body::from_result("ico-0.9", shapes::icosahedron(0.9))?,
@@ -79,12 +79,18 @@ fn pool() -> Result<Vec<(Body, Arc<polycd::ConvexPolyhedron>)>, String> {
 }
 
 /// A scene: each body's shape (index into the pool) and its placements, frame by frame.
-struct Scene {
-    shape: Vec<usize>,
-    frames: Vec<Vec<Placement>>,
+pub(crate) struct Scene {
+    pub(crate) shape: Vec<usize>,
+    pub(crate) frames: Vec<Vec<Placement>>,
 }
 
-fn scene(pool: &[(Body, Arc<polycd::ConvexPolyhedron>)], n: usize, density: f64, frames: usize, seed: u64) -> Scene {
+pub(crate) fn scene(
+    pool: &[(Body, Arc<polycd::ConvexPolyhedron>)],
+    n: usize,
+    density: f64,
+    frames: usize,
+    seed: u64,
+) -> Scene {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let shape: Vec<usize> = (0..n).map(|_| rng.random_range(0..pool.len())).collect();
     let volume: f64 = shape.iter().map(|&s| pool[s].0.poly.volume()).sum();

@@ -4,6 +4,7 @@
 pub(crate) mod ccd;
 pub(crate) mod coherence;
 pub(crate) mod degeneracy;
+pub(crate) mod manifold;
 pub(crate) mod many_body;
 pub(crate) mod qp_scaling;
 pub(crate) mod random_distance;

@@ -16,7 +16,9 @@
 //!   `−(depth_core + R)`.
 //!
 //!   The normal is never taken from two nearly coincident points: a face among the closest
-//!   features gives its normal, two crossing edges their cross product; otherwise the
+//!   features gives its normal, two crossing edges their cross product (turned by the
+//!   closest points when the cores are apart beyond the contact tolerance, else to the side
+//!   along which the cores separate: touching coplanar edges' points cannot orient it); otherwise the
 //!   closest-point difference when the cores are farther apart than the contact tolerance,
 //!   and the weakly separating plane of GJK's boolean test (or EPA's normal) when they touch.
 //! - **intersect** needs the core distance, not a boolean: GJK (`Auto`, `Gjk`), CD-Dual and
@@ -252,8 +254,23 @@ fn separated_normal(
                 let c = edge_dir(a, pa, e).cross(edge_dir(b, pb, g));
                 let l = c.length();
                 let v = cb - ca;
-                if l > ROUNDED_EDGE_SIN && c.dot(v) != 0.0 {
+                let tol = contact_tolerance(a, pa, b, pb);
+                if l > ROUNDED_EDGE_SIN && dc > tol && c.dot(v) != 0.0 {
                     return Ok(c / l * c.dot(v).signum());
+                }
+                if l > ROUNDED_EDGE_SIN && dc <= tol {
+                    // Touching: the closest points are a rounding apart and cannot orient the
+                    // edges' normal (two coplanar edges — a capsule's segment lying in a box's
+                    // face plane across its border edge — gave the inward normal, and rounded
+                    // points inside the cores). The side along which the cores separate does:
+                    // the right one measures about `dc`, the other about minus the shapes'
+                    // extent along it.
+                    let c = c / l;
+                    let (up, down) = (core_gap(a, pa, b, pb, c), core_gap(a, pa, b, pb, -c));
+                    let (n, gap) = if up >= down { (c, up) } else { (-c, down) };
+                    if gap >= -tol {
+                        return Ok(n);
+                    }
                 }
             }
             _ => {}
@@ -283,6 +300,14 @@ fn separated_normal(
     } else {
         c.try_normalize().unwrap_or(DVec3::X)
     })
+}
+
+/// The cores' separation along the world direction `n` (A towards B): B's lowest support
+/// value minus A's highest (exact support climbs of the cores).
+fn core_gap(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, n: DVec3) -> f64 {
+    let va = a.support_climb_hinted(pa.inverse_transform_vector(n), 0);
+    let vb = b.support_climb_hinted(pb.inverse_transform_vector(-n), 0);
+    n.dot(pb.transform_point(b.vertex(vb))) - n.dot(pa.transform_point(a.vertex(va)))
 }
 
 /// The signed rounded gap of B translated by `t·s`, and its contact normal and rounded
