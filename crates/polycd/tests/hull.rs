@@ -633,12 +633,22 @@ fn boundary_errors_name_the_first_problem_in_face_order() {
     );
     // A vertex out of range after an edge that points at it.
     assert_eq!(
-        msg(&[vec![f0[0], 99, f0[2], f0[3]], faces[1].clone(), faces[2].clone(), faces[3].clone()]),
+        msg(&[
+            vec![f0[0], 99, f0[2], f0[3]],
+            faces[1].clone(),
+            faces[2].clone(),
+            faces[3].clone()
+        ]),
         "face 0 refers to vertex 99, but there are only 8"
     );
     // A repeated vertex.
     assert_eq!(
-        msg(&[vec![f0[0], f0[1], f0[0], f0[2]], faces[1].clone(), faces[2].clone(), faces[3].clone()]),
+        msg(&[
+            vec![f0[0], f0[1], f0[0], f0[2]],
+            faces[1].clone(),
+            faces[2].clone(),
+            faces[3].clone()
+        ]),
         format!("face 0 repeats vertex {}", f0[0])
     );
     // Open: the first half-edge without a twin, in face order.
