@@ -28,8 +28,8 @@ enum Command {
     Info {
         /// A mesh file (.obj, .off, .stl) or a built-in shape such as `icosphere:3`.
         shape: String,
-        /// Print the wall time of each phase (read, hull, merge, topology, tables, validate)
-        /// on stderr.
+        /// Print the wall time of each phase (read, hull, merge, topology, tables, validate,
+        /// hierarchy: the DK hierarchy, built for the "DK levels" line) on stderr.
         #[arg(long)]
         timings: bool,
         /// Use the convex hull of a mesh file whose faces bound a non-convex solid (refused
@@ -432,6 +432,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             };
             let (v, e, f) = p.counts();
             let rep = p.validate_with_progress(&mut |ph, d, t| bar.update(ph, d, t));
+            // Built on first use; built here, under the bar, for the "DK levels" line.
+            let dk_levels = p
+                .hierarchy_with_progress(&mut |ph, d, t| bar.update(ph, d, t))
+                .level_sizes();
             bar.finish();
             if timings {
                 eprintln!("{}", bar.timings());
@@ -466,7 +470,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 println!("radius:           0");
             }
-            println!("DK levels:        {:?}", p.hierarchy().level_sizes());
+            println!("DK levels:        {dk_levels:?}");
             println!("planarity error:  {:.3e}", rep.max_planarity_error);
             println!("convexity error:  {:.3e}", rep.max_convexity_error);
             println!("valid:            {}", if rep.valid { "yes" } else { "NO" });

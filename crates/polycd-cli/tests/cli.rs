@@ -552,7 +552,16 @@ fn info_timings_and_quiet_stderr() {
     assert_eq!(timed.stdout, plain.stdout);
     let err = String::from_utf8(timed.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    for phase in ["read", "hull", "merge", "topology", "tables", "validate", "total"] {
+    for phase in [
+        "read",
+        "hull",
+        "merge",
+        "topology",
+        "tables",
+        "validate",
+        "hierarchy",
+        "total",
+    ] {
         assert!(err.contains(&format!(" {phase} ")), "{phase} missing: {err}");
     }
     let obj = dir.join("hull.obj");

@@ -338,3 +338,349 @@ fn large_clouds_give_valid_hulls() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Brute-force oracle (issue 29 item 4): exact big-integer arithmetic, independent of the
+// library's predicates, hull and merge.
+
+use num_bigint::BigInt;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The points as exact integers: every finite `f64` is `m · 2^e`, so all of them times
+/// `2^K` (K = minus the smallest exponent) are integers, and signs of determinants of the
+/// integers are the signs for the points.
+fn exact_ints(pts: &[DVec3]) -> Vec<[BigInt; 3]> {
+    let decode = |x: f64| -> (i64, i32) {
+        if x == 0.0 {
+            return (0, 0);
+        }
+        let bits = x.to_bits();
+        let sign = if bits >> 63 == 1 { -1i64 } else { 1 };
+        let exp = ((bits >> 52) & 0x7ff) as i32;
+        let frac = (bits & ((1u64 << 52) - 1)) as i64;
+        let (m, e) = if exp == 0 {
+            (frac, -1074)
+        } else {
+            (frac | (1i64 << 52), exp - 1075)
+        };
+        (sign * m, e)
+    };
+    let min_e = pts
+        .iter()
+        .flat_map(|p| p.to_array())
+        .map(|x| decode(x).1)
+        .min()
+        .unwrap_or(0);
+    pts.iter()
+        .map(|p| {
+            p.to_array().map(|x| {
+                let (m, e) = decode(x);
+                BigInt::from(m) << ((e - min_e) as usize)
+            })
+        })
+        .collect()
+}
+
+fn sub(a: &[BigInt; 3], b: &[BigInt; 3]) -> [BigInt; 3] {
+    [&a[0] - &b[0], &a[1] - &b[1], &a[2] - &b[2]]
+}
+
+fn cross(a: &[BigInt; 3], b: &[BigInt; 3]) -> [BigInt; 3] {
+    [
+        &a[1] * &b[2] - &a[2] * &b[1],
+        &a[2] * &b[0] - &a[0] * &b[2],
+        &a[0] * &b[1] - &a[1] * &b[0],
+    ]
+}
+
+fn dot(a: &[BigInt; 3], b: &[BigInt; 3]) -> BigInt {
+    &a[0] * &b[0] + &a[1] * &b[1] + &a[2] * &b[2]
+}
+
+/// The exact hull by brute force over distinct points `q`: every triple with a non-zero
+/// normal whose plane has no point strictly on one side supports a face, named by the set of
+/// points on it. Returns (faces as sorted point sets, points on at least three faces — the
+/// polytope's vertices: a point inside a face lies on one face, inside an edge on two).
+fn oracle_hull(q: &[[BigInt; 3]]) -> (BTreeSet<Vec<usize>>, BTreeSet<usize>) {
+    let zero = BigInt::from(0);
+    let n = q.len();
+    let mut faces = BTreeSet::new();
+    for i in 0..n {
+        for j in i + 1..n {
+            let ij = sub(&q[j], &q[i]);
+            for k in j + 1..n {
+                let nrm = cross(&ij, &sub(&q[k], &q[i]));
+                if nrm.iter().all(|c| *c == zero) {
+                    continue;
+                }
+                let (mut pos, mut neg) = (false, false);
+                let mut on = Vec::new();
+                for (m, p) in q.iter().enumerate() {
+                    let s = dot(&nrm, &sub(p, &q[i]));
+                    if s > zero {
+                        pos = true;
+                    } else if s < zero {
+                        neg = true;
+                    } else {
+                        on.push(m);
+                    }
+                    if pos && neg {
+                        break;
+                    }
+                }
+                if !(pos && neg) {
+                    faces.insert(on);
+                }
+            }
+        }
+    }
+    let mut count: BTreeMap<usize, usize> = BTreeMap::new();
+    for f in &faces {
+        for &m in f {
+            *count.entry(m).or_default() += 1;
+        }
+    }
+    let vertices = count.into_iter().filter(|&(_, c)| c >= 3).map(|(m, _)| m).collect();
+    (faces, vertices)
+}
+
+/// Compares `ConvexPolyhedron::from_points(pts)` with the brute-force oracle: the same
+/// faces (each face's plane, from three of its corners, has every input point on or below it
+/// and exactly the oracle's points on it), the same vertices (as input points), the same
+/// counts.
+fn assert_matches_oracle(pts: &[DVec3], what: &str) {
+    // Distinct points, and each input index's distinct point.
+    let mut first: Vec<usize> = Vec::new();
+    let mut id_of = vec![0usize; pts.len()];
+    for (i, p) in pts.iter().enumerate() {
+        match first.iter().position(|&f| pts[f] == *p) {
+            Some(k) => id_of[i] = k,
+            None => {
+                id_of[i] = first.len();
+                first.push(i);
+            }
+        }
+    }
+    let distinct: Vec<DVec3> = first.iter().map(|&i| pts[i]).collect();
+    let q = exact_ints(&distinct);
+    let (want_faces, want_vertices) = oracle_hull(&q);
+    let p = ConvexPolyhedron::from_points(pts).unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(p.dimension(), 3, "{what}");
+    let vid: Vec<usize> = p.source_indices().iter().map(|&s| id_of[s as usize]).collect();
+    let got_vertices: BTreeSet<usize> = vid.iter().copied().collect();
+    assert_eq!(got_vertices, want_vertices, "{what}: hull vertices");
+    let zero = BigInt::from(0);
+    let mut got_faces = BTreeSet::new();
+    for fi in 0..p.faces().len() as u32 {
+        let fv = p.face_vertices(fi);
+        let (a, b, c) = (
+            &q[vid[fv[0] as usize]],
+            &q[vid[fv[1] as usize]],
+            &q[vid[fv[2] as usize]],
+        );
+        let nrm = cross(&sub(b, a), &sub(c, a));
+        let mut on = Vec::new();
+        for (m, r) in q.iter().enumerate() {
+            let s = dot(&nrm, &sub(r, a));
+            assert!(s <= zero, "{what}: point {m} strictly above face {fi}");
+            if s == zero {
+                on.push(m);
+            }
+        }
+        // Every corner of the face lies in its plane.
+        for &v in fv {
+            assert!(on.contains(&vid[v as usize]), "{what}: face {fi} is not planar");
+        }
+        assert!(got_faces.insert(on), "{what}: two faces in one plane");
+    }
+    assert_eq!(got_faces, want_faces, "{what}: face planes");
+    assert!(p.validate().valid, "{what}");
+}
+
+/// Hulls of random clouds against the brute-force oracle: in a ball, on a sphere (every
+/// point a vertex), on a cube's surface grid (many coplanar and collinear points) with
+/// duplicates, and a grid inside a cube with its corners.
+#[test]
+fn hulls_match_a_brute_force_oracle() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2029);
+    for round in 0..12 {
+        let n = 12 + 3 * round;
+        // Ball and sphere, f64 coordinates of every magnitude the generator gives.
+        let ball: Vec<DVec3> = (0..n)
+            .map(|_| shapes::unit_vector(&mut rng) * rng.random_range(0.0f64..1.0).cbrt())
+            .collect();
+        assert_matches_oracle(&ball, &format!("ball n={n}"));
+        let sphere: Vec<DVec3> = (0..n).map(|_| shapes::unit_vector(&mut rng) * 3.5).collect();
+        assert_matches_oracle(&sphere, &format!("sphere n={n}"));
+        // Cube surface grid 0..=3 (many coplanar points, points on edges, duplicates).
+        let mut cube: Vec<DVec3> = (0..n)
+            .map(|_| {
+                let mut c = [0.0f64; 3];
+                for x in &mut c {
+                    *x = f64::from(rng.random_range(0..4i32)) * 0.25;
+                }
+                let axis = rng.random_range(0..3usize);
+                c[axis] = if rng.random_bool(0.5) { 0.0 } else { 0.75 };
+                DVec3::from_array(c)
+            })
+            .collect();
+        // The eight corners, so the hull is the cube; a few duplicates.
+        for k in 0..8 {
+            let c = |b: usize| if k & b != 0 { 0.75 } else { 0.0 };
+            cube.push(DVec3::new(c(1), c(2), c(4)));
+        }
+        for k in 0..4 {
+            cube.push(cube[k * 3]);
+        }
+        assert_matches_oracle(&cube, &format!("cube surface n={}", cube.len()));
+        // Points of a grid inside a box, its corners not all present: coplanar faces of
+        // irregular polygons.
+        let grid: Vec<DVec3> = (0..n + 8)
+            .map(|_| {
+                DVec3::new(
+                    f64::from(rng.random_range(-2..3i32)),
+                    f64::from(rng.random_range(-2..3i32)),
+                    f64::from(rng.random_range(-1..2i32)),
+                )
+            })
+            .collect();
+        if ConvexPolyhedron::from_points(&grid)
+            .map(|p| p.dimension() == 3)
+            .unwrap_or(false)
+        {
+            assert_matches_oracle(&grid, &format!("grid n={}", grid.len()));
+        }
+    }
+}
+
+/// All points on one plane: a flat polygon (dimension 2), as before, whose corners are
+/// exactly the points that no triangle or segment of the other points contains (brute force,
+/// exact integer arithmetic).
+#[test]
+fn coplanar_clouds_give_the_exact_flat_polygon() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    for round in 0..6 {
+        let n = 8 + 4 * round;
+        let pts: Vec<DVec3> = (0..n)
+            .map(|_| {
+                DVec3::new(
+                    f64::from(rng.random_range(-4..5i32)),
+                    f64::from(rng.random_range(-4..5i32)),
+                    2.0,
+                )
+            })
+            .collect();
+        let p = ConvexPolyhedron::from_points(&pts).unwrap();
+        assert_eq!(p.dimension(), 2, "round {round}");
+        let xy: Vec<(i64, i64)> = pts.iter().map(|p| (p.x as i64, p.y as i64)).collect();
+        let orient =
+            |a: (i64, i64), b: (i64, i64), c: (i64, i64)| (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0);
+        let mut want: BTreeSet<(i64, i64)> = BTreeSet::new();
+        for &p0 in &xy {
+            let others: Vec<(i64, i64)> = xy.iter().copied().filter(|&q| q != p0).collect();
+            let mut inside = false;
+            'search: for (i, &a) in others.iter().enumerate() {
+                for (j, &b) in others.iter().enumerate().skip(i + 1) {
+                    let on_segment =
+                        orient(a, b, p0) == 0 && (p0.0 - a.0) * (p0.0 - b.0) + (p0.1 - a.1) * (p0.1 - b.1) <= 0;
+                    if on_segment {
+                        inside = true;
+                        break 'search;
+                    }
+                    for &c in others.iter().skip(j + 1) {
+                        let s = [orient(a, b, p0), orient(b, c, p0), orient(c, a, p0)];
+                        if orient(a, b, c) != 0 && (s.iter().all(|&x| x >= 0) || s.iter().all(|&x| x <= 0)) {
+                            inside = true;
+                            break 'search;
+                        }
+                    }
+                }
+            }
+            if !inside {
+                want.insert(p0);
+            }
+        }
+        let got: BTreeSet<(i64, i64)> = p.vertices().iter().map(|v| (v.x as i64, v.y as i64)).collect();
+        assert_eq!(got, want, "round {round}");
+    }
+}
+
+/// The half-edge construction (a sorted edge table since issue 29, was a hash map) reports
+/// the error a single pass over the faces meets first, with the same messages.
+#[test]
+fn boundary_errors_name_the_first_problem_in_face_order() {
+    let cube = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
+    let faces: Vec<Vec<u32>> = (0..6).map(|f| cube.face_vertices(f).to_vec()).collect();
+    let msg = |f: &[Vec<u32>]| match ConvexPolyhedron::from_faces(cube.vertices(), f) {
+        Err(PolycdError::InvalidBoundary(m)) => m,
+        other => panic!("expected InvalidBoundary, got {other:?}"),
+    };
+    let f0 = faces[0].clone();
+    let twice = format!(
+        "edge {}→{} is used twice in the same direction (faces not consistently oriented, or the surface is not a 2-manifold)",
+        f0[0], f0[1]
+    );
+    // A face given twice: its first edge is the first one repeated.
+    let mut again = faces.clone();
+    again.push(f0.clone());
+    assert_eq!(msg(&again), twice);
+    // A repeated edge before a face with two corners: the repeat.
+    assert_eq!(msg(&[f0.clone(), f0.clone(), vec![0, 1], faces[1].clone()]), twice);
+    // The two-corner face first: it.
+    assert_eq!(
+        msg(&[f0.clone(), vec![0, 1], f0.clone(), faces[1].clone()]),
+        "face 1 has 2 vertices; at least 3 needed"
+    );
+    // A vertex out of range after an edge that points at it.
+    assert_eq!(
+        msg(&[
+            vec![f0[0], 99, f0[2], f0[3]],
+            faces[1].clone(),
+            faces[2].clone(),
+            faces[3].clone()
+        ]),
+        "face 0 refers to vertex 99, but there are only 8"
+    );
+    // A repeated vertex.
+    assert_eq!(
+        msg(&[
+            vec![f0[0], f0[1], f0[0], f0[2]],
+            faces[1].clone(),
+            faces[2].clone(),
+            faces[3].clone()
+        ]),
+        format!("face 0 repeats vertex {}", f0[0])
+    );
+    // Open: the first half-edge without a twin, in face order.
+    let open = msg(&faces[..5]);
+    let f5 = &faces[5];
+    let named = (0..f5.len()).any(|k| {
+        let (a, b) = (f5[(k + 1) % f5.len()], f5[k]);
+        open == format!("edge {a}→{b} has no opposite edge {b}→{a}: the surface is not closed")
+    });
+    assert!(named, "{open}");
+}
+
+/// 10⁶ points in a ball and on a sphere (every point a vertex): valid hulls with the expected
+/// counts, the DK hierarchy built on demand. Ignored (about a minute of CPU in all; the
+/// timings are in BENCHMARKS.md, "Building large hulls", not asserted):
+/// `cargo test --release -p polycd --test hull -- --ignored million`.
+#[test]
+#[ignore]
+fn million_point_clouds() {
+    for kind in [0u8, 1] {
+        let pts = cloud(kind, 1_000_000, 29);
+        let p = ConvexPolyhedron::from_points(&pts).unwrap();
+        let rep = p.validate();
+        assert!(rep.valid, "kind {kind}: {rep:?}");
+        let (v, e, f) = p.counts();
+        assert_eq!(v as i64 - e as i64 + f as i64, 2);
+        if kind == 1 {
+            assert_eq!(v, pts.len(), "every point on the sphere is a vertex");
+            assert_eq!((e, f), (3 * v - 6, 2 * v - 4), "a simplicial polytope");
+        }
+        let levels = p.hierarchy().level_sizes();
+        assert_eq!(levels[0], v);
+        assert!(levels.windows(2).all(|w| w[1] < w[0]), "{levels:?}");
+    }
+}

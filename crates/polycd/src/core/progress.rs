@@ -19,12 +19,16 @@ pub enum Phase {
     Merge,
     /// Half-edges, edges, vertex rings, face planes, volume.
     Topology,
-    /// Query tables: DK hierarchy, support hints, scan blocks, vertex cones, CD-Dual and
-    /// V-Clip tables (`done` counts tables built).
+    /// Query tables built with the shape: support hints, scan blocks, vertex cones, CD-Dual's
+    /// start table (`done` counts tables built).
     Tables,
     /// [`ConvexPolyhedron::validate`](crate::shape::polyhedron::ConvexPolyhedron::validate): edges and faces
     /// checked.
     Validate,
+    /// The Dobkin–Kirkpatrick hierarchy, built on first use
+    /// ([`ConvexPolyhedron::hierarchy_with_progress`](crate::shape::polyhedron::ConvexPolyhedron::hierarchy_with_progress)):
+    /// `0/1` when it starts, `1/1` when done.
+    Hierarchy,
 }
 
 impl Phase {
@@ -36,6 +40,7 @@ impl Phase {
             Phase::Topology => "topology",
             Phase::Tables => "tables",
             Phase::Validate => "validate",
+            Phase::Hierarchy => "hierarchy",
         }
     }
 }

@@ -49,6 +49,7 @@ use crate::shape::flat_hull::FlatHull;
 use crate::shape::polyhedron::{ConvexPolyhedron, ValidityReport};
 use crate::shape::tables::{ScanBlocks, StartTable, SupportHints, VClipTables, VertexCones};
 use crate::shape::topology::{Edge, Face, HalfEdge};
+use std::sync::OnceLock;
 
 /// The name of a shape's kind by dimension: "point", "segment", "polygon" or "solid".
 pub fn kind_name(dimension: u8) -> &'static str {
@@ -258,26 +259,26 @@ impl ConvexPolyhedron {
             tol_extent: sphere_radius + sphere_center.abs().element_sum() + magnitude,
             dimension,
             radius: 0.0,
-            dk: DkHierarchy::empty(),
+            dk: OnceLock::from(DkHierarchy::empty()),
             hints: SupportHints::default(),
             scan_blocks: ScanBlocks::default(),
             cones: VertexCones::default(),
             start_table: StartTable::default(),
-            vclip: VClipTables::default(),
+            // A polygon's V-Clip tables are built on first use, as a solid's; points and
+            // segments have none.
+            vclip: if dimension == 2 {
+                OnceLock::new()
+            } else {
+                OnceLock::from(VClipTables::default())
+            },
         };
         let view = poly.topology();
         let scan_blocks = ScanBlocks::build(&view);
         let cones = VertexCones::build(&view);
         let start_table = StartTable::build(&view);
-        let vclip = if dimension == 2 {
-            VClipTables::build(&view)
-        } else {
-            VClipTables::default()
-        };
         poly.scan_blocks = scan_blocks;
         poly.cones = cones;
         poly.start_table = start_table;
-        poly.vclip = vclip;
         poly.hints = SupportHints::build(
             poly.vertices.len(),
             |d| poly.support_scan(d),

@@ -21,6 +21,19 @@
 //! into a hull vertex and removes it from all outside sets, so there are at most `n`.
 //! Float arithmetic only chooses *which* point to add next (the farthest), never whether a
 //! point is outside.
+//!
+//! Cost of each phase, for `n` input points and `h` hull vertices (figures: BENCHMARKS.md,
+//! "Building large hulls"):
+//! - checks, duplicate removal: O(n log n) (one sort);
+//! - Quickhull: O(n log h) expected (each point is re-assigned only when a facet it is
+//!   above dies; outside sets are conflict lists); dead facet slots are reused, so memory is
+//!   O(n + h) facets;
+//! - merge: O(h log h) (facets sorted by area once; each facet joins a face by O(1) exact
+//!   tests against its seed's plane); the closure check groups the directed edges by origin
+//!   (counting sort) and finds each reverse edge by binary search, O(h log d) for vertex
+//!   degree d, no hashing;
+//! - a tolerant merge that drops vertices recomputes the hull of the rest (at most
+//!   8 rounds; one on the clouds measured).
 
 use crate::core::error::PolycdError;
 use crate::core::math::DVec3;
@@ -130,14 +143,21 @@ pub fn convex_hull_with_progress(
         return Ok(h);
     }
     // Exact duplicates removed, keeping the first index of each.
-    let mut order: Vec<u32> = (0..points.len() as u32).collect();
-    order.sort_by(|&i, &j| {
-        let (a, b) = (points[i as usize], points[j as usize]);
-        a.x.total_cmp(&b.x)
-            .then(a.y.total_cmp(&b.y))
-            .then(a.z.total_cmp(&b.z))
-            .then(i.cmp(&j))
-    });
+    // Sorted by (x, y, z) in `f64::total_cmp` order, then index: keys that compare as
+    // integers in that order, sorted in place (an index sort reading the points through the
+    // indices was a fifth of a 10⁶-point ball's hull, mostly cache misses). All keys differ
+    // (the index breaks ties), so the unstable sort gives the one order.
+    let key = |x: f64| {
+        let b = x.to_bits() as i64;
+        b ^ ((((b >> 63) as u64) >> 1) as i64)
+    };
+    let mut keyed: Vec<([i64; 3], u32)> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| ([key(p.x), key(p.y), key(p.z)], i as u32))
+        .collect();
+    keyed.sort_unstable();
+    let mut order: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
     order.dedup_by(|j, i| points[*i as usize] == points[*j as usize]);
     if order.len() < 4 {
         return Err(PolycdError::TooFewPoints { found: order.len() });
@@ -156,13 +176,15 @@ pub fn convex_hull_with_progress(
         let tol = COPLANAR_REL * hull.magnitude;
         let merged = hull.merge(tol);
         progress(Phase::Merge, 1, 1);
+        let all_vertices = hull.vertex_count();
+        // The facets are no longer needed: free them before the checks and renumbering.
+        drop(hull);
         let Ok((faces, kept)) = merged else {
             break;
         };
         if !faces_are_closed(&faces, kept.len()) {
             break;
         }
-        let all_vertices = hull.vertex_count();
         if kept.len() == all_vertices {
             return Ok(in_input_order(HullFaces {
                 source: kept.iter().map(|&i| order[i as usize]).collect(),
@@ -191,21 +213,24 @@ pub fn convex_hull_with_progress(
 /// construction sorts the points to find duplicates): a cloud whose points are all extreme
 /// gets vertex ids equal to its point indices, which is what a caller naming a vertex of the
 /// shape it gave expects (batch answers' `features` among them).
-fn in_input_order(h: HullFaces) -> HullFaces {
+fn in_input_order(mut h: HullFaces) -> HullFaces {
     let mut perm: Vec<u32> = (0..h.vertices.len() as u32).collect();
     perm.sort_by_key(|&i| h.source[i as usize]);
     let mut new_id = vec![0u32; perm.len()];
     for (new, &old) in perm.iter().enumerate() {
         new_id[old as usize] = new as u32;
     }
+    // Faces renumbered in place (a copy of the 2·10⁶ face lists of a 10⁶-point sphere cost
+    // 100 MB at the peak).
+    for f in &mut h.faces {
+        for v in f.iter_mut() {
+            *v = new_id[*v as usize];
+        }
+    }
     HullFaces {
         vertices: perm.iter().map(|&i| h.vertices[i as usize]).collect(),
         source: perm.iter().map(|&i| h.source[i as usize]).collect(),
-        faces: h
-            .faces
-            .into_iter()
-            .map(|f| f.into_iter().map(|v| new_id[v as usize]).collect())
-            .collect(),
+        faces: h.faces,
     }
 }
 
@@ -545,6 +570,8 @@ impl<'a> Quickhull<'a> {
                 CompactFacet {
                     v: facet.v,
                     nbr: facet.nbr.map(|h| compact.get(h as usize).copied().unwrap_or(NONE)),
+                    normal: facet.normal,
+                    offset: facet.offset,
                 }
             })
             .collect();
@@ -574,8 +601,9 @@ impl<'a> Quickhull<'a> {
             let gid = ngroups;
             ngroups += 1;
             group[s as usize] = gid;
-            let sv = tri[s as usize].v.map(|i| pts[i as usize]);
-            let seed = &self.facets[orig[s as usize] as usize];
+            let seed = tri[s as usize];
+            let sids = seed.v;
+            let sv = sids.map(|i| pts[i as usize]);
             let (sn, soff) = (seed.normal, seed.offset);
             let exact = |p: DVec3| orient3d(sv[0], sv[1], sv[2], p) == Orientation::On;
             let near = |p: DVec3| tol > 0.0 && (sn.dot(p) - soff).abs() <= tol;
@@ -594,7 +622,6 @@ impl<'a> Quickhull<'a> {
                     // (The seed's own corners are in its plane; the cheap tests go first, the
                     // exact one — slow on the seed's own corners, which it cannot certify by
                     // its float filter — last: the same answer.)
-                    let sids = tri[s as usize].v;
                     let joins = hv
                         .iter()
                         .all(|&v| sids.contains(&v) || near(pts[v as usize]) || exact(pts[v as usize]));
@@ -705,32 +732,78 @@ impl<'a> Quickhull<'a> {
     }
 }
 
-/// A facet as the merge reads it: corners and neighbours (indices into the compact table).
+/// A facet as the merge reads it: corners, neighbours (indices into the compact table) and
+/// its float plane (read for each seed: kept here, not in the scattered `Facet` records).
 #[derive(Clone, Copy)]
 struct CompactFacet {
     v: [u32; 3],
     nbr: [u32; 3],
+    normal: DVec3,
+    offset: f64,
 }
 
-/// Light structural check of merged faces: every face has ≥ 3 corners, every directed edge
-/// appears once with its reverse once, and V − E + F = 2.
+/// Light structural check of merged faces: every face has ≥ 3 corners over vertices `< nv`,
+/// every directed edge appears once with its reverse once, and V − E + F = 2.
+///
+/// O(E log d) for E directed edges and vertex degree d, without hashing: the directed edges
+/// are grouped by origin (counting sort), each vertex's targets sorted, duplicates found as
+/// equal neighbours and every reverse edge by binary search. (A hash map of the 6·10⁶
+/// directed edges of a 10⁶-point sphere took about a second and 100 MB.)
 fn faces_are_closed(faces: &[Vec<u32>], nv: usize) -> bool {
-    let mut directed: IdMap<(u32, u32), u32> = IdMap::default();
-    for f in faces {
-        if f.len() < 3 {
+    let Some((start, targets)) = edges_by_origin(faces, nv) else {
+        return false;
+    };
+    let mut targets = targets;
+    for v in 0..nv {
+        let list = &mut targets[start[v] as usize..start[v + 1] as usize];
+        list.sort_unstable();
+        if list.windows(2).any(|w| w[0] == w[1]) {
             return false;
         }
-        for k in 0..f.len() {
-            let e = (f[k], f[(k + 1) % f.len()]);
-            if e.0 == e.1 || directed.insert(e, 1).is_some() {
+    }
+    for a in 0..nv {
+        for &b in &targets[start[a] as usize..start[a + 1] as usize] {
+            let back = &targets[start[b as usize] as usize..start[b as usize + 1] as usize];
+            if back.binary_search(&(a as u32)).is_err() {
                 return false;
             }
         }
     }
-    if directed.keys().any(|&(a, b)| !directed.contains_key(&(b, a))) {
-        return false;
+    let directed = targets.len();
+    nv as i64 - (directed / 2) as i64 + faces.len() as i64 == 2
+}
+
+/// The directed edges `f[k] → f[k+1]` of `faces` grouped by origin: `(start, targets)` with
+/// the targets of vertex `v` at `targets[start[v]..start[v + 1]]`, in face order. `None` when
+/// a face has fewer than three corners, names a vertex `≥ nv`, or has an edge from a vertex
+/// to itself.
+fn edges_by_origin(faces: &[Vec<u32>], nv: usize) -> Option<(Vec<u32>, Vec<u32>)> {
+    let mut start = vec![0u32; nv + 1];
+    for f in faces {
+        if f.len() < 3 {
+            return None;
+        }
+        for (k, &a) in f.iter().enumerate() {
+            let b = f[(k + 1) % f.len()];
+            if a as usize >= nv || b as usize >= nv || a == b {
+                return None;
+            }
+            start[a as usize + 1] += 1;
+        }
     }
-    nv as i64 - (directed.len() / 2) as i64 + faces.len() as i64 == 2
+    for v in 0..nv {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut targets = vec![0u32; start[nv] as usize];
+    for f in faces {
+        for (k, &a) in f.iter().enumerate() {
+            let slot = &mut fill[a as usize];
+            targets[*slot as usize] = f[(k + 1) % f.len()];
+            *slot += 1;
+        }
+    }
+    Some((start, targets))
 }
 
 fn internal(what: &str) -> PolycdError {

@@ -21,6 +21,7 @@ use crate::shape::hull;
 use crate::shape::tables::{ScanBlocks, StartTable, SupportHints, VClipTables, VertexCones};
 use crate::shape::topology::TopologyView;
 pub use crate::shape::topology::{Edge, Face, HalfEdge};
+use std::sync::OnceLock;
 
 /// A convex polyhedron with full vertex/edge/face topology.
 #[derive(Clone, Debug)]
@@ -55,7 +56,10 @@ pub struct ConvexPolyhedron {
     /// Affine dimension of the shape: 0 point, 1 segment, 2 polygon, 3 solid
     /// (see [`crate::shape::flat`]).
     pub(crate) dimension: u8,
-    pub(crate) dk: DkHierarchy,
+    /// Built on first use ([`hierarchy`](Self::hierarchy)): a hull of 10⁶ vertices spends
+    /// about half its construction here, which callers that never ask for a hierarchical support
+    /// (`polycd hull`, the queries whose algorithms climb instead) should not pay.
+    pub(crate) dk: OnceLock<DkHierarchy>,
     /// Hill-climbing starts by direction (see [`crate::shape::support`]).
     pub(crate) hints: SupportHints,
     /// Small hulls' vertices laid out for the support scan (see [`crate::shape::support`]).
@@ -64,8 +68,10 @@ pub struct ConvexPolyhedron {
     pub(crate) cones: VertexCones,
     /// CD-Dual's per-shape precomputation (inertia ellipsoid, stack sizing).
     pub(crate) start_table: StartTable,
-    /// V-Clip's Voronoi-plane vectors per half-edge (see [`crate::vclip`]).
-    pub(crate) vclip: VClipTables,
+    /// V-Clip's Voronoi-plane vectors per half-edge (see [`crate::vclip`]), built on first
+    /// use ([`vclip_tables`](Self::vclip_tables)): 80 bytes per half-edge, 0.5 GB for a
+    /// 10⁶-vertex hull, which only V-Clip reads.
+    pub(crate) vclip: OnceLock<VClipTables>,
 }
 
 /// What [`ConvexPolyhedron::validate`] found.
@@ -106,14 +112,17 @@ impl ConvexPolyhedron {
     ///
     /// Cost of each phase at 10⁶ points (release build; BENCHMARKS.md, "Building large
     /// hulls", has the figures and the command, `polycd info --timings` measures them):
-    /// - points uniform in a ball (≈ 5·10³ extreme): [`Phase::Hull`] (Quickhull over exact
-    ///   `orient3d`, O(n log n) expected) ≈ 0.5 s; every later phase is over the few
-    ///   thousand vertices only and takes milliseconds;
-    /// - points on a sphere (every point a vertex), shares of ≈ 40 s of CPU: hull ≈ 6 %,
-    ///   [`Phase::Merge`] (facets into faces, O(F)) ≈ 16–21 %, [`Phase::Topology`]
-    ///   (half-edges, rings, planes, O(E)) ≈ 15–18 %, [`Phase::Tables`] ≈ 50–56 % — mostly
-    ///   the DK hierarchy, which re-runs the hull on the survivors of each level (≈ 2.3 n
-    ///   points in all); [`Phase::Validate`] ≈ 2 % (about 1 s).
+    /// - points uniform in a ball (≈ 5·10³ extreme): [`Phase::Hull`] (duplicate sort,
+    ///   Quickhull over exact `orient3d`, O(n log n) expected) ≈ 0.5 s of CPU; every later
+    ///   phase is over the few thousand vertices only and takes milliseconds;
+    /// - points on a sphere (every point a vertex), ≈ 18 s of CPU in all: hull ≈ 20 %,
+    ///   [`Phase::Merge`] (facets into faces, O(F log F); closure check by sorted edge lists)
+    ///   ≈ 30 %, [`Phase::Topology`] (half-edges by sorted edge lists, rings, planes,
+    ///   O(E log d)) ≈ 25 %, [`Phase::Tables`] (support hints, cones, CD-Dual's table, O(V))
+    ///   ≈ 13 %. Not here: the DK hierarchy ([`hierarchy`](Self::hierarchy)) and V-Clip's
+    ///   tables are built on first use — the hierarchy re-runs the hull on the survivors of
+    ///   each level (≈ 1.3 n more points, ≈ 20 s of CPU at 10⁶, as much again as all of
+    ///   the above); [`validate`](Self::validate) is O(V + E + F), about 1 s.
     pub fn from_points_with_progress(
         points: &[DVec3],
         progress: &mut dyn FnMut(Phase, u64, u64),
@@ -166,17 +175,25 @@ impl ConvexPolyhedron {
         if faces.len() < 4 {
             return Err(bad(format!("{} faces given; a polyhedron has at least 4", faces.len())));
         }
-        // Half-edges.
-        let mut half_edges: Vec<HalfEdge> = Vec::new();
+        // Half-edges, in face order. A face-level error (too few corners, a vertex out of
+        // range, a repeated vertex) is remembered with the half-edge position where the
+        // face loop meets it; a directed edge used twice is found afterwards (below), and
+        // whichever comes first in that order is reported — the error a single pass over the
+        // faces, checking each edge as it goes, would report.
+        let mut half_edges: Vec<HalfEdge> = Vec::with_capacity(faces.iter().map(Vec::len).sum());
         let mut face_recs: Vec<Face> = Vec::with_capacity(faces.len());
-        let mut directed: hull::IdMap<(u32, u32), u32> = hull::IdMap::default();
-        directed.reserve(faces.iter().map(Vec::len).sum());
         let mut stamp: Vec<u32> = vec![u32::MAX; nv];
-        for (fi, f) in faces.iter().enumerate() {
-            if f.len() < 3 {
-                return Err(bad(format!("face {fi} has {} vertices; at least 3 needed", f.len())));
-            }
+        // (half-edge position, message) of the first face-level error.
+        let mut face_error: Option<(usize, String)> = None;
+        'faces: for (fi, f) in faces.iter().enumerate() {
             let base = half_edges.len() as u32;
+            if f.len() < 3 {
+                face_error = Some((
+                    base as usize,
+                    format!("face {fi} has {} vertices; at least 3 needed", f.len()),
+                ));
+                break;
+            }
             let n = f.len() as u32;
             // Whether the face repeats a vertex, in O(len) (stamps); only then is the first
             // repeated vertex searched for, quadratically, to name it.
@@ -188,22 +205,20 @@ impl ConvexPolyhedron {
                 }
             }
             for (k, &v) in f.iter().enumerate() {
+                let here = base as usize + k;
                 if v as usize >= nv {
-                    return Err(bad(format!("face {fi} refers to vertex {v}, but there are only {nv}")));
+                    face_error = Some((here, format!("face {fi} refers to vertex {v}, but there are only {nv}")));
+                    break 'faces;
                 }
                 let w = f[(k + 1) % f.len()];
                 if v == w || (repeats && f.iter().filter(|&&x| x == v).count() > 1) {
-                    return Err(bad(format!("face {fi} repeats vertex {v}")));
-                }
-                let id = base + k as u32;
-                if directed.insert((v, w), id).is_some() {
-                    return Err(bad(format!(
-                        "edge {v}→{w} is used twice in the same direction (faces not consistently oriented, or the surface is not a 2-manifold)"
-                    )));
+                    face_error = Some((here, format!("face {fi} repeats vertex {v}")));
+                    break 'faces;
                 }
                 half_edges.push(HalfEdge {
                     origin: v,
-                    twin: u32::MAX,
+                    // The target vertex until the twins are linked below.
+                    twin: w,
                     next: base + ((k as u32 + 1) % n),
                     prev: base + ((k as u32 + n - 1) % n),
                     face: fi as u32,
@@ -217,15 +232,61 @@ impl ConvexPolyhedron {
                 len: n,
             });
         }
+        // Directed edges grouped by origin (counting sort), each vertex's sorted by
+        // (target, half-edge): a directed edge used twice shows as equal neighbours, and a
+        // twin is found by binary search — O(E log d) with no hashing (a hash map of the
+        // 6·10⁶ directed edges of a 10⁶-vertex hull took about a second and 100 MB).
+        let mut out_start = vec![0u32; nv + 1];
+        for h in &half_edges {
+            out_start[h.origin as usize + 1] += 1;
+        }
+        for v in 0..nv {
+            out_start[v + 1] += out_start[v];
+        }
+        let mut fill = out_start.clone();
+        let mut by_origin: Vec<(u32, u32)> = vec![(0, 0); half_edges.len()];
+        for (i, h) in half_edges.iter().enumerate() {
+            let slot = &mut fill[h.origin as usize];
+            by_origin[*slot as usize] = (h.twin, i as u32);
+            *slot += 1;
+        }
+        drop(fill);
+        // The first repeated directed edge in face order: the later half-edge of the first
+        // two equal entries, minimised over all repeats.
+        let mut repeated: Option<usize> = None;
+        for v in 0..nv {
+            let list = &mut by_origin[out_start[v] as usize..out_start[v + 1] as usize];
+            list.sort_unstable();
+            for w in list.windows(2) {
+                if w[0].0 == w[1].0 && repeated.is_none_or(|r| (w[1].1 as usize) < r) {
+                    repeated = Some(w[1].1 as usize);
+                }
+            }
+        }
+        match (repeated, face_error) {
+            (Some(r), e) if e.as_ref().is_none_or(|(at, _)| r < *at) => {
+                let (v, w) = (half_edges[r].origin, half_edges[r].twin);
+                return Err(bad(format!(
+                    "edge {v}→{w} is used twice in the same direction (faces not consistently oriented, or the surface is not a 2-manifold)"
+                )));
+            }
+            (_, Some((_, m))) => return Err(bad(m)),
+            _ => {}
+        }
+        let find = |a: u32, b: u32| -> Option<u32> {
+            let list = &by_origin[out_start[a as usize] as usize..out_start[a as usize + 1] as usize];
+            let k = list.partition_point(|&(t, _)| t < b);
+            list.get(k).filter(|&&(t, _)| t == b).map(|&(_, h)| h)
+        };
         // Twins and edges.
         let mut edges: Vec<Edge> = Vec::with_capacity(half_edges.len() / 2);
         for h in 0..half_edges.len() {
-            if half_edges[h].twin != u32::MAX {
+            if half_edges[h].edge != u32::MAX {
                 continue;
             }
             let a = half_edges[h].origin;
             let b = half_edges[half_edges[h].next as usize].origin;
-            let Some(&t) = directed.get(&(b, a)) else {
+            let Some(t) = find(b, a) else {
                 return Err(bad(format!(
                     "edge {a}→{b} has no opposite edge {b}→{a}: the surface is not closed"
                 )));
@@ -241,6 +302,8 @@ impl ConvexPolyhedron {
                 half_edge: h as u32,
             });
         }
+        drop(by_origin);
+        drop(out_start);
         let ne = edges.len();
         let nf = face_recs.len();
         let euler = nv as i64 - ne as i64 + nf as i64;
@@ -444,37 +507,33 @@ impl ConvexPolyhedron {
             tol_extent: sphere_radius + sphere_center.abs().element_sum() + magnitude,
             radius: 0.0,
             dimension: 3,
-            dk: DkHierarchy::empty(),
+            dk: OnceLock::new(),
             hints: SupportHints::default(),
             scan_blocks: ScanBlocks::default(),
             cones: VertexCones::default(),
             start_table: StartTable::default(),
-            vclip: VClipTables::default(),
+            vclip: OnceLock::new(),
         };
         progress(Phase::Topology, 1, 1);
-        const TABLES: u64 = 6;
+        // The DK hierarchy and V-Clip's tables are built on first use (see their fields).
+        const TABLES: u64 = 4;
         progress(Phase::Tables, 0, TABLES);
-        poly.dk = DkHierarchy::build(&poly.topology());
-        progress(Phase::Tables, 1, TABLES);
         poly.hints = SupportHints::build(
             poly.vertices.len(),
             |d| poly.support_scan(d),
             |d, v| poly.support_climb(d, v),
         );
-        progress(Phase::Tables, 2, TABLES);
+        progress(Phase::Tables, 1, TABLES);
         let view = poly.topology();
         let scan_blocks = ScanBlocks::build(&view);
-        progress(Phase::Tables, 3, TABLES);
+        progress(Phase::Tables, 2, TABLES);
         let cones = VertexCones::build(&view);
-        progress(Phase::Tables, 4, TABLES);
+        progress(Phase::Tables, 3, TABLES);
         let start_table = StartTable::build(&view);
-        progress(Phase::Tables, 5, TABLES);
-        let vclip = VClipTables::build(&view);
         progress(Phase::Tables, TABLES, TABLES);
         poly.scan_blocks = scan_blocks;
         poly.cones = cones;
         poly.start_table = start_table;
-        poly.vclip = vclip;
         Ok(poly)
     }
 
@@ -700,9 +759,27 @@ impl ConvexPolyhedron {
         }
         face.1
     }
-    /// The Dobkin–Kirkpatrick hierarchy built for this shape.
+    /// The Dobkin–Kirkpatrick hierarchy of this shape, built on the first call (O(n log n):
+    /// a hull of each level's survivors; about half of a 10⁶-vertex hull's construction).
     pub fn hierarchy(&self) -> &DkHierarchy {
-        &self.dk
+        self.dk.get_or_init(|| DkHierarchy::build(&self.topology()))
+    }
+
+    /// [`hierarchy`](Self::hierarchy), reporting `(Phase::Hierarchy, 0, 1)` before and
+    /// `(Phase::Hierarchy, 1, 1)` after building it (nothing when it is already built).
+    pub fn hierarchy_with_progress(&self, progress: &mut dyn FnMut(Phase, u64, u64)) -> &DkHierarchy {
+        if let Some(dk) = self.dk.get() {
+            return dk;
+        }
+        progress(Phase::Hierarchy, 0, 1);
+        let dk = self.hierarchy();
+        progress(Phase::Hierarchy, 1, 1);
+        dk
+    }
+
+    /// V-Clip's Voronoi-plane tables, built on the first call (O(E)).
+    pub(crate) fn vclip_tables(&self) -> &VClipTables {
+        self.vclip.get_or_init(|| VClipTables::build(&self.topology()))
     }
 
     /// Re-checks every structural and geometric invariant in O(V + E + F) (the same as
@@ -896,6 +973,23 @@ mod tests {
             vec![6, 7, 8, 9],
         ];
         (v, f)
+    }
+
+    /// Every face plane turned inside out (normals and offsets negated): the half-edge
+    /// structure and its local edge tests are unchanged, but the centroid lies above every
+    /// plane and the check refuses it.
+    #[test]
+    fn a_mis_oriented_polyhedron_is_refused() {
+        let (v, f) = house(1.5);
+        let mut p = ConvexPolyhedron::from_faces(&v, &f).unwrap();
+        assert!(p.validate().valid);
+        for face in &mut p.faces {
+            face.normal = -face.normal;
+            face.offset = -face.offset;
+        }
+        let rep = p.validate();
+        assert!(!rep.valid, "{rep:?}");
+        assert!(rep.min_centroid_depth < 0.0, "{rep:?}");
     }
 
     /// A house whose ridge is pushed below the eaves becomes a valley: every face stays

@@ -148,7 +148,7 @@ impl ConvexPolyhedron {
 
     /// Support vertex through the Dobkin–Kirkpatrick hierarchy.
     pub fn support_hierarchy(&self, dir: DVec3) -> u32 {
-        self.dk.support(dir).unwrap_or_else(|| self.support_scan(dir))
+        self.hierarchy().support(dir).unwrap_or_else(|| self.support_scan(dir))
     }
 
     /// Support vertices of two shapes through their hierarchies: `self` along `dir` and
@@ -156,8 +156,8 @@ impl ConvexPolyhedron {
     /// [`support_hierarchy`](Self::support_hierarchy) calls).
     #[inline]
     pub fn support_hierarchy_pair(&self, dir: DVec3, other: &ConvexPolyhedron, other_dir: DVec3) -> (u32, u32) {
-        self.dk
-            .support_pair(dir, &other.dk, other_dir)
+        self.hierarchy()
+            .support_pair(dir, other.hierarchy(), other_dir)
             .unwrap_or_else(|| (self.support_hierarchy(dir), other.support_hierarchy(other_dir)))
     }
 

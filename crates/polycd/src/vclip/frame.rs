@@ -7,11 +7,13 @@ use crate::contract::Feature;
 use crate::core::geometry::{closest_on_segment, closest_segment_segment};
 use crate::core::math::DVec3;
 use crate::shape::polyhedron::ConvexPolyhedron;
-use crate::shape::tables::{AdjRec, FeRec};
+use crate::shape::tables::{AdjRec, FeRec, VClipTables};
 
 /// A polyhedron placed in the common frame (A's local frame).
 #[derive(Clone, Copy)]
 pub(super) struct Body<'a> {
+    /// The shape's V-Clip tables (`poly.vclip_tables()`, fetched once per query).
+    pub(super) tables: &'a VClipTables,
     pub(super) poly: &'a ConvexPolyhedron,
     /// Local → common frame, `x ↦ M·x + t` (`None`: identity, shape A).
     pub(super) frame: Option<&'a Rel>,
@@ -28,19 +30,19 @@ impl Body<'_> {
     #[inline]
     pub(super) fn adj(&self, v: u32) -> &[AdjRec] {
         let s = &self.poly.adj_start;
-        &self.poly.vclip.adj[s[v as usize] as usize..s[v as usize + 1] as usize]
+        &self.tables.adj[s[v as usize] as usize..s[v as usize + 1] as usize]
     }
     /// The face–edge records of face `f`'s half-edges (contiguous ids), and the first id.
     #[inline]
     pub(super) fn face_fe(&self, f: u32) -> (&[FeRec], u32) {
         let face = self.poly.face(f);
         let lo = face.half_edge as usize;
-        (&self.poly.vclip.fe[lo..lo + face.len as usize], face.half_edge)
+        (&self.tables.fe[lo..lo + face.len as usize], face.half_edge)
     }
     /// The edge of half-edge `h`.
     #[inline]
     pub(super) fn fe_edge(&self, h: u32) -> u32 {
-        self.poly.vclip.fe[h as usize].edge
+        self.tables.fe[h as usize].edge
     }
     #[inline]
     pub(super) fn vertex(&self, v: u32) -> DVec3 {
@@ -270,7 +272,7 @@ pub(super) fn fe_normal(body: &Body, shift: bool, h: u32, a: DVec3, b: DVec3) ->
     if shift {
         body.local_normal(body.poly.half_edge(h).face).cross(b - a)
     } else {
-        body.poly.vclip.fe[h as usize].c
+        body.tables.fe[h as usize].c
     }
 }
 
@@ -279,7 +281,7 @@ pub(super) fn fe_normal(body: &Body, shift: bool, h: u32, a: DVec3, b: DVec3) ->
 #[inline(always)]
 pub(super) fn fe_of(body: &Body, shift: bool, t: DVec3, h: u32) -> (DVec3, DVec3, f64) {
     let poly = body.poly;
-    let r = poly.vclip.fe[h as usize];
+    let r = body.tables.fe[h as usize];
     if shift {
         let a = poly.vertex(r.origin) + t;
         let b = poly.vertex(body.head(h)) + t;

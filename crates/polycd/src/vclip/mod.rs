@@ -291,9 +291,14 @@ fn iterate<const R: bool>(
     rel: &Rel,
 ) -> Run {
     let (m, rel_translation) = (rel.m, rel.t);
-    let body_a = Body { poly: a, frame: None };
+    let body_a = Body {
+        poly: a,
+        tables: a.vclip_tables(),
+        frame: None,
+    };
     let body_b = Body {
         poly: b,
+        tables: b.vclip_tables(),
         frame: Some(rel),
     };
     let ab: View<R, true> = View {
