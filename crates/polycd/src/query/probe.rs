@@ -38,10 +38,9 @@
 //! otherwise every front face is tested exactly. Whether the line's entry lies ahead of the
 //! origin is the exact sign of the origin against the entry face's plane.
 //!
-//! **Shapes.** Both need a solid (dimension 3, radius 0). Other shapes — points, segments and
-//! polygons, rounded shapes — get [`PolycdError::UnsupportedShape`] until they are handled
-//! here (a polygon: both faces, no inside; a segment or point: no inside; rounded: the core's
-//! signed distance minus the radius, the ray against the dilated surface).
+//! **Shapes.** The above is for solids (dimension 3). Points, segments and polygons (no
+//! inside), and ray casts on rounded shapes, are answered in `probe_flat.rs`; the point query
+//! on a rounded shape is the core's, less the radius.
 //!
 //! Coordinates outside the safe band are answered on a copy scaled by a power of two (exact,
 //! allocating); otherwise nothing is allocated.
@@ -101,8 +100,7 @@ fn normaliser(shape: &ConvexPolyhedron, pose: &Pose, points: &[DVec3]) -> Option
 /// ```
 ///
 /// Errors: a non-finite or absurd point ([`PolycdError::InvalidOption`] naming `point`,
-/// [`PolycdError::AbsurdMagnitude`]), a bad pose, a shape that is not a solid
-/// ([`PolycdError::UnsupportedShape`]).
+/// [`PolycdError::AbsurdMagnitude`]), a bad pose.
 pub fn point_query(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3) -> Result<PointAnswer, PolycdError> {
     check_vector(point, "point")?;
     let pose = checked_pose(pose)?;
@@ -462,8 +460,7 @@ fn closest_brute(shape: &ConvexPolyhedron, q: DVec3) -> (DVec3, f64) {
 ///
 /// Errors: a non-finite or absurd origin ([`PolycdError::InvalidOption`] naming `origin`), a
 /// zero or non-finite direction ([`PolycdError::BadDirection`]), a direction so short that
-/// `t` overflows ([`PolycdError::InvalidOption`] naming `direction`), a bad pose, a shape that
-/// is not a solid ([`PolycdError::UnsupportedShape`]).
+/// `t` overflows ([`PolycdError::InvalidOption`] naming `direction`), a bad pose.
 pub fn ray_cast(
     shape: &ConvexPolyhedron,
     pose: &Pose,
