@@ -47,7 +47,7 @@ fn flat_shapes() {
     let tri = r#"{"vertices":[[0,0,0],[1,0,0],[0,1,0]]}"#;
     let out = batch(&[
         point(pt, [4.0, 6.0, 3.0]),
-        point(seg, [0.3, 3.0, -4.0]),
+        point(seg, [0.5, 3.0, -4.0]),
         ray(seg, [0.5, -2.0, 0.0], [0.0, 1.0, 0.0]),
         point(tri, [0.25, 0.25, 0.0]),
         point(tri, [0.25, 0.25, -2.0]),
@@ -61,9 +61,9 @@ fn flat_shapes() {
     assert_eq!(out[0]["signed_distance"], 5.0);
     assert_eq!(out[0]["point_a"], json!([1.0, 2.0, 3.0]));
     assert_eq!(out[0]["features"], feature("vertex", 0));
-    // A segment: 5 from its interior point (0.3, 0, 0), its edge.
+    // A segment: 5 from its interior point (0.5, 0, 0), its edge.
     assert_eq!(out[1]["signed_distance"], 5.0);
-    assert_eq!(out[1]["point_a"], json!([0.3, 0.0, 0.0]));
+    assert_eq!(out[1]["point_a"], json!([0.5, 0.0, 0.0]));
     assert_eq!(out[1]["features"], feature("edge", 0));
     // A ray across the segment: t = 2, the normal facing the ray.
     assert_eq!(out[2]["status"], "touching");

@@ -167,7 +167,7 @@ fn u_shape_literals() {
     let a = q(v(1.5, 0.5, 1.0 + f64::EPSILON));
     assert_eq!(a.containment, Containment::Outside);
     // The input face of the closest triangle: the floor is side face 4 ((2,1)→(1,1)) + 12.
-    let a = q(v(1.5, 0.5, 1.5));
+    let a = q(v(1.5, 0.5, 1.25));
     assert_eq!(u.input_face(a.triangle), 16);
 
     let r = |o: DVec3, d: DVec3| mesh::ray_cast(&u, &id, o, d).unwrap();
@@ -197,9 +197,9 @@ fn u_shape_literals() {
 fn family(m: &TriMesh, n: usize, seed: u64, what: &str) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for i in 0..n {
-        let scale = 10f64.powi(rng.gen_range(-6..=6));
+        let scale = 10f64.powi(rng.random_range(-6..=6));
         let offset = if i % 4 == 0 { v(1e6, -1e6, 5e5) } else { DVec3::ZERO };
-        let rot = DQuat::from_euler(polycd::glam::EulerRot::XYZ, rng.gen(), rng.gen(), rng.gen());
+        let rot = DQuat::from_euler(polycd::glam::EulerRot::XYZ, rng.random(), rng.random(), rng.random());
         // The mesh scaled by `scale` (its vertices), posed.
         let vs: Vec<DVec3> = m.vertices().iter().map(|p| *p * scale).collect();
         let faces: Vec<Vec<u32>> = m.triangles().iter().map(|t| t.to_vec()).collect();
@@ -210,9 +210,9 @@ fn family(m: &TriMesh, n: usize, seed: u64, what: &str) {
         let spread = sm.scale() * 1.5;
         for _ in 0..4 {
             let x = c + v(
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
             ) * spread;
             let a = mesh::point_query(&sm, &pose, x).unwrap();
             let d = nearest(x, &tris);
@@ -228,9 +228,9 @@ fn family(m: &TriMesh, n: usize, seed: u64, what: &str) {
                 }
             }
             let dir = v(
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
             );
             if dir == DVec3::ZERO {
                 continue;

@@ -101,10 +101,10 @@ fn points_on_and_off_a_segment_and_a_point() {
     );
     let a = q(v(0.3, 1e-300, 0.0));
     assert_eq!(a.containment, Containment::Outside);
-    let a = q(v(0.3, 3.0, -4.0));
+    let a = q(v(0.5, 3.0, -4.0));
     assert_eq!(
         (a.signed_distance, a.point, a.feature),
-        (5.0, v(0.3, 0.0, 0.0), Feature::Edge(0))
+        (5.0, v(0.5, 0.0, 0.0), Feature::Edge(0))
     );
     let a = q(v(4.0, 4.0, 0.0));
     assert_eq!((a.signed_distance, a.point), (5.0, v(1.0, 0.0, 0.0)));
@@ -223,14 +223,14 @@ fn sphere_oracle(o: DVec3, u: DVec3, c: DVec3, r: f64) -> Option<f64> {
 fn sphere_family(n: usize, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     for i in 0..n {
-        let scale = 10f64.powi(rng.gen_range(-6..=6));
+        let scale = 10f64.powi(rng.random_range(-6..=6));
         let offset = if i % 3 == 0 { v(1e6, -1e6, 1e6) } else { DVec3::ZERO };
-        let r = scale * rng.gen_range(0.1..2.0);
+        let r = scale * rng.random_range(0.1..2.0);
         let ball = shapes::sphere(r).unwrap();
         let pose = Pose::from_translation(offset);
         let dir = shapes::unit_vector(&mut rng);
-        let o = offset + shapes::unit_vector(&mut rng) * scale * rng.gen_range(2.5..10.0);
-        let aim = offset + shapes::unit_vector(&mut rng) * r * rng.gen_range(0.0..1.5) - o;
+        let o = offset + shapes::unit_vector(&mut rng) * scale * rng.random_range(2.5..10.0);
+        let aim = offset + shapes::unit_vector(&mut rng) * r * rng.random_range(0.0..1.5) - o;
         let d = if i % 2 == 0 { aim } else { dir * scale };
         let got = ray_cast(&ball, &pose, o, d).unwrap();
         let u = d / d.length();
@@ -273,18 +273,18 @@ fn capsule_family(n: usize, seed: u64) {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut hits = 0;
     for i in 0..n {
-        let scale = 10f64.powi(rng.gen_range(-6..=6));
+        let scale = 10f64.powi(rng.random_range(-6..=6));
         let offset = if i % 3 == 0 { v(-1e6, 1e6, 2e6) } else { DVec3::ZERO };
-        let (len, r) = (scale * rng.gen_range(0.0..3.0), scale * rng.gen_range(0.1..1.0));
+        let (len, r) = (scale * rng.random_range(0.0..3.0), scale * rng.random_range(0.1..1.0));
         let cap = shapes::capsule(len, r).unwrap();
         let pose = Pose::from_translation(offset);
         let (a, b) = (offset - DVec3::Z * (0.5 * len), offset + DVec3::Z * (0.5 * len));
-        let o = offset + shapes::unit_vector(&mut rng) * scale * rng.gen_range(4.0..10.0);
+        let o = offset + shapes::unit_vector(&mut rng) * scale * rng.random_range(4.0..10.0);
         let target = offset
             + v(
-                rng.gen_range(-1.5..1.5) * r,
-                rng.gen_range(-1.5..1.5) * r,
-                rng.gen_range(-1.0..1.0) * len,
+                rng.random_range(-1.5..1.5) * r,
+                rng.random_range(-1.5..1.5) * r,
+                rng.random_range(-1.0..1.0) * len,
             );
         let d = target - o;
         let u = d / d.length();
@@ -346,9 +346,10 @@ fn rounded_rays_start_inside_on_and_hit_literals() {
     // On the surface: t = 0, the outward normal.
     let h = ray_cast(&ball, &ID, v(0.0, 2.0, 0.0), DVec3::X).unwrap().unwrap();
     assert_eq!((h.t, h.normal), (0.0, DVec3::Y));
-    // Tangent at distance exactly 2 from the centre, and beyond it.
+    // Tangent at distance exactly 2 from the centre (a hit; where along the ray is
+    // ill-conditioned: within √ulp), and beyond it (a miss).
     let h = ray_cast(&ball, &ID, v(-5.0, 2.0, 0.0), DVec3::X).unwrap().unwrap();
-    assert_eq!(h.point, v(0.0, 2.0, 0.0));
+    assert!((h.point - v(0.0, 2.0, 0.0)).length() < 1e-7, "{h:?}");
     assert!(ray_cast(&ball, &ID, v(-5.0, 2.0 + 4.0 * f64::EPSILON, 0.0), DVec3::X)
         .unwrap()
         .is_none());
