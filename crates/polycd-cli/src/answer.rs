@@ -70,6 +70,9 @@ pub struct Answer {
     pub ray: Option<RayOut>,
     /// The features of a pair with a mesh side (`features` shows these when set).
     pub solid_features: Option<(polycd::mesh::SolidFeature, polycd::mesh::SolidFeature)>,
+    /// The feature of a mesh `a` of a point or ray query (`"features": {"a": {"kind":
+    /// "triangle", …}, "b": null}`).
+    pub solid_feature_a: Option<polycd::mesh::SolidFeature>,
     pub iterations: Option<u32>,
     pub error: Option<String>,
     /// The contact manifold of a `"manifold"` line (`Some(None)`: apart beyond the margin,
@@ -148,9 +151,10 @@ impl Answer {
             match (self.features, self.solid_features) {
                 (_, Some(f)) => features_json(f),
                 (Some(f), None) => json!({"a": feature_json(f.a), "b": feature_json(f.b)}),
-                (None, None) => match self.feature_a {
-                    Some(f) => json!({"a": feature_json(f), "b": Value::Null}),
-                    None => Value::Null,
+                (None, None) => match (self.feature_a, self.solid_feature_a) {
+                    (Some(f), _) => json!({"a": feature_json(f), "b": Value::Null}),
+                    (None, Some(f)) => json!({"a": solid_feature_json(f), "b": Value::Null}),
+                    (None, None) => Value::Null,
                 },
             },
         );

@@ -396,6 +396,16 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
     let point = optional_vec3(obj, "point")?;
     let origin = optional_vec3(obj, "origin")?;
     let options = manifold_options(obj)?;
+    // A point or ray query on a mesh: the mesh's own point query and ray cast.
+    if let (BatchSolid::Mesh(m), true) = (&a, kind.single_shape()) {
+        if kind == QueryKind::Point {
+            let p = point.ok_or("a point query needs \"point\": [x, y, z]")?;
+            return Ok(crate::meshq::answer_probe(m, &pa, Some(p), None));
+        }
+        let origin = origin.ok_or("a ray query needs \"origin\": [x, y, z]")?;
+        let direction = direction.ok_or("a ray query needs \"direction\": [x, y, z]")?;
+        return Ok(crate::meshq::answer_probe(m, &pa, None, Some((origin, direction))));
+    }
     // A pair with a mesh side: the mesh queries.
     let a = match (a, &b) {
         (BatchSolid::Convex(a), None | Some(BatchSolid::Convex(_))) => a,

@@ -247,10 +247,9 @@ fn answer_inner(
             return directional_answer(a, pa, b, pb, s, &mut cache);
         }
         QueryKind::Point | QueryKind::Ray => {
-            return Err(PolycdError::UnsupportedShape {
-                algorithm: if kind == QueryKind::Point { "point" } else { "ray" },
-                shape: "mesh shape",
-                reason: "point and ray queries on non-convex meshes are not supported yet",
+            return Err(PolycdError::InvalidOption {
+                name: "query",
+                message: "point and ray queries take one shape: answered by meshq::answer_probe",
             })
         }
         QueryKind::Manifold => {
@@ -423,5 +422,77 @@ fn directional_answer(
         status,
         directional: t,
         ..Answer::default()
+    })
+}
+
+/// A point query (`Some` point) or a ray cast (`origin`, `direction`) on the mesh `m` at
+/// `pose` (`polycd::mesh::point_query`, `polycd::mesh::ray_cast`), answered as
+/// `batch::answer_probe` answers a convex shape, with `features.a` = `{"kind": "triangle",
+/// "id": <input face>}`.
+pub fn answer_probe(
+    m: &polycd::mesh::TriMesh,
+    pose: &Pose,
+    point: Option<DVec3>,
+    ray: Option<(DVec3, DVec3)>,
+) -> Answer {
+    match probe_inner(m, pose, point, ray) {
+        Ok(ans) => ans,
+        Err(e) => Answer::error(Value::Null, e.to_string()),
+    }
+}
+
+fn probe_inner(
+    m: &polycd::mesh::TriMesh,
+    pose: &Pose,
+    point: Option<DVec3>,
+    ray: Option<(DVec3, DVec3)>,
+) -> Result<Answer, PolycdError> {
+    use polycd::mesh::SolidFeature;
+    use polycd::query::Containment;
+    if let Some(p) = point {
+        let r = mesh::point_query(m, pose, p)?;
+        // The contact tolerance of a point query, as `query::point_contact_tolerance` measures
+        // a convex shape: CONTACT_REL times the length scale of the mesh and the point.
+        let scale = m.scale()
+            + (pose.transform_point(m.centroid()) - p).length()
+            + p.abs().max_element()
+            + pose.translation.abs().max_element();
+        let tol = polycd::tolerance::CONTACT_REL * scale;
+        let status = match r.containment {
+            Containment::Boundary => "touching",
+            _ if r.signed_distance.abs() <= tol => "touching",
+            Containment::Inside => "overlapping",
+            Containment::Outside => "disjoint",
+        };
+        return Ok(Answer {
+            status,
+            distance: Some(r.signed_distance.max(0.0)),
+            signed_distance: Some(r.signed_distance),
+            point_a: Some(r.point),
+            solid_feature_a: Some(SolidFeature::Triangle(m.input_face(r.triangle))),
+            ..Answer::default()
+        });
+    }
+    let (origin, direction) = ray.ok_or(PolycdError::BadDirection)?;
+    Ok(match mesh::ray_cast(m, pose, origin, direction)? {
+        None => Answer {
+            status: "disjoint",
+            ..Answer::default()
+        },
+        Some(h) => Answer {
+            status: if h.triangle.is_none() {
+                "overlapping"
+            } else {
+                "touching"
+            },
+            point_a: Some(h.point),
+            solid_feature_a: h.triangle.map(|t| SolidFeature::Triangle(m.input_face(t))),
+            ray: Some(crate::answer::RayOut {
+                t: h.t,
+                point: h.point,
+                normal: h.triangle.map(|_| h.normal),
+            }),
+            ..Answer::default()
+        },
     })
 }

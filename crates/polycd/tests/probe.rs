@@ -598,7 +598,7 @@ fn bad_input_is_a_typed_error() {
 }
 
 /// Rounded shapes (issue 22 item 2 × item 6): point queries answer for the dilated surface
-/// (closed forms on a rounded cube), ray casts refuse with a typed error.
+/// (closed forms on a rounded cube), ray casts hit the rounded surface.
 #[test]
 fn rounded_point_queries_and_refused_rays() {
     let r = 0.25;
@@ -633,7 +633,9 @@ fn rounded_point_queries_and_refused_rays() {
     let pose = Pose::from_translation(DVec3::new(1e6, -2e6, 3e6));
     let a = point_query(&cube, &pose, pose.transform_point(DVec3::new(2.0, 0.0, 0.0))).unwrap();
     assert!((a.signed_distance - 1.25).abs() < 1e-9, "{a:?}");
-    // Rays: a typed refusal, never the core's hit.
-    let e = ray_cast(&cube, &id, DVec3::new(-3.0, 0.0, 0.0), DVec3::X).unwrap_err();
-    assert!(matches!(e, polycd::PolycdError::UnsupportedShape { .. }), "{e}");
+    // Rays hit the rounded surface: the face pushed out by r (3 − 0.75 = 2.25).
+    let h = ray_cast(&cube, &id, DVec3::new(-3.0, 0.0, 0.0), DVec3::X)
+        .unwrap()
+        .unwrap();
+    assert_eq!((h.t, h.normal), (2.25, -DVec3::X));
 }

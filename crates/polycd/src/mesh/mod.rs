@@ -114,6 +114,7 @@ mod directional;
 mod from_convex;
 mod manifold;
 mod nest;
+mod probe;
 mod repair;
 pub mod solid;
 mod store;
@@ -124,6 +125,7 @@ mod trimesh;
 pub use bvtt::{bvtt_distance, FrontNode, MeshCache, MeshDistance, NODE_CACHE_QUERIES, SPARE_CACHES};
 pub use directional::{directional, directional_with_cache, MeshDirectional, MeshDirectionalCache, MeshTouch};
 pub use manifold::{contact_manifolds, MeshContactPoint, MeshManifold};
+pub use probe::{point_query, ray_cast, MeshPointAnswer, MeshRayHit};
 pub use repair::{MeshOptions, MeshRepair};
 pub use solid::{
     contact_set, contact_tolerance, distance, intersect, solid_contact_tolerance, MeshAnswer, MeshOverlap,

@@ -46,75 +46,105 @@ pub(crate) fn nested_in(
     theirs: &[u32],
     bx: (DVec3, DVec3),
 ) -> Nest {
-    let centre = 0.5 * (bx.0 + bx.1);
-    let radius = 0.5 * (bx.1 - bx.0).length();
     for &t in own {
         for &v in &triangles[t as usize] {
             let p = vertices[v as usize];
-            if p.cmplt(bx.0).any() || p.cmpgt(bx.1).any() {
-                return Nest::Out;
-            }
-            'rays: for d in RAY_DIRECTIONS {
-                let d = DVec3::from_array(d);
-                // The far end: beyond the box (checked, as the sum rounds).
-                let mut reach = 2.0 * ((p - centre).length() + radius);
-                let mut q = p + d * reach;
-                for _ in 0..64 {
-                    if q.cmplt(bx.0).any() || q.cmpgt(bx.1).any() {
-                        break;
-                    }
-                    reach *= 2.0;
-                    q = p + d * reach;
-                }
-                if !(q.cmplt(bx.0).any() || q.cmpgt(bx.1).any()) {
-                    continue;
-                }
-                let mut winding = 0i64;
-                for &u in theirs {
-                    let [a, b, c] = triangles[u as usize].map(|w| vertices[w as usize]);
-                    let sp = orient3d(a, b, c, p);
-                    let sq = orient3d(a, b, c, q);
-                    let sides = [orient3d(p, q, a, b), orient3d(p, q, b, c), orient3d(p, q, c, a)];
-                    let above = sides.iter().filter(|&&o| o == Orientation::Above).count();
-                    let below = sides.iter().filter(|&&o| o == Orientation::Below).count();
-                    match (sp, sq) {
-                        (Orientation::On, Orientation::On) => {
-                            // The segment lies in the triangle's plane: retry unless the
-                            // line misses it.
-                            if above > 0 && below > 0 {
-                                continue;
-                            }
-                            continue 'rays;
-                        }
-                        (Orientation::On, _) => {
-                            // The segment meets the plane at p only: p on the triangle?
-                            if above == 0 || below == 0 {
-                                // p lies on the other surface: try another vertex.
-                                break 'rays;
-                            }
-                        }
-                        // q is beyond the box, so not on the triangle: meets the plane only there.
-                        (_, Orientation::On) => {}
-                        (x, y) if x == y => {}
-                        _ => {
-                            if above == 3 || below == 3 {
-                                winding += if sp == Orientation::Below { 1 } else { -1 };
-                            } else if above == 0 || below == 0 {
-                                // Through an edge or a vertex of the triangle.
-                                continue 'rays;
-                            }
-                        }
-                    }
-                }
-                return match winding.abs() {
-                    0 => Nest::Out,
-                    1 => Nest::In,
-                    _ => Nest::SelfCrossing,
-                };
+            match winding_at(vertices, triangles, theirs.iter().copied(), p, bx) {
+                Winding::Count(0) => return Nest::Out,
+                Winding::Count(1 | -1) => return Nest::In,
+                Winding::Count(_) => return Nest::SelfCrossing,
+                // On the other surface, or every ray grazing: try another vertex.
+                Winding::On(_) | Winding::Grazing => {}
             }
         }
     }
     Nest::Touching
+}
+
+/// The exact winding number of a closed surface about a point ([`winding_at`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Winding {
+    /// The signed count of crossings of a ray from the point (0 outside, ±1 inside an
+    /// embedded closed surface).
+    Count(i64),
+    /// The point lies exactly on this triangle of the surface.
+    On(u32),
+    /// Every ray direction passed through an edge or vertex, or slid in a triangle's plane.
+    Grazing,
+}
+
+/// The winding number of the triangles `theirs` (with bounding box `bx`) about `p`: a point
+/// outside the box is outside (count 0). Otherwise the segment from `p` to a point beyond
+/// the box along a fixed direction is tested against each triangle with exact [`orient3d`]
+/// signs, and the signed crossings summed. A ray through an edge or vertex is retried with
+/// the next direction; `p` exactly on a triangle is reported as such. Bounded: at most 8
+/// rays, each over `theirs`.
+pub(crate) fn winding_at(
+    vertices: &[DVec3],
+    triangles: &[[u32; 3]],
+    theirs: impl Iterator<Item = u32> + Clone,
+    p: DVec3,
+    bx: (DVec3, DVec3),
+) -> Winding {
+    if p.cmplt(bx.0).any() || p.cmpgt(bx.1).any() {
+        return Winding::Count(0);
+    }
+    let centre = 0.5 * (bx.0 + bx.1);
+    let radius = 0.5 * (bx.1 - bx.0).length();
+    'rays: for d in RAY_DIRECTIONS {
+        let d = DVec3::from_array(d);
+        // The far end: beyond the box (checked, as the sum rounds).
+        let mut reach = 2.0 * ((p - centre).length() + radius);
+        let mut q = p + d * reach;
+        for _ in 0..64 {
+            if q.cmplt(bx.0).any() || q.cmpgt(bx.1).any() {
+                break;
+            }
+            reach *= 2.0;
+            q = p + d * reach;
+        }
+        if !(q.cmplt(bx.0).any() || q.cmpgt(bx.1).any()) {
+            continue;
+        }
+        let mut winding = 0i64;
+        for u in theirs.clone() {
+            let [a, b, c] = triangles[u as usize].map(|w| vertices[w as usize]);
+            let sp = orient3d(a, b, c, p);
+            let sq = orient3d(a, b, c, q);
+            let sides = [orient3d(p, q, a, b), orient3d(p, q, b, c), orient3d(p, q, c, a)];
+            let above = sides.iter().filter(|&&o| o == Orientation::Above).count();
+            let below = sides.iter().filter(|&&o| o == Orientation::Below).count();
+            match (sp, sq) {
+                (Orientation::On, Orientation::On) => {
+                    // The segment lies in the triangle's plane: retry unless the line
+                    // misses it.
+                    if above > 0 && below > 0 {
+                        continue;
+                    }
+                    continue 'rays;
+                }
+                (Orientation::On, _) => {
+                    // The segment meets the plane at p only: p on the triangle?
+                    if above == 0 || below == 0 {
+                        return Winding::On(u);
+                    }
+                }
+                // q is beyond the box, so not on the triangle: meets the plane only there.
+                (_, Orientation::On) => {}
+                (x, y) if x == y => {}
+                _ => {
+                    if above == 3 || below == 3 {
+                        winding += if sp == Orientation::Below { 1 } else { -1 };
+                    } else if above == 0 || below == 0 {
+                        // Through an edge or a vertex of the triangle.
+                        continue 'rays;
+                    }
+                }
+            }
+        }
+        return Winding::Count(winding);
+    }
+    Winding::Grazing
 }
 
 /// Nesting depth of each of `k > 1` components (how many other components enclose it), by

@@ -38,10 +38,9 @@
 //! otherwise every front face is tested exactly. Whether the line's entry lies ahead of the
 //! origin is the exact sign of the origin against the entry face's plane.
 //!
-//! **Shapes.** Both need a solid (dimension 3, radius 0). Other shapes — points, segments and
-//! polygons, rounded shapes — get [`PolycdError::UnsupportedShape`] until they are handled
-//! here (a polygon: both faces, no inside; a segment or point: no inside; rounded: the core's
-//! signed distance minus the radius, the ray against the dilated surface).
+//! **Shapes.** The above is for solids (dimension 3). Points, segments and polygons (no
+//! inside), and ray casts on rounded shapes, are answered in `probe_flat.rs`; the point query
+//! on a rounded shape is the core's, less the radius.
 //!
 //! Coordinates outside the safe band are answered on a copy scaled by a power of two (exact,
 //! allocating); otherwise nothing is allocated.
@@ -55,27 +54,10 @@ use crate::core::tolerance::{MAX_COORDINATE, RAY_MISS_REL, SILHOUETTE_MARGIN};
 use crate::shape::feature::Feature;
 use crate::shape::polyhedron::ConvexPolyhedron;
 
+use super::probe_flat;
+
 /// Steps of the exact entry-face walk of a ray before every front face is tested.
 const ENTRY_WALK_STEPS: u32 = 16;
-
-/// Whether the point query and the ray cast handle `shape`: a solid (at least four faces).
-/// Lower-dimensional shapes (issue 22: a point has no faces and one vertex, a segment no
-/// faces, a polygon two) are refused by their kind.
-fn check_shape(shape: &ConvexPolyhedron, algorithm: &'static str) -> Result<(), PolycdError> {
-    let (nv, _, nf) = shape.counts();
-    if nf >= 4 && nv >= 4 {
-        return Ok(());
-    }
-    Err(PolycdError::UnsupportedShape {
-        algorithm,
-        shape: match (nv, nf) {
-            (0 | 1, _) => "point",
-            (_, 0) => "segment",
-            _ => "polygon",
-        },
-        reason: "point queries and ray casts handle solids (dimension 3) only so far",
-    })
-}
 
 /// A finite input vector within the coordinate bound, or a typed error naming it.
 fn check_vector(v: DVec3, name: &'static str) -> Result<(), PolycdError> {
@@ -118,10 +100,8 @@ fn normaliser(shape: &ConvexPolyhedron, pose: &Pose, points: &[DVec3]) -> Option
 /// ```
 ///
 /// Errors: a non-finite or absurd point ([`PolycdError::InvalidOption`] naming `point`,
-/// [`PolycdError::AbsurdMagnitude`]), a bad pose, a shape that is not a solid
-/// ([`PolycdError::UnsupportedShape`]).
+/// [`PolycdError::AbsurdMagnitude`]), a bad pose.
 pub fn point_query(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3) -> Result<PointAnswer, PolycdError> {
-    check_shape(shape, "point_query")?;
     check_vector(point, "point")?;
     let pose = checked_pose(pose)?;
     let core = match normaliser(shape, &pose, &[point]) {
@@ -146,6 +126,16 @@ fn rounded(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3, core: PointAnswe
     let d = core.signed_distance;
     let normal = if core.containment == Containment::Outside && d > 0.0 {
         (point - core.point) / d
+    } else if shape.dimension() < 2 {
+        // On a point or segment core: every direction perpendicular to it is nearest; one
+        // fixed choice (perpendicular to the segment, else +z).
+        let axis = if shape.dimension() == 1 {
+            let [i, j] = shape.edge(0).vertices;
+            shape.vertex(j) - shape.vertex(i)
+        } else {
+            DVec3::ZERO
+        };
+        pose.transform_vector(any_perpendicular(axis))
     } else {
         // Inside or on the core's boundary: the outward normal of a face of the feature.
         let face = match core.feature {
@@ -173,6 +163,24 @@ fn rounded(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3, core: PointAnswe
     }
 }
 
+/// A unit vector perpendicular to `axis` (+z for the zero vector).
+fn any_perpendicular(axis: DVec3) -> DVec3 {
+    let l = axis.length();
+    if !(l > 0.0) {
+        return DVec3::Z;
+    }
+    let k = axis / l;
+    let helper = if k.x.abs() <= k.y.abs() && k.x.abs() <= k.z.abs() {
+        DVec3::X
+    } else if k.y.abs() <= k.z.abs() {
+        DVec3::Y
+    } else {
+        DVec3::Z
+    };
+    let n = k.cross(helper);
+    n / n.length()
+}
+
 #[cold]
 #[inline(never)]
 fn point_scaled(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3, s: f64) -> Result<PointAnswer, PolycdError> {
@@ -193,6 +201,19 @@ fn point_scaled(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3, s: f64) -> 
 
 fn point_in_band(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3) -> PointAnswer {
     let q = pose.inverse_transform_point(point);
+    if shape.dimension() < 3 {
+        let (containment, d, closest, feature) = probe_flat::point_flat(shape, q);
+        return PointAnswer {
+            containment,
+            signed_distance: d,
+            point: if containment == Containment::Boundary {
+                point
+            } else {
+                pose.transform_point(closest)
+            },
+            feature,
+        };
+    }
     if let Some((feature, closest)) = voronoi_walk(shape, q) {
         if outside_near(shape, feature, q) {
             return PointAnswer {
@@ -234,7 +255,7 @@ fn point_in_band(shape: &ConvexPolyhedron, pose: &Pose, point: DVec3) -> PointAn
 /// The three vertices whose plane is face `f`'s plane for the exact tests (see the module
 /// header), counter-clockwise seen from outside.
 #[inline]
-fn plane_triple(shape: &ConvexPolyhedron, f: u32) -> [DVec3; 3] {
+pub(super) fn plane_triple(shape: &ConvexPolyhedron, f: u32) -> [DVec3; 3] {
     let vs = shape.face_vertices(f);
     let k = vs.len();
     [
@@ -439,22 +460,13 @@ fn closest_brute(shape: &ConvexPolyhedron, q: DVec3) -> (DVec3, f64) {
 ///
 /// Errors: a non-finite or absurd origin ([`PolycdError::InvalidOption`] naming `origin`), a
 /// zero or non-finite direction ([`PolycdError::BadDirection`]), a direction so short that
-/// `t` overflows ([`PolycdError::InvalidOption`] naming `direction`), a bad pose, a shape that
-/// is not a solid ([`PolycdError::UnsupportedShape`]).
+/// `t` overflows ([`PolycdError::InvalidOption`] naming `direction`), a bad pose.
 pub fn ray_cast(
     shape: &ConvexPolyhedron,
     pose: &Pose,
     origin: DVec3,
     direction: DVec3,
 ) -> Result<Option<RayHit>, PolycdError> {
-    check_shape(shape, "ray_cast")?;
-    if shape.radius() > 0.0 {
-        return Err(PolycdError::UnsupportedShape {
-            algorithm: "ray_cast",
-            shape: "rounded shape",
-            reason: "ray casts against rounded shapes are not implemented yet (point queries are)",
-        });
-    }
     check_vector(origin, "origin")?;
     if !direction.is_finite() || direction == DVec3::ZERO {
         return Err(PolycdError::BadDirection);
@@ -504,6 +516,25 @@ fn ray_in_band(
     let o = pose.inverse_transform_point(origin);
     let u = pose.inverse_transform_vector(unit);
     let (centre, radius) = shape.bounding_sphere();
+    if shape.radius() > 0.0 || shape.dimension() < 3 {
+        let hit = if shape.radius() > 0.0 {
+            let core = point_in_band(shape, &Pose::IDENTITY, o);
+            probe_flat::ray_rounded(shape, o, u, core.signed_distance, core.point)
+        } else {
+            let reach = pow2(exponent_of((o - centre).length() + 2.0 * radius) + 1);
+            let far = o + pose.inverse_transform_vector(exact) * reach;
+            probe_flat::ray_flat(shape, o, far, u)
+        };
+        return hit.map(|(t, n, feature)| {
+            let hit = RayHit {
+                t: 0.0,
+                point: origin,
+                normal: pose.transform_vector(n),
+                feature,
+            };
+            (t, hit)
+        });
+    }
     let delta = RAY_MISS_REL * (radius + shape.magnitude() + (o - centre).length());
     // One pass over the face planes: the face the origin is furthest above, the Cyrus–Beck
     // slab of the planes pushed out by `delta` (a certain miss when empty), and the candidate
@@ -586,7 +617,7 @@ fn ray_in_band(
 /// Which half-edges of an entered face the line passes exactly through (bit k: the k-th
 /// half-edge counter-clockwise; bits beyond 63 are not kept), and how many.
 #[derive(Clone, Copy)]
-struct Zeros {
+pub(super) struct Zeros {
     bits: u64,
     count: u32,
 }
@@ -594,7 +625,7 @@ struct Zeros {
 /// The exact signs of the line `(o, far)` against face `f`'s edges: `Some` when the line
 /// enters the solid through the closed face (on the entering side of, or through, every edge,
 /// and not lying in the face's plane).
-fn entry_signs(shape: &ConvexPolyhedron, o: DVec3, far: DVec3, f: u32) -> Option<Zeros> {
+pub(super) fn entry_signs(shape: &ConvexPolyhedron, o: DVec3, far: DVec3, f: u32) -> Option<Zeros> {
     let mut z = Zeros { bits: 0, count: 0 };
     let len = shape.face(f).len;
     for (k, h) in shape.face_half_edges(f).enumerate() {
@@ -637,7 +668,7 @@ fn entry_walk(shape: &ConvexPolyhedron, o: DVec3, far: DVec3, start: Option<u32>
 
 /// Where the ray from `o` along the unit `u` enters face `f` (the line passes through its
 /// half-edges `zeros`): the distance along `u` and the feature hit.
-fn entry_point(shape: &ConvexPolyhedron, o: DVec3, u: DVec3, f: u32, zeros: Zeros) -> (f64, Feature) {
+pub(super) fn entry_point(shape: &ConvexPolyhedron, o: DVec3, u: DVec3, f: u32, zeros: Zeros) -> (f64, Feature) {
     let face = shape.face(f);
     let half_edges = || shape.face_half_edges(f).enumerate();
     let head = |h: u32| shape.half_edge(shape.half_edge(h).next).origin;
