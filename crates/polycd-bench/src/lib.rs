@@ -271,7 +271,7 @@ pub fn scenarios() -> &'static [Scenario] {
     &SCENARIOS
 }
 
-static SCENARIOS: [Scenario; 8] = [
+static SCENARIOS: [Scenario; 9] = [
     Scenario {
         name: "ellipsoid-sweep",
         description: "CD-Dual §5 / HS-jump §9: ellipsoid hulls (n = 200…2000), time per overlap query \
@@ -318,6 +318,13 @@ static SCENARIOS: [Scenario; 8] = [
                       sweep-and-prune World (+ V-Clip distance / GJK test) vs parry3d's BVH (+ intersection_test / \
                       distance) and brute-force O(n²) boxes, ms per frame",
         runner: scenarios::many_body::run,
+    },
+    Scenario {
+        name: "mesh",
+        description: "issue 23: mesh vs mesh (torus knots 2 880 / 11 520, a bunny-like blob) at random poses near \
+                      contact and along a coherent path; polycd mesh::intersect / mesh::distance vs parry3d TriMesh \
+                      intersection_test / distance (+ contact); build times",
+        runner: scenarios::mesh::run,
     },
 ];
 

@@ -5,6 +5,7 @@ pub(crate) mod ccd;
 pub(crate) mod coherence;
 pub(crate) mod degeneracy;
 pub(crate) mod many_body;
+pub(crate) mod mesh;
 pub(crate) mod qp_scaling;
 pub(crate) mod random_distance;
 pub(crate) mod support;
