@@ -355,7 +355,15 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
                 samples[i][3].push(ns);
                 let pd = pd.0.map_err(|e| format!("parry: {e:?}"))?.distance;
                 let case = format!("{label}, pose {i}");
-                if d != *ans {
+                // Node-pair caches warm-start EPA, so overlap depths may differ by rounding
+                // from the untimed pass's (distances must be equal).
+                let same = match (&d, ans) {
+                    (MeshAnswer::Overlapping { .. }, MeshAnswer::Overlapping { .. }) => {
+                        (d.signed_distance() - ans.signed_distance()).abs() <= 1e-12 * s
+                    }
+                    _ => d == *ans,
+                };
+                if !same {
                     ctx.disagree(
                         case.clone(),
                         POLYCD,
