@@ -13,10 +13,8 @@
 //!   the two pieces' actual triangles whose bounding boxes are nearer than the best distance
 //!   is measured by [`triangle_distance`].
 //!
-//! For [`contact_set`], node pairs whose hulls overlap are never pruned, so the contact set
-//! holds **every** pair of overlapping piece hulls; [`distance`] prunes, once the answer is
-//! known to be an overlap, the node pairs whose depth bound is below the deepest pair so far
-//! (only the deepest is its witness).
+//! Node pairs whose hulls overlap are never pruned, so the contact set holds **every** pair of
+//! overlapping piece hulls.
 //!
 //! # Speed (issue 23 item 5)
 //! - Triangle pairs are pruned by the larger of their boxes' and balls' gaps; triangle pairs
@@ -27,7 +25,8 @@
 //!   bounds the search from the start (only a bound: the answer is still the search's).
 //!
 //! Callgrind, 2 880-triangle knots (`crates/polycd-bench/examples/mesh_profile.rs`, 30
-//! random poses near contact measured twice; 100 coherent steps twice), answers unchanged:
+//! random poses near contact measured twice; 100 coherent steps twice), answers unchanged
+//! (measured with a depth-bound prune of `distance` since removed, see BENCHMARKS.md):
 //! distance 265 M → 161 M instructions, intersect 208 M → 117 M, coherent distance
 //! 550 M → 185 M, coherent intersect 350 M → 95 M. The minimum triangle distance is the distance of the two surfaces,
 //! exact up to rounding (no piece margin: the piece hulls may leave the surface by
@@ -240,8 +239,7 @@ pub struct SolidCache {
 
 impl SolidCache {
     /// The contact set of the last query: every pair of overlapping pieces it met (all of them
-    /// for [`contact_set`]; [`distance`] skips pairs that cannot be the deepest once the
-    /// answer is an overlap; [`intersect`] stops at the first deep one).
+    /// for [`distance`] and [`contact_set`]; [`intersect`] stops at the first deep one).
     pub fn contacts(&self) -> &[PieceContact] {
         &self.contacts
     }
@@ -335,11 +333,7 @@ pub fn intersect(
 
 /// Exact distance of two solids with closest points, features and pieces; or their overlap
 /// with its witness and the lower bound of the depth. Fills the contact set
-/// ([`SolidCache::contacts`]) with the overlapping pairs it measured: once the surfaces are
-/// known to meet and a pair overlaps for certain, node pairs that cannot hold a pair deeper
-/// than the deepest so far are skipped (their depth bound, see `Search::depth_bound`), so
-/// the deepest pair — the answer's witness — is the same as [`contact_set`]'s, which
-/// measures every pair.
+/// ([`SolidCache::contacts`]).
 pub fn distance(
     a: Solid<'_>,
     pose_a: &Pose,
@@ -410,8 +404,7 @@ fn convex_feature(c: &ConvexPolyhedron, m: &TriMesh, t: u32, f: TriFeature) -> F
 enum Mode {
     /// Stop at the first piece pair overlapping for certain.
     Intersect,
-    /// The answer of [`distance`]: once the surfaces meet and a pair overlaps for certain,
-    /// only the deepest pair matters, so node pairs that cannot hold a deeper one are skipped.
+    /// The answer of [`distance`] (every overlapping piece pair, as [`Mode::ContactSet`]).
     Distance,
     /// Every overlapping piece pair ([`contact_set`]).
     ContactSet,
@@ -578,8 +571,6 @@ fn search(
         b,
         pose_b,
         stop: (mode == Mode::Intersect).then_some(()),
-        deepest_only: mode == Mode::Distance,
-        deepest: 0.0,
         certain,
         deep: false,
         tie,
@@ -614,10 +605,6 @@ struct Search<'a> {
     pose_b: &'a Pose,
     /// Stop at the first pair overlapping for certain (intersect).
     stop: Option<()>,
-    /// Only the deepest overlapping pair is needed once the answer is an overlap ([`distance`]).
-    deepest_only: bool,
-    /// The largest depth in the contact set so far.
-    deepest: f64,
     /// A piece pair deeper than this overlaps for certain (the contact tolerance plus both
     /// meshes' piece margins).
     certain: f64,
@@ -655,32 +642,6 @@ impl Search<'_> {
         gap.max(0.0)
     }
 
-    /// An upper bound of the penetration depth of any pair of pieces below nodes `i` (A) and
-    /// `j` (B): the depth of two sets is at most that of sets holding them (a translation
-    /// separating the larger ones separates the smaller), and moving B along a unit `u` by
-    /// `max_A(x·u) − min_B(y·u)` separates the node hulls. `u` is the direction between the
-    /// nodes' ball centres (the balls' overlap, `r_A + r_B − |c_B − c_A|`, bounds it too);
-    /// the hulls' extents come from their vertices. Widened by the rounding of the poses
-    /// ([`CONTACT_REL`] of the magnitudes), so it is never below the exact bound.
-    fn depth_bound(&self, i: u32, j: u32) -> f64 {
-        let (na, nb) = (&self.a.nodes[i as usize], &self.b.nodes[j as usize]);
-        let (ca, ra) = na.bounding_sphere();
-        let (cb, rb) = nb.bounding_sphere();
-        let (ca, cb) = (self.pose_a.transform_point(ca), self.pose_b.transform_point(cb));
-        let slack = CONTACT_REL * (ca.abs().max_element() + cb.abs().max_element() + ra + rb);
-        let d = cb - ca;
-        let len = d.length();
-        let balls = ra + rb - len;
-        let Some(u) = (len > 0.0).then(|| d / len) else {
-            return balls + slack;
-        };
-        let (ua, ub) = (self.pose_a.rotation.inverse() * u, self.pose_b.rotation.inverse() * u);
-        let hi_a = na.points().iter().fold(f64::NEG_INFINITY, |m, p| m.max(p.dot(ua)));
-        let lo_b = nb.points().iter().fold(f64::INFINITY, |m, p| m.min(p.dot(ub)));
-        let width = hi_a + self.pose_a.translation.dot(u) - lo_b - self.pose_b.translation.dot(u);
-        balls.min(width) + slack
-    }
-
     /// Node and triangle pairs whose distance bound exceeds this cannot be (or tie with) the
     /// closest pair: the least distance known so far plus the tie width.
     fn limit(&self) -> f64 {
@@ -706,12 +667,6 @@ impl Search<'_> {
             self.push_front(i, j, gap);
             return Ok(());
         }
-        if self.deepest_only && self.deep && self.min_seen == 0.0 && self.depth_bound(i, j) < self.deepest {
-            // The answer is an overlap (the surfaces meet, a pair overlaps for certain) and
-            // its witness is the deepest pair: no pair below this one can be deeper.
-            self.push_front(i, j, gap);
-            return Ok(());
-        }
         let (a, b) = (self.a, self.b);
         let (na, nb) = (&a.nodes[i as usize], &b.nodes[j as usize]);
         let pc = self.mesh.node_pair(i, j);
@@ -729,7 +684,6 @@ impl Search<'_> {
                         pieces: (na.piece, nb.piece),
                         penetration: p,
                     });
-                    self.deepest = self.deepest.max(p.depth);
                     if p.relative_depth > self.certain {
                         self.deep = true;
                         if self.stop.is_some() {
