@@ -100,6 +100,9 @@ pub(crate) fn blob(lat: u32, lon: u32) -> (Vec<DVec3>, Vec<Vec<u32>>) {
     (v, f)
 }
 
+/// Vertices and faces of a mesh.
+type MeshData = (Vec<DVec3>, Vec<Vec<u32>>);
+
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Bucket {
     Separated,
@@ -206,7 +209,7 @@ fn time<T>(f: impl FnOnce() -> T) -> (f64, T) {
 pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
     ctx.peers.push(PARRY);
     // (label, mesh, directions, coherent steps)
-    let mut specs: Vec<(String, (Vec<DVec3>, Vec<Vec<u32>>), usize, usize)> = Vec::new();
+    let mut specs: Vec<(String, MeshData, usize, usize)> = Vec::new();
     if opts.quick {
         specs.push((
             "knot 40,6".into(),
