@@ -271,7 +271,7 @@ pub fn scenarios() -> &'static [Scenario] {
     &SCENARIOS
 }
 
-static SCENARIOS: [Scenario; 9] = [
+static SCENARIOS: [Scenario; 10] = [
     Scenario {
         name: "ellipsoid-sweep",
         description: "CD-Dual §5 / HS-jump §9: ellipsoid hulls (n = 200…2000), time per overlap query \
@@ -325,6 +325,13 @@ static SCENARIOS: [Scenario; 9] = [
                       jittered resting poses); polycd contact_manifold vs parry3d contact manifolds (ConvexPolyhedron, \
                       Cuboid), µs per pair and points on face–face contacts",
         runner: scenarios::manifold::run,
+    },
+    Scenario {
+        name: "mesh",
+        description: "issue 23: mesh vs mesh (torus knots 2 880 / 11 520, a bunny-like blob) at random poses near \
+                      contact and along a coherent path; polycd mesh::intersect / mesh::distance vs parry3d TriMesh \
+                      intersection_test / distance (+ contact); build times",
+        runner: scenarios::mesh::run,
     },
 ];
 

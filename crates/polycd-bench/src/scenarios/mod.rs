@@ -6,6 +6,7 @@ pub(crate) mod coherence;
 pub(crate) mod degeneracy;
 pub(crate) mod manifold;
 pub(crate) mod many_body;
+pub(crate) mod mesh;
 pub(crate) mod qp_scaling;
 pub(crate) mod random_distance;
 pub(crate) mod support;

@@ -209,8 +209,12 @@ pub fn triangle_distance(a: &[DVec3; 3], b: &[DVec3; 3]) -> TriangleDistance {
             }
         }
     }
-    if best2 > 0.0 {
-        // Crossing: an edge of one through the other.
+    // Crossing: an edge of one through the other. Triangles whose bounding boxes are apart
+    // (exact comparisons of their coordinates) cannot cross, so the exact tests are skipped.
+    let (lo_a, hi_a) = (a[0].min(a[1]).min(a[2]), a[0].max(a[1]).max(a[2]));
+    let (lo_b, hi_b) = (b[0].min(b[1]).min(b[2]), b[0].max(b[1]).max(b[2]));
+    let boxes_meet = lo_a.cmple(hi_b).all() && lo_b.cmple(hi_a).all();
+    if best2 > 0.0 && boxes_meet {
         for k in 0..3 {
             if let Some((x, interior)) = segment_crosses(a[k], a[(k + 1) % 3], b) {
                 best2 = 0.0;
