@@ -241,7 +241,7 @@ pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std
 pub fn write_answer(ans: &Answer, out: &mut Vec<u8>) {
     // Answers with keys this writer does not spell out (a mesh side's features, a manifold) take the
     // general serialisation: the same bytes by construction.
-    if ans.solid_features.is_some() || ans.manifold.is_some() || ans.mesh_manifolds.is_some() {
+    if ans.solid_features.is_some() || ans.manifold.is_some() || ans.mesh_manifolds.is_some() || ans.toc.is_some() {
         write_value(&ans.to_json(), out);
         out.push(b'\n');
         return;
