@@ -193,9 +193,9 @@ fn random_hull(rng: &mut ChaCha8Rng, n: usize) -> ConvexPolyhedron {
     let pts: Vec<DVec3> = (0..n)
         .map(|_| {
             DVec3::new(
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
-                rng.gen_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
             )
         })
         .collect();
@@ -204,10 +204,10 @@ fn random_hull(rng: &mut ChaCha8Rng, n: usize) -> ConvexPolyhedron {
 
 fn random_rotation(rng: &mut ChaCha8Rng) -> DQuat {
     DQuat::from_xyzw(
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
     )
     .normalize()
 }
@@ -225,13 +225,13 @@ fn convex_static(trials: usize, seed: u64) {
         let a = random_hull(&mut rng, 12);
         let b = random_hull(&mut rng, 12);
         let pa = Pose::new(random_rotation(&mut rng), DVec3::ZERO);
-        let pb = Pose::new(random_rotation(&mut rng), unit(&mut rng) * rng.gen_range(1.5..3.0));
+        let pb = Pose::new(random_rotation(&mut rng), unit(&mut rng) * rng.random_range(1.5..3.0));
         let mut c = PairCache::default();
         let d = match query::distance(&a, &pa, &b, &pb, Algorithm::Gjk, &mut c).unwrap() {
             Distance::Separated { distance, .. } => distance,
             _ => continue,
         };
-        let thr = d + rng.gen_range(0.0..0.3) * (a.scale() + b.scale());
+        let thr = d + rng.random_range(0.0..0.3) * (a.scale() + b.scale());
         done += usize::from(check(
             Solid::Convex(&a),
             &pa,
@@ -259,7 +259,7 @@ fn convex_toc(trials: usize, seed: u64) {
         let p0 = Pose::new(random_rotation(&mut rng), -dir * 3.0);
         let p1 = Pose::new(
             random_rotation(&mut rng),
-            dir * 3.0 + unit(&mut rng) * rng.gen_range(0.0..1.0),
+            dir * 3.0 + unit(&mut rng) * rng.random_range(0.0..1.0),
         );
         let ma = RigidMotion::about_centroid(&a, p0, p1).unwrap();
         let mb = RigidMotion::stationary(Pose::new(random_rotation(&mut rng), DVec3::ZERO)).unwrap();
@@ -298,7 +298,7 @@ fn mesh_toc(trials: usize, seed: u64) {
         let p0 = Pose::new(random_rotation(&mut rng), -dir * 4.0);
         let p1 = Pose::new(
             random_rotation(&mut rng),
-            dir * 2.0 + unit(&mut rng) * rng.gen_range(0.0..1.5),
+            dir * 2.0 + unit(&mut rng) * rng.random_range(0.0..1.5),
         );
         let ma = RigidMotion::new(p0, p1, knot.centroid()).unwrap();
         let mb = RigidMotion::stationary(Pose::new(random_rotation(&mut rng), DVec3::ZERO)).unwrap();
