@@ -82,6 +82,9 @@ pub struct Answer {
     /// touching piece pair after merging; empty when apart beyond the margin); `None` on every
     /// other line, which carries no `"manifolds"` key.
     pub mesh_manifolds: Option<Vec<polycd::mesh::MeshManifold>>,
+    /// The `"toc"` object of a `"toc"` line (`toc::toc_object`); `None` on every other line,
+    /// which carries no `"toc"` key.
+    pub toc: Option<Value>,
 }
 
 fn vec_json(v: Option<DVec3>) -> Value {
@@ -177,6 +180,9 @@ impl Answer {
         }
         if let Some(ms) = &self.mesh_manifolds {
             m.insert("manifolds".into(), manifolds_json(ms));
+        }
+        if let Some(t) = &self.toc {
+            m.insert("toc".into(), t.clone());
         }
         Value::Object(m)
     }

@@ -363,6 +363,13 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
     let obj = v.as_object().ok_or("a query line must be a JSON object")?;
     check_keys(obj, LINE_KEYS, "the query line")?;
     let a = solid_of(obj.get("a").ok_or("missing \"a\"")?, ctx).map_err(|e| format!("a: {e}"))?;
+    if obj
+        .get("query")
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.trim().eq_ignore_ascii_case("toc"))
+    {
+        return toc_line(obj, a, ctx);
+    }
     let kind = match obj.get("query") {
         None | Some(Value::Null) => QueryKind::Intersect,
         Some(Value::String(s)) => QueryKind::parse(s)?,
@@ -448,6 +455,86 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
         }
         (_, Some(b)) => Ok(answer_with(&a, &pa, &b, &pb, kind, direction, algorithm, &options)),
         (_, None) => Err("missing \"b\"".into()),
+    }
+}
+
+/// A `"query": "toc"` line: the first contact of A moving from `pose_a` to `pose_a1` and B
+/// from `pose_b` to `pose_b1` (fixed when absent), with the contact features at that time.
+/// The usual fields are the distance answer at the reported time (at t = 1 when there is no
+/// contact), `status` `"touching"` at a contact unless the shapes overlap there
+/// (`"overlapping"`, e.g. at t = 0), and `iterations` the advancement steps.
+fn toc_line(obj: &Map<String, Value>, a: BatchSolid, ctx: &LineCtx) -> Result<Answer, String> {
+    let b =
+        solid_of(obj.get("b").filter(|v| !v.is_null()).ok_or("missing \"b\"")?, ctx).map_err(|e| format!("b: {e}"))?;
+    let pa0 = pose_of(obj.get("pose_a")).map_err(|e| format!("pose_a: {e}"))?;
+    let pb0 = pose_of(obj.get("pose_b")).map_err(|e| format!("pose_b: {e}"))?;
+    let pa1 = match obj.get("pose_a1") {
+        None | Some(Value::Null) => {
+            return Err("pose_a1: a toc query needs \"pose_a1\", A's pose at t = 1 (the end of the motion)".into())
+        }
+        Some(v) => pose_of(Some(v)).map_err(|e| format!("pose_a1: {e}"))?,
+    };
+    let pb1 = match obj.get("pose_b1") {
+        None | Some(Value::Null) => pb0,
+        Some(v) => pose_of(Some(v)).map_err(|e| format!("pose_b1: {e}"))?,
+    };
+    let threshold = match obj.get("threshold") {
+        None | Some(Value::Null) => None,
+        Some(v) => match v.as_f64() {
+            Some(x) if x.is_finite() && x > 0.0 => Some(x),
+            _ => return Err(format!("threshold: must be a finite number > 0, got {v}")),
+        },
+    };
+    let algorithm = algorithm_of(obj)?;
+    let options = polycd::ccd::CcdOptions {
+        distance_threshold: threshold,
+        max_iterations: polycd::ccd::DEFAULT_MAX_ITERATIONS,
+        algorithm,
+    };
+    let m = crate::toc::solve(a.solid(), b.solid(), (pa0, pa1), (pb0, pb1), &options).map_err(|e| e.to_string())?;
+    let mut ans = match (&a, &b) {
+        (BatchSolid::Convex(x), BatchSolid::Convex(y)) => {
+            answer(x, &m.pose_a, y, &m.pose_b, QueryKind::Distance, None, algorithm)
+        }
+        _ => crate::meshq::answer(
+            a.solid(),
+            &m.pose_a,
+            b.solid(),
+            &m.pose_b,
+            QueryKind::Distance,
+            algorithm,
+            None,
+            &ManifoldOptions::default(),
+        ),
+    };
+    if ans.status == "error" {
+        return Err(ans.error.unwrap_or_default());
+    }
+    let contacts = match m.t {
+        Some(_) => polycd::ccd::contact_features(a.solid(), &m.pose_a, b.solid(), &m.pose_b, m.threshold)
+            .map_err(|e| e.to_string())?,
+        None => Vec::new(),
+    };
+    if m.t.is_some() && ans.status != "overlapping" {
+        ans.status = "touching";
+    }
+    ans.iterations = Some(m.iterations);
+    let points = ans.point_a.zip(ans.point_b);
+    ans.toc = Some(crate::toc::toc_object(m.t, points, &contacts));
+    Ok(ans)
+}
+
+/// The line's `"algorithm"` (default `auto`).
+fn algorithm_of(obj: &Map<String, Value>) -> Result<Algorithm, String> {
+    match obj.get("algorithm") {
+        None | Some(Value::Null) => Ok(Algorithm::Auto),
+        Some(Value::String(s)) => Algorithm::parse(s).ok_or_else(|| {
+            format!(
+                "unknown algorithm '{s}' (known: {})",
+                Algorithm::ALL.map(|a| a.name()).join(", ")
+            )
+        }),
+        Some(_) => Err("\"algorithm\" must be a string".into()),
     }
 }
 

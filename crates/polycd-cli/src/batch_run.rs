@@ -245,6 +245,7 @@ pub fn write_answer(ans: &Answer, out: &mut Vec<u8>) {
         || ans.solid_feature_a.is_some()
         || ans.manifold.is_some()
         || ans.mesh_manifolds.is_some()
+        || ans.toc.is_some()
     {
         write_value(&ans.to_json(), out);
         out.push(b'\n');

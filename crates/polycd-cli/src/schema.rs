@@ -51,7 +51,7 @@ pub const LINE_KEYS: &[Key] = &[
         "query",
         "string",
         "`\"intersect\"`",
-        "`\"intersect\"`, `\"distance\"`, `\"directional\"`, `\"manifold\"` (two shapes), `\"point\"` or `\"ray\"` (shape `a` only)",
+        "`\"intersect\"`, `\"distance\"`, `\"directional\"`, `\"manifold\"`, `\"toc\"` (two shapes), `\"point\"` or `\"ray\"` (shape `a` only)",
     ),
     key(
         "algorithm",
@@ -89,6 +89,9 @@ pub const LINE_KEYS: &[Key] = &[
         "`false`",
         "`\"manifold\"`: `true` keeps at most 4 points (the deepest, then the largest area), else the full contact polygon; ignored by other queries",
     ),
+    key("pose_a1", "pose object", "required for `\"toc\"`", "`\"toc\"`: A's pose at t = 1 (`pose_a` is its pose at t = 0); ignored by other queries"),
+    key("pose_b1", "pose object", "`pose_b` (B fixed)", "`\"toc\"`: B's pose at t = 1 (`pose_b` is its pose at t = 0); ignored by other queries"),
+    key("threshold", "number", "`1e-4` × the summed shape radii", "`\"toc\"`: the stop distance, a finite number > 0: contact when the shapes are within it, and the contact features are the feature pairs within it; ignored by other queries"),
 ];
 
 /// The keys of a shape object (`a`, `b`): exactly one of `vertices`, `file`, `shape`, `ref`.

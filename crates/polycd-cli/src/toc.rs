@@ -117,7 +117,7 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
             let ma = RigidMotion::about_centroid(&a, input.pose_a.0, input.pose_a.1).map_err(e)?;
             let mb = RigidMotion::about_centroid(&b, input.pose_b.0, input.pose_b.1).map_err(e)?;
             match ccd::time_of_contact(&a, &ma, &b, &mb, &input.options, &mut CcdCache::default()) {
-                Ok(None) => Ok(json!({"status": "none"})),
+                Ok(None) => Ok(toc_object(None, None, &[])),
                 Ok(Some(t)) => {
                     let mut v = json!({
                         "status": "contact", "t": t.t, "iterations": t.iterations, "distance": t.distance,
@@ -130,6 +130,24 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
                     if let Some(f) = t.features {
                         v["features"] = json!([crate::answer::feature_text(f.a), crate::answer::feature_text(f.b)]);
                     }
+                    if t.closest.is_none() {
+                        // Overlapping at t: the overlap witness as the points.
+                        v["overlapping"] = json!(true);
+                        if let Some((pa, pb)) = overlap_points(&a, &t.pose_a, &b, &t.pose_b) {
+                            v["point_a"] = vec_json(pa);
+                            v["point_b"] = vec_json(pb);
+                        }
+                    }
+                    let threshold = input.options.threshold(a.scale() + b.scale()).map_err(e)?;
+                    let c = ccd::contact_features(
+                        polycd::mesh::Solid::Convex(&a),
+                        &t.pose_a,
+                        polycd::mesh::Solid::Convex(&b),
+                        &t.pose_b,
+                        threshold,
+                    )
+                    .map_err(e)?;
+                    v["contacts"] = contacts_json(&c);
                     Ok(v)
                 }
                 Err(r) => not_converged(r),
@@ -139,7 +157,7 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
             let ma = RigidMotion::new(input.pose_a.0, input.pose_a.1, a.centroid()).map_err(e)?;
             let mb = RigidMotion::new(input.pose_b.0, input.pose_b.1, b.centroid()).map_err(e)?;
             match mesh::time_of_contact(&a, &ma, &b, &mb, &input.options, &mut MeshToiCache::default()) {
-                Ok(None) => Ok(json!({"status": "none"})),
+                Ok(None) => Ok(toc_object(None, None, &[])),
                 Ok(Some(t)) => {
                     let mut v = json!({
                         "status": "contact", "t": t.t, "iterations": t.iterations, "distance": t.distance(),
@@ -163,8 +181,28 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
                             if let Some(p) = pieces {
                                 v["pieces"] = json!([p.0, p.1]);
                             }
+                            let (sa, sb) = (polycd::mesh::Solid::Mesh(&a), polycd::mesh::Solid::Mesh(&b));
+                            let mut cache = polycd::mesh::SolidCache::default();
+                            if let Ok(polycd::mesh::MeshAnswer::Overlapping { point_a, point_b, .. }) =
+                                polycd::mesh::distance(sa, &t.pose_a, sb, &t.pose_b, &mut cache)
+                            {
+                                if point_a.is_finite() && point_b.is_finite() {
+                                    v["point_a"] = vec_json(point_a);
+                                    v["point_b"] = vec_json(point_b);
+                                }
+                            }
                         }
                     }
+                    let threshold = input.options.threshold(a.scale() + b.scale()).map_err(e)?;
+                    let c = ccd::contact_features(
+                        polycd::mesh::Solid::Mesh(&a),
+                        &t.pose_a,
+                        polycd::mesh::Solid::Mesh(&b),
+                        &t.pose_b,
+                        threshold,
+                    )
+                    .map_err(e)?;
+                    v["contacts"] = contacts_json(&c);
                     Ok(v)
                 }
                 Err(r) => not_converged(r),
@@ -206,7 +244,7 @@ pub fn text(v: &Value) -> String {
             let t = v["t"].as_f64().unwrap_or(f64::NAN);
             // No closest points: the shapes overlap at t (only at t = 0, or by rounding in the
             // last step).
-            let overlapping = v.get("point_a").is_none();
+            let overlapping = v["overlapping"] == json!(true) || v.get("point_a").is_none();
             let sentence = if overlapping && t == 0.0 {
                 "A and B already overlap at t = 0, where the motion starts: no motion is needed for contact."
                     .to_string()
@@ -266,6 +304,12 @@ pub fn text(v: &Value) -> String {
                     ),
                 );
             }
+            if let Some(c) = v["contacts"].as_array() {
+                line(
+                    "contacts",
+                    format!("{} feature pairs within the stop distance (--json lists them)", c.len()),
+                );
+            }
             line("iterations", num_text(&v["iterations"]));
         }
         Some("none") => {
@@ -293,4 +337,138 @@ pub fn text(v: &Value) -> String {
         }
     }
     s
+}
+
+/// The outcome of a continuous query on a pair of either kind ([`solve`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Motion {
+    /// The time of contact; `None`: no contact for t in [0, 1].
+    pub t: Option<f64>,
+    /// Advancement steps taken.
+    pub iterations: u32,
+    /// A's pose at `t` (at t = 1 when there is no contact).
+    pub pose_a: Pose,
+    /// B's pose at `t` (at t = 1 when there is no contact).
+    pub pose_b: Pose,
+    /// The stop distance the advancement used (the contact features' threshold).
+    pub threshold: f64,
+}
+
+/// The first contact of `a` moving from `pose_a.0` to `pose_a.1` and `b` from `pose_b.0` to
+/// `pose_b.1` (each about its volume centroid, constant linear and angular velocity: see
+/// [`RigidMotion`]). Two convex shapes: [`ccd::time_of_contact`]; a pair with a mesh side: the
+/// convex side as a closed mesh (its faces fan-triangulated) and [`mesh::time_of_contact`].
+pub fn solve(
+    a: polycd::mesh::Solid<'_>,
+    b: polycd::mesh::Solid<'_>,
+    pose_a: (Pose, Pose),
+    pose_b: (Pose, Pose),
+    options: &CcdOptions,
+) -> Result<Motion, PolycdError> {
+    use polycd::mesh::Solid;
+    if let (Solid::Convex(a), Solid::Convex(b)) = (a, b) {
+        let ma = RigidMotion::about_centroid(a, pose_a.0, pose_a.1)?;
+        let mb = RigidMotion::about_centroid(b, pose_b.0, pose_b.1)?;
+        let threshold = options.threshold(a.scale() + b.scale())?;
+        let r = ccd::time_of_contact(a, &ma, b, &mb, options, &mut CcdCache::default())?;
+        return Ok(match r {
+            Some(t) => Motion {
+                t: Some(t.t),
+                iterations: t.iterations,
+                pose_a: t.pose_a,
+                pose_b: t.pose_b,
+                threshold,
+            },
+            None => Motion {
+                t: None,
+                iterations: 0,
+                pose_a: ma.pose_at(1.0),
+                pose_b: mb.pose_at(1.0),
+                threshold,
+            },
+        });
+    }
+    fn as_mesh<'s>(s: Solid<'s>) -> Result<std::borrow::Cow<'s, TriMesh>, PolycdError> {
+        match s {
+            Solid::Mesh(m) => Ok(std::borrow::Cow::Borrowed(m)),
+            Solid::Convex(c) => convex_to_mesh(c).map(std::borrow::Cow::Owned),
+        }
+    }
+    let (ma_, mb_) = (as_mesh(a)?, as_mesh(b)?);
+    let ma = RigidMotion::new(pose_a.0, pose_a.1, ma_.centroid())?;
+    let mb = RigidMotion::new(pose_b.0, pose_b.1, mb_.centroid())?;
+    let threshold = options.threshold(ma_.scale() + mb_.scale())?;
+    let r = mesh::time_of_contact(&ma_, &ma, &mb_, &mb, options, &mut MeshToiCache::default())?;
+    Ok(match r {
+        Some(t) => Motion {
+            t: Some(t.t),
+            iterations: t.iterations,
+            pose_a: t.pose_a,
+            pose_b: t.pose_b,
+            threshold,
+        },
+        None => Motion {
+            t: None,
+            iterations: 0,
+            pose_a: ma.pose_at(1.0),
+            pose_b: mb.pose_at(1.0),
+            threshold,
+        },
+    })
+}
+
+/// The `contacts` array: `[{"a": feature, "b": feature, "point_a", "point_b", "distance",
+/// "normal"}, …]`, features in the batch's format (convex vertex/edge/face ids, a mesh's
+/// `{"kind": "triangle", "id": <input face>}`).
+pub fn contacts_json(contacts: &[ccd::ContactFeature]) -> Value {
+    Value::Array(
+        contacts
+            .iter()
+            .map(|c| {
+                let f = crate::answer::features_json((c.a.feature, c.b.feature));
+                json!({
+                    "a": f["a"], "b": f["b"],
+                    "point_a": vec_json(c.point_a), "point_b": vec_json(c.point_b),
+                    "distance": c.distance, "normal": vec_json(c.normal),
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The `toc` object of a batch line and of `polycd toc --json`: `{"t", "status": "contact" |
+/// "none", "point_a", "point_b", "contacts"}` (`t` and the points `null` when none; the
+/// points are the closest points at `t`, or the overlap witness when the shapes overlap).
+pub fn toc_object(t: Option<f64>, points: Option<(DVec3, DVec3)>, contacts: &[ccd::ContactFeature]) -> Value {
+    let p = |x: Option<DVec3>| x.filter(|p| p.is_finite()).map_or(Value::Null, vec_json);
+    match t {
+        None => {
+            json!({"t": Value::Null, "status": "none", "point_a": Value::Null, "point_b": Value::Null, "contacts": []})
+        }
+        Some(t) => json!({
+            "t": t, "status": "contact",
+            "point_a": p(points.map(|x| x.0)), "point_b": p(points.map(|x| x.1)),
+            "contacts": contacts_json(contacts),
+        }),
+    }
+}
+
+/// The overlap witness of two overlapping convex shapes: the penetration's points, else a
+/// common point (twice).
+fn overlap_points(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<(DVec3, DVec3)> {
+    let mut cache = polycd::PairCache::default();
+    match polycd::query::distance(a, pa, b, pb, polycd::Algorithm::Auto, &mut cache).ok()? {
+        polycd::Distance::Penetrating {
+            witness, penetration, ..
+        } => match penetration {
+            Some(p) => Some((p.point_a, p.point_b)),
+            None => match witness {
+                polycd::OverlapWitness::CommonPoint(p) | polycd::OverlapWitness::Features { point: p, .. } => {
+                    Some((p, p))
+                }
+                polycd::OverlapWitness::Simplex(s) => s.common_point(a, pa, b, pb).map(|p| (p, p)),
+            },
+        },
+        _ => None,
+    }
 }

@@ -53,10 +53,17 @@
 //!   the pair's coherence cache kept across the advancement steps; the paper uses SWIFT++'s
 //!   Voronoi marching, and the default (`Auto`) is [`Algorithm::VClip`], the closest here.
 //!
+//! - At the reported time, [`contact_features`] lists every pair of features within the
+//!   threshold (the paper's "all the relevant contact features"), for convex pairs, meshes
+//!   and mixed pairs alike.
+//!
 //! [`CCD_DISTANCE_REL`]: crate::core::tolerance::CCD_DISTANCE_REL
 
+mod contacts;
 pub mod mesh;
 mod motion;
+
+pub use contacts::{contact_features, ContactElement, ContactFeature, ContactSide};
 
 pub use motion::{closing, directional_bound, safe_step, DirectionalBound, RigidMotion};
 
@@ -109,8 +116,9 @@ impl CcdOptions {
         }
     }
 
-    /// The threshold for shapes of the given summed scale, checked.
-    pub(crate) fn threshold(&self, scale_sum: f64) -> Result<f64, PolycdError> {
+    /// The threshold for shapes of the given summed scale (bounding radii), checked: what
+    /// the advancement stops at, and what callers pass to [`contact_features`] at its answer.
+    pub fn threshold(&self, scale_sum: f64) -> Result<f64, PolycdError> {
         match self.distance_threshold {
             None => Ok(CCD_DISTANCE_REL * scale_sum),
             Some(d) if d.is_finite() && d > 0.0 => Ok(d),

@@ -371,3 +371,12 @@ pub const MANIFOLD_PARALLEL_SIN: f64 = 1e-9;
 /// rounding of their distance computations (~1e-12); distinct contact regions of a non-convex
 /// pair differ by finite angles.
 pub const MANIFOLD_MERGE_COS: f64 = 1.0 - 1e-9;
+
+/// Contact features at the time of contact ([`crate::ccd::contact_features`]): a closest
+/// point within this fraction of the pair's summed scales of a vertex (or of an edge) is
+/// named by that vertex (edge) rather than by the edge (face) it lies on. The closest points
+/// of a vertex–face or edge–edge pair are computed to a few ulps of the scale; 2²⁰ ulps keeps
+/// the naming stable under that rounding (the same feature pair found through its vertex–face
+/// and its edge–edge test gets one name, so it is reported once) while a real feature is
+/// never smaller than this fraction of a shape on any input the hull accepts.
+pub const CONTACT_FEATURE_SNAP_REL: f64 = 1048576.0 * f64::EPSILON;
