@@ -42,6 +42,7 @@ use crate::{cd_dual, gjk, hs_jump, qp, vclip};
 mod manifold;
 mod many;
 mod probe;
+mod probe_exact;
 mod probe_flat;
 mod rescale;
 mod rounded;

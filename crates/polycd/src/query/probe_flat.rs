@@ -83,7 +83,7 @@ fn polygon_drop(shape: &ConvexPolyhedron) -> usize {
     } else {
         2
     };
-    let [a, b, c] = super::probe::plane_triple(shape, 0);
+    let [a, b, c] = super::probe_exact::plane_triple(shape, 0);
     [dominant, 0, 1, 2]
         .into_iter()
         .find(|&k| orient2d(a, b, c, k) != 0)
@@ -94,7 +94,7 @@ fn polygon_drop(shape: &ConvexPolyhedron) -> usize {
 /// feature holding it (a vertex it equals, an edge it lies on, or face 0).
 fn in_polygon(shape: &ConvexPolyhedron, q: DVec3) -> Option<Feature> {
     let drop = polygon_drop(shape);
-    let [a, b, c] = super::probe::plane_triple(shape, 0);
+    let [a, b, c] = super::probe_exact::plane_triple(shape, 0);
     let orientation = orient2d(a, b, c, drop);
     let mut zero_edge = None;
     for h in shape.face_half_edges(0) {
@@ -149,7 +149,7 @@ pub(super) fn point_flat(shape: &ConvexPolyhedron, q: DVec3) -> (Containment, f6
             (Containment::Outside, (q - c).length(), c, f)
         }
         _ => {
-            let [a, b, c] = super::probe::plane_triple(shape, 0);
+            let [a, b, c] = super::probe_exact::plane_triple(shape, 0);
             let side = orient3d(a, b, c, q);
             if side == Orientation::On {
                 if let Some(f) = in_polygon(shape, q) {
@@ -270,7 +270,7 @@ pub(super) fn ray_flat(shape: &ConvexPolyhedron, o: DVec3, far: DVec3, u: DVec3)
         }
         _ => {
             let n0 = shape.face(0).normal;
-            let [a, b, c] = super::probe::plane_triple(shape, 0);
+            let [a, b, c] = super::probe_exact::plane_triple(shape, 0);
             let (so, sf) = (orient3d(a, b, c, o), orient3d(a, b, c, far));
             let facing_face = |f: u32| shape.face(f).normal;
             if on == Containment::Boundary {
@@ -303,8 +303,8 @@ pub(super) fn ray_flat(shape: &ConvexPolyhedron, o: DVec3, far: DVec3, u: DVec3)
                 (s, e) if s == e => None,
                 (s, _) => {
                     let f = if s == Orientation::Above { 0 } else { 1 };
-                    let zeros = super::probe::entry_signs(shape, o, far, f)?;
-                    let (t, feature) = super::probe::entry_point(shape, o, u, f, zeros);
+                    let zeros = super::probe_exact::entry_signs(shape, o, far, f)?;
+                    let (t, feature) = super::probe_exact::entry_point(shape, o, u, f, zeros);
                     Some((t.max(0.0), facing_face(f), Some(feature)))
                 }
             }
