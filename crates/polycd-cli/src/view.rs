@@ -301,8 +301,8 @@ fn manifold_layers(layers: &mut Vec<Value>, manifolds: &[Value], arrow: f64) -> 
 type NamedPoint = (String, DVec3);
 
 /// The contact points of a `toc` answer's `"contacts"` (when the answer carries them): a list
-/// whose items give points as `"a"`/`"b"`/`"point"`, or manifold-like `"points"` lists of
-/// those. Absent or of another shape: no points (the page draws what the answer has).
+/// whose items give points as `"point_a"`/`"point_b"` (the toc answer's format), `"a"`/`"b"`,
+/// `"point"`, or manifold-like `"points"` lists of those. Absent or of another shape: no points (the page draws what the answer has).
 fn toc_contact_points(answer: &Value) -> (Vec<NamedPoint>, Vec<NamedPoint>) {
     let (mut on_a, mut on_b) = (Vec::new(), Vec::new());
     let Some(items) = answer.get("contacts").and_then(Value::as_array) else {
@@ -313,6 +313,14 @@ fn toc_contact_points(answer: &Value) -> (Vec<NamedPoint>, Vec<NamedPoint>) {
             on_a.push((name.clone(), p));
         }
         if let Some(p) = json_point(&q["b"]) {
+            on_b.push((name.clone(), p));
+        }
+        // The toc answer's own format (`toc::contacts_json`): features in "a"/"b", points in
+        // "point_a"/"point_b".
+        if let Some(p) = json_point(&q["point_a"]) {
+            on_a.push((name.clone(), p));
+        }
+        if let Some(p) = json_point(&q["point_b"]) {
             on_b.push((name.clone(), p));
         }
         if let Some(p) = json_point(&q["point"]) {
@@ -1385,6 +1393,32 @@ mod tests {
         assert_eq!(b[0].1, DVec3::new(0.0, 0.0, 1.5));
         assert_eq!(a[1].1, b[1].1);
         assert_eq!(b[2].1, DVec3::new(1.0, 1.0, 2.0));
+    }
+
+    #[test]
+    fn toc_answers_contact_points_are_drawn() {
+        // A unit cube moving along x from 3 apart onto a fixed one: face-to-face contact at
+        // t = 2/3, whose contact features have their points on the plane x = -0.5.
+        let input = toc::TocInput {
+            a: "cube",
+            b: "cube",
+            pose_a: (
+                Pose::from_translation(DVec3::new(-3.0, 0.0, 0.0)),
+                Pose::from_translation(DVec3::new(0.0, 0.0, 0.0)),
+            ),
+            pose_b: (Pose::IDENTITY, Pose::IDENTITY),
+            mesh: false,
+            options: polycd::ccd::CcdOptions::default(),
+        };
+        let answer = toc::run(&input).unwrap();
+        let (a, b) = toc_contact_points(&answer);
+        assert!(!a.is_empty() && a.len() == b.len(), "{answer}");
+        for (_, p) in &a {
+            assert!((p.x + 0.5).abs() < 1e-3, "{p} {answer}");
+        }
+        for (_, p) in &b {
+            assert!((p.x + 0.5).abs() < 1e-3, "{p} {answer}");
+        }
     }
 
     #[test]
