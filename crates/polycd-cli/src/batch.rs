@@ -362,11 +362,11 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
         (BatchSolid::Convex(a), _) if kind.single_shape() => a,
         (a, b) => {
             let sb = match b {
-                Some(b) => b.solid(),
-                None => a.solid(),
+                Some(b) => b.body(),
+                None => a.body(),
             };
-            return Ok(crate::meshq::answer(
-                a.solid(),
+            return Ok(crate::meshq::answer_body(
+                a.body(),
                 &pa,
                 sb,
                 &pb,
@@ -379,8 +379,8 @@ fn answer_value(v: &Value, ctx: &LineCtx) -> Result<Answer, String> {
     };
     let b = b.map(|b| match b {
         BatchSolid::Convex(b) => b,
-        // (Mesh sides were answered above.)
-        BatchSolid::Mesh(_) => a.clone(),
+        // (Mesh and surface sides were answered above.)
+        BatchSolid::Mesh(_) | BatchSolid::Surface(_) => a.clone(),
     });
     match (kind, b) {
         (QueryKind::Point, _) => {
@@ -422,8 +422,10 @@ fn manifold_options(obj: &Map<String, Value>) -> Result<ManifoldOptions, String>
 pub fn solid_of(v: &Value, ctx: &LineCtx) -> Result<BatchSolid, String> {
     if let Some(obj) = v.as_object() {
         check_keys(obj, SHAPE_KEYS, "the shape object")?;
-        if crate::meshq::shape_kind(obj)? == crate::meshq::ShapeKind::Mesh {
-            return crate::meshq::mesh_of(obj).map(BatchSolid::Mesh);
+        match crate::meshq::shape_kind(obj)? {
+            crate::meshq::ShapeKind::Mesh => return crate::meshq::mesh_of(obj).map(BatchSolid::Mesh),
+            crate::meshq::ShapeKind::Surface => return crate::meshq::surface_of(obj).map(BatchSolid::Surface),
+            crate::meshq::ShapeKind::Convex => {}
         }
     }
     shape_of(v, ctx).map(BatchSolid::Convex)
@@ -439,8 +441,11 @@ pub fn shape_of(v: &Value, ctx: &LineCtx) -> Result<Arc<ConvexPolyhedron>, Strin
         return ctx.resolve_ref(obj, name);
     }
     check_keys(obj, SHAPE_KEYS, "the shape object")?;
-    if crate::meshq::shape_kind(obj)? == crate::meshq::ShapeKind::Mesh {
-        return Err("a \"kind\": \"mesh\" shape is not accepted here (batch and query --mesh take meshes)".into());
+    if crate::meshq::shape_kind(obj)? != crate::meshq::ShapeKind::Convex {
+        return Err(
+            "a \"kind\": \"mesh\" or \"surface\" shape is not accepted here (batch and query --mesh take meshes)"
+                .into(),
+        );
     }
     let given = |k: &str| obj.get(k).filter(|v| !v.is_null());
     let sources: Vec<&str> = ["vertices", "file", "shape"]

@@ -117,6 +117,7 @@ mod nest;
 mod repair;
 pub mod solid;
 mod store;
+pub mod surface;
 mod tree;
 pub mod tri_dist;
 mod trimesh;
@@ -130,6 +131,7 @@ pub use solid::{
     PieceContact, Side, Solid, SolidCache, SolidFeature,
 };
 pub use store::DECOMPOSITION_VERSION;
+pub use surface::{Body, TriSurface};
 pub use tree::HullNode;
 pub use tri_dist::{triangle_distance, TriFeature, TriangleDistance};
 pub use trimesh::{MeshComponent, TriMesh};
