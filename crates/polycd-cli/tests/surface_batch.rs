@@ -51,8 +51,11 @@ fn batch_surface_lines() {
         format!(
             r#"{{"id":"rest","a":{{"kind":"surface",{OPEN_BOX}}},"b":{{{CUBE}}},"pose_b":{{"translation":[0,0,-1]}},"query":"distance"}}"#
         ),
-        // 5: two sheets crossing along the x axis: overlapping; the shortest move freeing them
-        // is 1 (lift the upright sheet by 1, or shift it by 1 along y).
+        // 5: two sheets crossing along the x axis: overlapping. Each sheet is fanned into two
+        // triangles; the deepest triangle pair is A's (-1,-1,0) (1,-1,0) (1,1,0) and B's
+        // (-1,0,-1) (1,0,-1) (1,0,1), meeting on the x axis in [0, 1]. B moved by (-a, c, b)
+        // meets the x axis (c = 0) in [-a-b, 1-a]: free when a > 1 or a + b < -1, the
+        // shortest a = b = -1/2: depth √½ (a lower bound: the whole sheets need 1).
         format!(
             r#"{{"id":"cross","a":{{"kind":"surface",{SHEET_XY}}},"b":{{"kind":"surface",{SHEET_XZ}}},"query":"distance"}}"#
         ),
@@ -87,7 +90,10 @@ fn batch_surface_lines() {
     assert_eq!(r["distance"].as_f64(), Some(0.0), "{r}");
     let c = &ans[5];
     assert_eq!(c["status"], "overlapping", "{c}");
-    assert!((c["signed_distance"].as_f64().unwrap() + 1.0).abs() <= 1e-12, "{c}");
+    assert!(
+        (c["signed_distance"].as_f64().unwrap() + 0.5f64.sqrt()).abs() <= 1e-12,
+        "{c}"
+    );
     let l = &ans[6];
     assert_eq!(l["status"], "disjoint", "{l}");
     assert!((l["distance"].as_f64().unwrap() - 0.25).abs() <= 1e-15, "{l}");

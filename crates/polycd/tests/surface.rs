@@ -571,3 +571,54 @@ fn random_poses_against_brute_force_10k() {
     let c = random_families(10_000, 2323);
     eprintln!("disjoint/touching/overlapping: {c:?}");
 }
+
+/// A back-to-back pair (the same triangle in both windings; real meshes have them, e.g. a
+/// double-sided sheet) is one triangle of a surface, reported as a duplicate; a closed mesh
+/// drops both.
+#[test]
+fn back_to_back_pair_is_one_surface_triangle() {
+    let p = vec![v(0.0, 0.0, 0.0), v(1.0, 0.0, 0.0), v(0.0, 1.0, 0.0)];
+    let s = TriSurface::new(&p, &[vec![0, 1, 2], vec![0, 2, 1]]).unwrap();
+    assert_eq!(s.triangles().len(), 1);
+    assert_eq!(s.repair().dropped_duplicates, vec![1]);
+    let pt = ConvexPolyhedron::from_points(&[v(0.25, 0.25, -2.0)]).unwrap();
+    match surface::distance(
+        Body::Surface(&s),
+        &Pose::IDENTITY,
+        Body::Solid(Solid::Convex(&pt)),
+        &Pose::IDENTITY,
+    )
+    .unwrap()
+    {
+        MeshAnswer::Separated { distance, features, .. } => {
+            assert_eq!(distance, 2.0);
+            assert_eq!(features.0, SolidFeature::Triangle(0));
+        }
+        o => panic!("{o:?}"),
+    }
+}
+
+/// A sliver (corners nearly collinear: refused by a closed mesh as degenerate; found in a
+/// real quadruped leg mesh) is kept by a surface and measured exactly.
+#[test]
+fn sliver_triangle_is_kept() {
+    let p = vec![v(0.0, 0.0, 0.0), v(2.0, 0.0, 0.0), v(1.0, 1e-13, 0.0), v(0.0, 1.0, 0.0)];
+    let f = vec![vec![0, 1, 2], vec![0, 2, 3]];
+    let s = TriSurface::new(&p, &f).unwrap();
+    assert_eq!(s.triangles().len(), 2);
+    let pt = ConvexPolyhedron::from_points(&[v(1.0, -0.5, 0.0)]).unwrap();
+    match surface::distance(
+        Body::Surface(&s),
+        &Pose::IDENTITY,
+        Body::Solid(Solid::Convex(&pt)),
+        &Pose::IDENTITY,
+    )
+    .unwrap()
+    {
+        MeshAnswer::Separated { distance, features, .. } => {
+            assert!((distance - 0.5).abs() <= 1e-15, "{distance}");
+            assert_eq!(features.0, SolidFeature::Triangle(0));
+        }
+        o => panic!("{o:?}"),
+    }
+}

@@ -328,7 +328,8 @@ impl TriMesh {
 /// A typed mesh defect.
 /// The repaired triangles of an input read as an open surface ([`crate::mesh::TriSurface`]):
 /// the faces fan-triangulated, then (with `options.repair`) welded, zero-area and duplicate
-/// triangles dropped as for a closed mesh; no closedness, manifoldness or volume checks.
+/// triangles dropped as for a closed mesh; no closedness, manifoldness, sliver or volume
+/// checks.
 /// Errors name the input's faces (`names`).
 pub(crate) fn surface_triangles(
     vertices: &[DVec3],
@@ -366,7 +367,9 @@ pub(crate) fn surface_triangles(
     if t.is_empty() {
         return Err(bad(MeshDefect::Empty));
     }
-    check_degenerate(vertices, &t, &tf, names)?;
+    // Slivers (nearly collinear corners, refused by a closed mesh's checks) stay: a surface's
+    // triangle is queried as the flat convex hull of its corners, a thin polygon or segment.
+    // Exactly collinear corners were dropped above (zero area).
     t.shrink_to_fit();
     tf.shrink_to_fit();
     Ok((t, tf, repair))
