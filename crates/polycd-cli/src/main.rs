@@ -827,6 +827,7 @@ fn probe_command(
 }
 
 /// `polycd query --mesh`: a pair with mesh sides ([`polycd_cli::meshq`]).
+#[allow(clippy::too_many_arguments)]
 fn mesh_query(
     a: &str,
     b: Option<&str>,

@@ -80,13 +80,6 @@ fn tri_tri(a: [DVec3; 3], b: [DVec3; 3]) -> f64 {
     m
 }
 
-fn world_tris(m: &TriMesh, p: &Pose) -> Vec<[DVec3; 3]> {
-    m.triangles()
-        .iter()
-        .map(|t| t.map(|v| p.transform_point(m.vertices()[v as usize])))
-        .collect()
-}
-
 /// Exact point-in-solid: signed crossings of a ray with the triangles, by `orient3d`.
 fn inside(x: DVec3, tris: &[[DVec3; 3]]) -> bool {
     let dirs = [

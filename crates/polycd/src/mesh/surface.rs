@@ -91,7 +91,7 @@ impl TriSurface {
     /// own numbering.
     #[cfg(feature = "io")]
     pub fn read(path: impl AsRef<std::path::Path>) -> Result<TriSurface, PolycdError> {
-        let (v, t, tf, r) = super::trimesh::read_surface(path.as_ref())?;
+        let (v, (t, tf, r)) = super::trimesh::read_surface(path.as_ref())?;
         Ok(TriSurface::finish(v, t, tf, r))
     }
 

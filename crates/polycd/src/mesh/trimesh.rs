@@ -326,6 +326,9 @@ impl TriMesh {
 }
 
 /// A typed mesh defect.
+/// A surface's triangles, each one's input face, and the repair report.
+pub(crate) type SurfaceTriangles = (Vec<[u32; 3]>, Vec<u32>, MeshRepair);
+
 /// The repaired triangles of an input read as an open surface ([`crate::mesh::TriSurface`]):
 /// the faces fan-triangulated, then (with `options.repair`) welded, zero-area and duplicate
 /// triangles dropped as for a closed mesh; no closedness, manifoldness, sliver or volume
@@ -336,7 +339,7 @@ pub(crate) fn surface_triangles(
     faces: &[Vec<u32>],
     names: &Names<'_>,
     options: &MeshOptions,
-) -> Result<(Vec<[u32; 3]>, Vec<u32>, MeshRepair), PolycdError> {
+) -> Result<SurfaceTriangles, PolycdError> {
     check_points(vertices)?;
     if faces.is_empty() {
         return Err(bad(MeshDefect::Empty));
@@ -377,9 +380,7 @@ pub(crate) fn surface_triangles(
 
 /// [`surface_triangles`] of a mesh file, errors naming the file and its own numbering.
 #[cfg(feature = "io")]
-pub(crate) fn read_surface(
-    path: &std::path::Path,
-) -> Result<(Vec<DVec3>, Vec<[u32; 3]>, Vec<u32>, MeshRepair), PolycdError> {
+pub(crate) fn read_surface(path: &std::path::Path) -> Result<(Vec<DVec3>, SurfaceTriangles), PolycdError> {
     let m = crate::shape::io::read_mesh_numbered(path)?;
     let names = Names {
         numbering: m.numbering,
@@ -394,7 +395,7 @@ pub(crate) fn read_surface(
             },
             e => e,
         })?;
-    Ok((m.vertices, t, tf, r))
+    Ok((m.vertices, (t, tf, r)))
 }
 
 fn bad(d: MeshDefect) -> PolycdError {
