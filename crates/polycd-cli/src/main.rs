@@ -40,6 +40,10 @@ enum Command {
         /// print its decomposition into convex pieces: pieces, triangles per piece, build time.
         #[arg(long, conflicts_with = "hull")]
         mesh: bool,
+        /// Read the file as an open (or non-manifold) triangle surface and print its summary:
+        /// triangles, open and non-manifold edges, repairs, build time.
+        #[arg(long, conflicts_with_all = ["hull", "mesh"])]
+        surface: bool,
     },
     /// Convex hull of a point file (x y z per line, or any mesh file's vertices).
     Hull {
@@ -102,6 +106,11 @@ enum Command {
         /// exact distances, features named as triangles of the input faces.
         #[arg(long, conflicts_with = "hull")]
         mesh: bool,
+        /// Read mesh files as open triangle surfaces (no inside; open and non-manifold meshes
+        /// accepted; other built-in specs stay convex): intersect and distance, features named
+        /// as triangles of the input faces.
+        #[arg(long, conflicts_with_all = ["hull", "mesh"])]
+        surface: bool,
     },
     /// First time of contact of A moving from --pose-a0 to --pose-a1 (constant linear and
     /// angular velocity about its centroid) with B (fixed at --pose-b, identity by default, or
@@ -341,12 +350,13 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
                 for n in na.into_iter().chain(nb) {
                     eprintln!("{n}");
                 }
+                let not_drawn = || "view --mesh: surfaces are not drawn yet".to_string();
                 view::solid_pair_scene(&view::SolidPairInput {
                     a_label: a,
                     b_label: b,
-                    a: sa.solid(),
+                    a: sa.solid().ok_or_else(not_drawn)?,
                     pose_a: pa,
-                    b: sb.solid(),
+                    b: sb.solid().ok_or_else(not_drawn)?,
                     pose_b: pb,
                     kind,
                     algorithm,
@@ -401,10 +411,26 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Info {
+            shape, surface: true, ..
+        } => {
+            let start = std::time::Instant::now();
+            let (s, _) = polycd_cli::meshq::load_cli_surface(&shape).map_err(|e| e.to_string())?;
+            let build = start.elapsed();
+            let polycd_cli::meshq::BatchSolid::Surface(s) = s else {
+                return Err(format!("{shape}: --surface reads mesh files and torus-knot specs"));
+            };
+            if !s.repair().is_empty() {
+                eprintln!("note: {shape}: repaired: {}", s.repair());
+            }
+            print!("{}", polycd_cli::meshq::surface_info_text(&shape, &s, build));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Info {
             shape,
             timings: _,
             hull: _,
             mesh: true,
+            surface: _,
         } => {
             let start = std::time::Instant::now();
             let m = match input::torus_knot_spec(&shape) {
@@ -544,10 +570,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             verify,
             hull,
             mesh,
+            surface,
         } => {
             let kind = QueryKind::parse(&q)?;
-            if mesh {
-                return mesh_query(&a, b.as_deref(), [pose_a, pose_b], kind, &algo, json, verify);
+            if mesh || surface {
+                return mesh_query(&a, b.as_deref(), [pose_a, pose_b], kind, &algo, json, verify, surface);
             }
             if kind != QueryKind::Manifold && (margin.is_some() || reduce) {
                 return Err(format!("--margin and --reduce are for --query manifold, not {q}"));
@@ -859,6 +886,7 @@ fn probe_command(
 }
 
 /// `polycd query --mesh`: a pair with mesh sides ([`polycd_cli::meshq`]).
+#[allow(clippy::too_many_arguments)]
 fn mesh_query(
     a: &str,
     b: Option<&str>,
@@ -867,6 +895,7 @@ fn mesh_query(
     algo: &str,
     json: bool,
     verify: bool,
+    surface: bool,
 ) -> Result<ExitCode, String> {
     use polycd_cli::meshq;
     if verify {
@@ -877,18 +906,25 @@ fn mesh_query(
         return Err("--mesh answers --query intersect and distance".into());
     }
     let algorithm = Algorithm::parse(algo).ok_or_else(|| format!("unknown algorithm '{algo}'"))?;
-    let (sa, na) = meshq::load_cli(a).map_err(|e| e.to_string())?;
-    let (sb, nb) = meshq::load_cli(b).map_err(|e| e.to_string())?;
+    let load = |s: &str| {
+        if surface {
+            meshq::load_cli_surface(s)
+        } else {
+            meshq::load_cli(s)
+        }
+    };
+    let (sa, na) = load(a).map_err(|e| e.to_string())?;
+    let (sb, nb) = load(b).map_err(|e| e.to_string())?;
     for n in na.into_iter().chain(nb) {
         eprintln!("{n}");
     }
     let [pa, pb] = poses;
     let pa = parse_pose(pa.as_deref())?;
     let pb = parse_pose(pb.as_deref())?;
-    let ans = meshq::answer(
-        sa.solid(),
+    let ans = meshq::answer_body(
+        sa.body(),
         &pa,
-        sb.solid(),
+        sb.body(),
         &pb,
         kind,
         algorithm,

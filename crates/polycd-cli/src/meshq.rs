@@ -14,7 +14,7 @@
 //! faces' bytes; a file by its path and a 128-bit hash of its bytes; a spec by its text).
 
 use crate::answer::{status_name, Answer, QueryKind};
-use polycd::mesh::{self, MeshAnswer, Solid, SolidCache};
+use polycd::mesh::{self, Body, MeshAnswer, Solid, SolidCache, TriSurface};
 use polycd::{Algorithm, ConvexPolyhedron, DVec3, PolycdError, Pose};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -55,33 +55,46 @@ fn cached(
     Ok(m)
 }
 
-/// A batch shape: convex (today's meaning) or a closed non-convex mesh.
+/// A batch shape: convex (today's meaning), a closed non-convex mesh or an open surface.
 #[derive(Clone, Debug)]
 pub enum BatchSolid {
     /// A convex shape.
     Convex(std::sync::Arc<ConvexPolyhedron>),
     /// A closed triangle mesh.
     Mesh(Arc<polycd::mesh::TriMesh>),
+    /// An open (or non-manifold) triangle surface, without an inside.
+    Surface(Arc<TriSurface>),
 }
 
 impl BatchSolid {
-    /// As a [`Solid`] of the library.
-    pub fn solid(&self) -> Solid<'_> {
+    /// As a [`Solid`] of the library (`None` for a surface, which is no solid).
+    pub fn solid(&self) -> Option<Solid<'_>> {
         match self {
-            BatchSolid::Convex(c) => Solid::Convex(c),
-            BatchSolid::Mesh(m) => Solid::Mesh(m),
+            BatchSolid::Convex(c) => Some(Solid::Convex(c)),
+            BatchSolid::Mesh(m) => Some(Solid::Mesh(m)),
+            BatchSolid::Surface(_) => None,
+        }
+    }
+
+    /// As a [`Body`] (either kind of solid, or a surface).
+    pub fn body(&self) -> Body<'_> {
+        match self {
+            BatchSolid::Convex(c) => Body::Solid(Solid::Convex(c)),
+            BatchSolid::Mesh(m) => Body::Solid(Solid::Mesh(m)),
+            BatchSolid::Surface(s) => Body::Surface(s),
         }
     }
 }
 
-/// The kind of a shape object: `"convex"` (the default), `"mesh"`; `"surface"` (open
-/// surfaces, issue 23 item 7) is refused as not supported yet.
+/// The kind of a shape object: `"convex"` (the default), `"mesh"` or `"surface"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShapeKind {
     /// A convex shape.
     Convex,
     /// A closed non-convex triangle mesh.
     Mesh,
+    /// An open (or non-manifold) triangle surface (issue 23 item 7).
+    Surface,
 }
 
 /// Reads `"kind"` of a shape object.
@@ -91,19 +104,65 @@ pub fn shape_kind(obj: &Map<String, Value>) -> Result<ShapeKind, String> {
         Some(Value::String(s)) => match s.as_str() {
             "convex" => Ok(ShapeKind::Convex),
             "mesh" => Ok(ShapeKind::Mesh),
-            "surface" => Err("\"kind\": \"surface\" (open surfaces) is not supported yet".into()),
-            other => Err(format!("unknown \"kind\" '{other}' (known: convex, mesh)")),
+            "surface" => Ok(ShapeKind::Surface),
+            other => Err(format!("unknown \"kind\" '{other}' (known: convex, mesh, surface)")),
         },
-        Some(_) => Err("\"kind\" must be a string: \"convex\" or \"mesh\"".into()),
+        Some(_) => Err("\"kind\" must be a string: \"convex\", \"mesh\" or \"surface\"".into()),
     }
+}
+
+/// Where a mesh or surface of a shape object comes from, with its cache key.
+enum Source {
+    Inline(Vec<DVec3>, Vec<Vec<u32>>),
+    File(String),
+    Spec(String),
 }
 
 /// The mesh of a shape object with `"kind": "mesh"` (its keys already checked).
 pub fn mesh_of(obj: &Map<String, Value>) -> Result<Arc<polycd::mesh::TriMesh>, String> {
+    let (key, src) = source_of(obj, "mesh")?;
+    match src {
+        Source::Inline(pts, fs) => cached(key, || polycd::mesh::TriMesh::new(&pts, &fs).map_err(|e| e.to_string())),
+        Source::File(path) => cached(key, || polycd::mesh::TriMesh::read(&path).map_err(|e| e.to_string())),
+        Source::Spec(spec) => cached(key, || mesh_spec(&spec).map_err(|e| e.to_string())),
+    }
+}
+
+type SurfaceCacheMap = HashMap<Vec<u8>, Arc<TriSurface>>;
+
+/// The open surface of a shape object with `"kind": "surface"` (its keys already checked):
+/// `"vertices"` + `"faces"`, a `"file"`, or a `"shape"` spec (a closed mesh's triangles, its
+/// inside forgotten). Cached by content as meshes are (same limits).
+pub fn surface_of(obj: &Map<String, Value>) -> Result<Arc<TriSurface>, String> {
+    static SURFACES: OnceLock<Mutex<SurfaceCacheMap>> = OnceLock::new();
+    let cache = SURFACES.get_or_init(|| Mutex::new(HashMap::new()));
+    let (key, src) = source_of(obj, "surface")?;
+    if let Some(m) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return Ok(m);
+    }
+    let s = Arc::new(
+        match src {
+            Source::Inline(pts, fs) => TriSurface::new(&pts, &fs),
+            Source::File(path) => TriSurface::read(&path),
+            Source::Spec(spec) => mesh_spec(&spec).map(|m| TriSurface::from_mesh(&m)),
+        }
+        .map_err(|e| e.to_string())?,
+    );
+    if let Ok(mut c) = cache.lock() {
+        let held: usize = c.values().map(|m| m.triangles().len()).sum();
+        if c.len() < MESH_CACHE_ENTRIES && held + s.triangles().len() <= MESH_CACHE_TRIANGLES {
+            c.insert(key, s.clone());
+        }
+    }
+    Ok(s)
+}
+
+/// The source of a mesh or surface shape object and its cache key; `what` names the kind.
+fn source_of(obj: &Map<String, Value>, what: &str) -> Result<(Vec<u8>, Source), String> {
     let given = |k: &str| obj.get(k).filter(|v| !v.is_null());
     for k in ["hull", "radius"] {
         if given(k).is_some() {
-            return Err(format!("\"{k}\" is for convex shapes, not \"kind\": \"mesh\""));
+            return Err(format!("\"{k}\" is for convex shapes, not \"kind\": \"{what}\""));
         }
     }
     let sources: Vec<&str> = ["vertices", "file", "shape"]
@@ -112,7 +171,7 @@ pub fn mesh_of(obj: &Map<String, Value>) -> Result<Arc<polycd::mesh::TriMesh>, S
         .collect();
     if sources.len() != 1 {
         return Err(format!(
-            "a mesh takes exactly one of \"vertices\" (with \"faces\"), \"file\", \"shape\" (found {})",
+            "a {what} takes exactly one of \"vertices\" (with \"faces\"), \"file\", \"shape\" (found {})",
             if sources.is_empty() {
                 "none".to_string()
             } else {
@@ -158,7 +217,7 @@ pub fn mesh_of(obj: &Map<String, Value>) -> Result<Arc<polycd::mesh::TriMesh>, S
             }
             fs.push(face);
         }
-        return cached(key, || polycd::mesh::TriMesh::new(&pts, &fs).map_err(|e| e.to_string()));
+        return Ok((key, Source::Inline(pts, fs)));
     }
     if let Some(f) = given("file") {
         let path = f.as_str().ok_or("\"file\" must be a string")?;
@@ -179,7 +238,7 @@ pub fn mesh_of(obj: &Map<String, Value>) -> Result<Arc<polycd::mesh::TriMesh>, S
         key.extend_from_slice(&hash(1).to_le_bytes());
         key.extend_from_slice(&hash(2).to_le_bytes());
         drop(bytes);
-        return cached(key, || polycd::mesh::TriMesh::read(path).map_err(|e| e.to_string()));
+        return Ok((key, Source::File(path.to_string())));
     }
     let spec = given("shape")
         .and_then(|s| s.as_str())
@@ -187,7 +246,7 @@ pub fn mesh_of(obj: &Map<String, Value>) -> Result<Arc<polycd::mesh::TriMesh>, S
         .to_string();
     let mut key = b"shape:".to_vec();
     key.extend_from_slice(spec.as_bytes());
-    cached(key, || mesh_spec(&spec).map_err(|e| e.to_string()))
+    Ok((key, Source::Spec(spec)))
 }
 
 /// A built-in spec as a mesh: `torus-knot:…`, or a convex built-in triangulated.
@@ -219,6 +278,105 @@ pub fn answer(
             ..Answer::default()
         },
     }
+}
+
+/// [`answer`] for sides of any kind: two solids as [`answer`]; a pair with an open surface by
+/// [`polycd::mesh::surface`]: intersect and distance (features `{"kind": "triangle", "id":
+/// <input face>}` on a surface side; overlapping: `signed_distance` = minus the deepest
+/// overlapping triangle pair's penetration depth, a certified lower bound); other queries are
+/// a typed error.
+#[allow(clippy::too_many_arguments)]
+pub fn answer_body(
+    a: Body<'_>,
+    pa: &Pose,
+    b: Body<'_>,
+    pb: &Pose,
+    kind: QueryKind,
+    algorithm: Algorithm,
+    direction: Option<DVec3>,
+    options: &polycd::ManifoldOptions,
+) -> Answer {
+    if let (Body::Solid(a), Body::Solid(b)) = (a, b) {
+        return answer(a, pa, b, pb, kind, algorithm, direction, options);
+    }
+    match surface_answer(a, pa, b, pb, kind, algorithm) {
+        Ok(ans) => ans,
+        Err(e) => Answer {
+            status: "error",
+            error: Some(e.to_string()),
+            ..Answer::default()
+        },
+    }
+}
+
+fn surface_answer(
+    a: Body<'_>,
+    pa: &Pose,
+    b: Body<'_>,
+    pb: &Pose,
+    kind: QueryKind,
+    algorithm: Algorithm,
+) -> Result<Answer, PolycdError> {
+    if algorithm != Algorithm::Auto {
+        return Err(PolycdError::Unsupported {
+            algorithm: algorithm.name(),
+            query: "surface",
+        });
+    }
+    let ans = match kind {
+        QueryKind::Intersect => mesh::surface::intersect(a, pa, b, pb)?,
+        QueryKind::Distance => mesh::surface::distance(a, pa, b, pb)?,
+        other => return Err(PolycdError::UnsupportedShape {
+            algorithm: match other {
+                QueryKind::Directional => "directional",
+                QueryKind::Manifold => "manifold",
+                QueryKind::Point => "point",
+                _ => "ray",
+            },
+            shape: "surface",
+            reason:
+                "open surfaces answer intersect and distance queries only (not yet directional, manifold, point or ray)",
+        }),
+    };
+    let tol = mesh::surface::surface_contact_tolerance(a, pa, b, pb)?;
+    let status = status_name(ans.status(tol));
+    Ok(match (kind, ans) {
+        (QueryKind::Intersect, MeshAnswer::Separated { point_a, point_b, .. }) => {
+            let touching = status == "touching";
+            Answer {
+                status,
+                point_a: Some(point_a).filter(|_| touching),
+                point_b: Some(point_b).filter(|_| touching),
+                ..Answer::default()
+            }
+        }
+        (
+            _,
+            MeshAnswer::Separated {
+                distance,
+                point_a,
+                point_b,
+                features,
+                ..
+            },
+        ) => Answer {
+            status,
+            distance: Some(distance),
+            signed_distance: Some(distance),
+            point_a: Some(point_a),
+            point_b: Some(point_b),
+            solid_features: Some(features),
+            ..Answer::default()
+        },
+        (_, MeshAnswer::Overlapping { point_a, point_b, .. }) => Answer {
+            status,
+            distance: (kind == QueryKind::Distance).then_some(0.0),
+            signed_distance: (kind == QueryKind::Distance).then_some(ans.signed_distance()),
+            point_a: Some(point_a).filter(|p| p.is_finite()),
+            point_b: Some(point_b).filter(|p| p.is_finite()),
+            ..Answer::default()
+        },
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -317,6 +475,52 @@ pub fn load_cli(s: &str) -> Result<(BatchSolid, Vec<String>), PolycdError> {
         BatchSolid::Convex(std::sync::Arc::new(crate::input::load_shape(s)?)),
         Vec::new(),
     ))
+}
+
+/// A shape of `polycd query --surface`: a mesh file (or a `torus-knot:…` spec) is an open
+/// surface, any other built-in spec stays convex. A repair is noted (for stderr).
+pub fn load_cli_surface(s: &str) -> Result<(BatchSolid, Vec<String>), PolycdError> {
+    if let Some(k) = crate::input::torus_knot_spec(s) {
+        return Ok((BatchSolid::Surface(Arc::new(TriSurface::from_mesh(&k?))), Vec::new()));
+    }
+    if std::path::Path::new(s).is_file() {
+        let m = TriSurface::read(s)?;
+        let notes = if m.repair().is_empty() {
+            Vec::new()
+        } else {
+            vec![format!("note: {s}: repaired: {}", m.repair())]
+        };
+        return Ok((BatchSolid::Surface(Arc::new(m)), notes));
+    }
+    Ok((
+        BatchSolid::Convex(std::sync::Arc::new(crate::input::load_shape(s)?)),
+        Vec::new(),
+    ))
+}
+
+/// `polycd info --surface`: the surface, its open and non-manifold edges, repairs and tree.
+pub fn surface_info_text(name: &str, m: &TriSurface, build: std::time::Duration) -> String {
+    let mut s = String::new();
+    let mut line = |k: &str, v: String| s.push_str(&format!("{k:<22}{v}\n"));
+    line("surface:", name.to_string());
+    line("vertices:", m.vertices().len().to_string());
+    line("triangles:", m.triangles().len().to_string());
+    line("open edges:", m.open_edges().to_string());
+    line("non-manifold edges:", m.nonmanifold_edges().to_string());
+    line("sphere tree nodes:", m.tree_nodes().to_string());
+    line(
+        "build time:",
+        format!("{:.3} s (repair, sphere tree)", build.as_secs_f64()),
+    );
+    line(
+        "repaired:",
+        if m.repair().is_empty() {
+            "nothing".to_string()
+        } else {
+            m.repair().to_string()
+        },
+    );
+    s
 }
 
 /// One note per closed component of `m` that was re-oriented.

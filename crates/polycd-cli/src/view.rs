@@ -1141,6 +1141,9 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
         let vertices = match &solid {
             crate::meshq::BatchSolid::Convex(c) => c.vertices().len(),
             crate::meshq::BatchSolid::Mesh(m) => m.vertices().len(),
+            crate::meshq::BatchSolid::Surface(_) => {
+                return Err(at(format!("{k}: a surface (\"kind\": \"surface\") is not drawn yet")))
+            }
         };
         let label = match ["shape", "file", "ref"]
             .into_iter()
@@ -1190,9 +1193,11 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
         _ => solid_pair_scene(&SolidPairInput {
             a_label: &a_label,
             b_label: &b_label,
-            a: a.solid(),
+            a: a.solid()
+                .ok_or_else(|| at("a: a surface (\"kind\": \"surface\") is not drawn yet".into()))?,
             pose_a,
-            b: b.solid(),
+            b: b.solid()
+                .ok_or_else(|| at("b: a surface (\"kind\": \"surface\") is not drawn yet".into()))?,
             pose_b,
             kind,
             algorithm,

@@ -173,7 +173,9 @@ fn unsupported_mesh_queries_are_errors_naming_why() {
     let cube = box_json([0.0; 3], [1.0; 3]);
     let out = batch(&lines(&[
         format!(r#"{{"query":"point","point":[1,0,0],"origin":"x","a":{cube}}}"#),
-        r#"{"a":{"kind":"surface","shape":"cube"},"b":{"shape":"cube"}}"#.into(),
+        // Surfaces (issue 23 item 7) answer intersect and distance; directional is refused.
+        r#"{"a":{"kind":"surface","shape":"cube"},"b":{"shape":"cube"},"query":"directional","direction":[1,0,0]}"#
+            .into(),
         r#"{"a":{"kind":"blob","shape":"cube"},"b":{"shape":"cube"}}"#.into(),
         r#"{"a":{"kind":"mesh","vertices":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]},"b":{"shape":"cube"}}"#.into(),
         format!(r#"{{"a":{cube},"b":{cube},"algorithm":"gjk"}}"#),
@@ -181,11 +183,7 @@ fn unsupported_mesh_queries_are_errors_naming_why() {
     let err = |i: usize| out[i]["error"].as_str().unwrap_or("").to_string();
     assert!(out.iter().all(|a| a["status"] == "error"), "{out:?}");
     assert!(err(0).contains("origin"), "{}", err(0));
-    assert!(
-        err(1).contains("surface") && err(1).contains("not supported yet"),
-        "{}",
-        err(1)
-    );
+    assert!(err(1).contains("surface") && err(1).contains("not yet"), "{}", err(1));
     assert!(err(2).contains("unknown \"kind\""), "{}", err(2));
     assert!(err(3).contains("faces"), "{}", err(3));
     assert!(err(4).contains("gjk"), "{}", err(4));

@@ -118,6 +118,7 @@ mod probe;
 mod repair;
 pub mod solid;
 mod store;
+pub mod surface;
 mod tree;
 pub mod tri_dist;
 mod trimesh;
@@ -132,6 +133,7 @@ pub use solid::{
     PieceContact, Side, Solid, SolidCache, SolidFeature,
 };
 pub use store::DECOMPOSITION_VERSION;
+pub use surface::{Body, TriSurface};
 pub use tree::HullNode;
 pub use tri_dist::{triangle_distance, TriFeature, TriangleDistance};
 pub use trimesh::{MeshComponent, TriMesh};

@@ -326,6 +326,78 @@ impl TriMesh {
 }
 
 /// A typed mesh defect.
+/// A surface's triangles, each one's input face, and the repair report.
+pub(crate) type SurfaceTriangles = (Vec<[u32; 3]>, Vec<u32>, MeshRepair);
+
+/// The repaired triangles of an input read as an open surface ([`crate::mesh::TriSurface`]):
+/// the faces fan-triangulated, then (with `options.repair`) welded, zero-area and duplicate
+/// triangles dropped as for a closed mesh; no closedness, manifoldness, sliver or volume
+/// checks.
+/// Errors name the input's faces (`names`).
+pub(crate) fn surface_triangles(
+    vertices: &[DVec3],
+    faces: &[Vec<u32>],
+    names: &Names<'_>,
+    options: &MeshOptions,
+) -> Result<SurfaceTriangles, PolycdError> {
+    check_points(vertices)?;
+    if faces.is_empty() {
+        return Err(bad(MeshDefect::Empty));
+    }
+    let (lo, hi) = bounds(vertices.iter().copied());
+    let mut repair = MeshRepair::default();
+    let (mut t, mut tf) = if options.repair {
+        let (rep, welded, farthest) = weld(vertices, options.weld_tolerance, 0.5 * (hi - lo).length());
+        repair.welded_vertices = welded;
+        repair.max_weld_distance = farthest;
+        let welded_faces: Vec<Vec<u32>> = faces
+            .iter()
+            .map(|f| f.iter().map(|&v| rep.get(v as usize).copied().unwrap_or(v)).collect())
+            .collect();
+        let (mut t, mut tf) = fan(vertices, &welded_faces, names)?;
+        // A surface has no sides: orient every triangle alike (smallest vertex first, then the
+        // smaller), so a back-to-back pair is a duplicate, one of them kept.
+        for tri in &mut t {
+            let k = (0..3).min_by_key(|&k| tri[k]).unwrap_or(0);
+            let r = [tri[k], tri[(k + 1) % 3], tri[(k + 2) % 3]];
+            *tri = if r[1] < r[2] { r } else { [r[0], r[2], r[1]] };
+        }
+        drop_bad_triangles(vertices, &mut t, &mut tf, &mut repair);
+        (t, tf)
+    } else {
+        fan(vertices, faces, names)?
+    };
+    if t.is_empty() {
+        return Err(bad(MeshDefect::Empty));
+    }
+    // Slivers (nearly collinear corners, refused by a closed mesh's checks) stay: a surface's
+    // triangle is queried as the flat convex hull of its corners, a thin polygon or segment.
+    // Exactly collinear corners were dropped above (zero area).
+    t.shrink_to_fit();
+    tf.shrink_to_fit();
+    Ok((t, tf, repair))
+}
+
+/// [`surface_triangles`] of a mesh file, errors naming the file and its own numbering.
+#[cfg(feature = "io")]
+pub(crate) fn read_surface(path: &std::path::Path) -> Result<(Vec<DVec3>, SurfaceTriangles), PolycdError> {
+    let m = crate::shape::io::read_mesh_numbered(path)?;
+    let names = Names {
+        numbering: m.numbering,
+        vertex_number: &m.vertex_number,
+        face_line: &m.face_line,
+    };
+    let (t, tf, r) =
+        surface_triangles(&m.vertices, &m.faces, &names, &MeshOptions::default()).map_err(|e| match e {
+            PolycdError::InvalidMesh(defect) => PolycdError::MeshFile {
+                path: path.display().to_string(),
+                defect,
+            },
+            e => e,
+        })?;
+    Ok((m.vertices, (t, tf, r)))
+}
+
 fn bad(d: MeshDefect) -> PolycdError {
     PolycdError::InvalidMesh(Box::new(d))
 }
