@@ -307,7 +307,11 @@ pub fn text(v: &Value) -> String {
             if let Some(c) = v["contacts"].as_array() {
                 line(
                     "contacts",
-                    format!("{} feature pairs within the stop distance (--json lists them)", c.len()),
+                    format!(
+                        "{} feature pair{} within the stop distance (--json lists them)",
+                        c.len(),
+                        if c.len() == 1 { "" } else { "s" }
+                    ),
                 );
             }
             line("iterations", num_text(&v["iterations"]));

@@ -316,7 +316,8 @@ fn toc_text_is_a_sentence_and_labelled_numbers() {
             "pose_b",
             "point_a",
             "point_b",
-            "features"
+            "features",
+            "contacts"
         ]
     );
     // The text's t is the JSON's, which is 1/3 (the centres 1 apart) within the stop distance.
