@@ -67,3 +67,5 @@ pub use sap::{Aabb, PairData, SweepAndPrune, SweepStats, REBUILD_SWAPS_PER_ENDPO
 pub use world::{
     BodyHandle, PairAnswer, PairQuery, PairReport, PairState, World, WorldOptions, WorldStats, PARALLEL_MIN_PAIRS,
 };
+pub mod ccd_world;
+pub use ccd_world::{CcdContact, CcdHandle, CcdShape, CcdWorld, CcdWorldStats};

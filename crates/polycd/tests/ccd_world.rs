@@ -1,0 +1,424 @@
+//! Continuous collision detection among many bodies ([`polycd::broad::CcdWorld`], issue 24
+//! item 2), checked against all-pairs CCD: on random scenes of boxes, icospheres, ellipsoid
+//! hulls and small torus-knot meshes, each body moving over several frames (each frame
+//! starting where the last ended) or fixed, the world's contacts (every pair's first contact
+//! and the earliest over all pairs) equal those of the pairwise continuous query run on every
+//! pair with at least one moving body, with fresh caches and no broad phase; the answers are
+//! the same with 1 and 2 threads; the swept boxes hold the bodies at sampled times; bad input
+//! gets typed errors.
+//!
+//! The default run is small (50 and 80 bodies); `cargo test -p polycd --test ccd_world --
+//! --ignored` runs 200- and 500-body scenes.
+
+use std::sync::Arc;
+
+use polycd::broad::{CcdContact, CcdHandle, CcdShape, CcdWorld};
+use polycd::ccd::mesh::{self as mesh_ccd, MeshToiCache};
+use polycd::ccd::{self, CcdCache, CcdOptions};
+use polycd::mesh::{MeshDistance, TriMesh};
+use polycd::{shapes, DQuat, DVec3, PolycdError, Pose};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// A small torus knot (2, 3) scaled to a bounding scale of about `size`.
+fn knot(size: f64) -> Arc<TriMesh> {
+    let (v, f) = shapes::torus_knot(2, 3, 24, 5, 0.35).expect("knot");
+    let m = TriMesh::new(&v, &f).expect("knot mesh");
+    let k = size / m.scale();
+    let v: Vec<DVec3> = v.iter().map(|&p| p * k).collect();
+    Arc::new(TriMesh::new(&v, &f).expect("scaled knot mesh"))
+}
+
+struct Scene {
+    shapes: Vec<CcdShape>,
+    /// Each body's pose at the start of the next frame.
+    poses: Vec<Pose>,
+    /// Fixed bodies never move.
+    fixed: Vec<bool>,
+    /// Grid spacing: about how far a body moves per frame.
+    spacing: f64,
+}
+
+/// `n` bodies on a jittered grid (spacing 2.2, bodies of radius up to about 1), `knots` of
+/// them torus-knot meshes, a fifth fixed.
+fn scene(n: usize, knots: usize, seed: u64) -> Scene {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let knot_mesh = knot(0.9);
+    let side = (n as f64).cbrt().ceil() as usize;
+    let spacing = 2.2;
+    let mut out = Scene {
+        shapes: Vec::new(),
+        poses: Vec::new(),
+        fixed: Vec::new(),
+        spacing,
+    };
+    for i in 0..n {
+        let shape = if i % (n / knots.max(1)).max(1) == 0 && i / (n / knots.max(1)).max(1) < knots {
+            CcdShape::Mesh(knot_mesh.clone())
+        } else {
+            match rng.random_range(0..3) {
+                0 => CcdShape::Convex(Arc::new(
+                    shapes::cuboid(
+                        rng.random_range(0.3..1.4),
+                        rng.random_range(0.3..1.4),
+                        rng.random_range(0.3..1.4),
+                    )
+                    .unwrap(),
+                )),
+                1 => CcdShape::Convex(Arc::new(shapes::icosphere(1, rng.random_range(0.3..0.8)).unwrap())),
+                _ => CcdShape::Convex(Arc::new(
+                    shapes::ellipsoid(
+                        40,
+                        rng.random_range(0.3..0.9),
+                        rng.random_range(0.3..0.9),
+                        rng.random_range(0.2..0.6),
+                        rng.random(),
+                    )
+                    .unwrap(),
+                )),
+            }
+        };
+        let (x, y, z) = (i % side, (i / side) % side, i / (side * side));
+        let jitter = DVec3::new(
+            rng.random_range(-0.3..0.3),
+            rng.random_range(-0.3..0.3),
+            rng.random_range(-0.3..0.3),
+        );
+        let p = DVec3::new(x as f64, y as f64, z as f64) * spacing + jitter;
+        out.shapes.push(shape);
+        out.poses.push(Pose::new(shapes::random_rotation(&mut rng), p));
+        out.fixed.push(rng.random_range(0..5) == 0);
+    }
+    out
+}
+
+/// The next frame's end poses: a random displacement of up to `reach` and a random turn of up
+/// to 1.5 rad for the moving bodies.
+fn next_ends(s: &Scene, rng: &mut ChaCha8Rng, reach: f64) -> Vec<Pose> {
+    s.poses
+        .iter()
+        .zip(&s.fixed)
+        .map(|(p, &fixed)| {
+            if fixed {
+                return *p;
+            }
+            let d = shapes::unit_vector(rng) * rng.random_range(0.0..reach);
+            let turn = DQuat::from_axis_angle(shapes::unit_vector(rng), rng.random_range(0.0..1.5));
+            Pose::new((turn * p.rotation).normalize(), p.translation + d)
+        })
+        .collect()
+}
+
+/// All-pairs CCD: every pair with a moving body, fresh caches, the world's motions.
+fn all_pairs(world: &CcdWorld, handles: &[CcdHandle]) -> Vec<CcdContact> {
+    let opts = *world.options();
+    let mut out = Vec::new();
+    for (i, &a) in handles.iter().enumerate() {
+        for &b in &handles[i + 1..] {
+            let (ma, mb) = (world.motion(a).unwrap(), world.motion(b).unwrap());
+            if ma.is_stationary() && mb.is_stationary() {
+                continue;
+            }
+            let hit = match (world.shape(a).unwrap(), world.shape(b).unwrap()) {
+                (CcdShape::Convex(p), CcdShape::Convex(q)) => {
+                    ccd::time_of_contact(p, ma, q, mb, &opts, &mut CcdCache::default())
+                        .unwrap()
+                        .map(|r| (r.t, r.distance, r.iterations))
+                }
+                (x, y) => {
+                    let as_mesh = |s: &CcdShape| match s {
+                        CcdShape::Convex(c) => TriMesh::from_convex(c).unwrap(),
+                        CcdShape::Mesh(m) => (**m).clone(),
+                    };
+                    let (p, q) = (as_mesh(x), as_mesh(y));
+                    mesh_ccd::time_of_contact(&p, ma, &q, mb, &opts, &mut MeshToiCache::default())
+                        .unwrap()
+                        .map(|r| {
+                            let d = match r.answer {
+                                MeshDistance::Separated { distance, .. } => distance,
+                                MeshDistance::Overlapping { .. } => 0.0,
+                            };
+                            (r.t, d, r.iterations)
+                        })
+                }
+            };
+            if let Some((t, distance, iterations)) = hit {
+                out.push(CcdContact {
+                    a,
+                    b,
+                    t,
+                    distance,
+                    points: None,
+                    iterations,
+                });
+            }
+        }
+    }
+    out.sort_by(|x, y| x.t.total_cmp(&y.t).then(x.a.cmp(&y.a)).then(x.b.cmp(&y.b)));
+    out
+}
+
+fn close(x: f64, y: f64) -> bool {
+    // The world keeps each pair's caches across frames; warm and fresh caches give the same
+    // distances up to rounding, hence the same times up to rounding.
+    (x - y).abs() <= 1e-9 * (1.0 + x.abs())
+}
+
+fn build(s: &Scene) -> (CcdWorld, Vec<CcdHandle>) {
+    let mut world = CcdWorld::new(CcdOptions::default());
+    let handles = s
+        .shapes
+        .iter()
+        .zip(&s.poses)
+        .map(|(shape, pose)| world.insert(shape.clone(), *pose).unwrap())
+        .collect();
+    (world, handles)
+}
+
+/// Runs `frames` frames of a scene, checking each against all-pairs CCD; returns the number of
+/// contacts seen and the candidates per frame.
+fn against_all_pairs(n: usize, knots: usize, frames: usize, seed: u64) -> (usize, usize) {
+    let mut s = scene(n, knots, seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let (mut world, handles) = build(&s);
+    let (mut contacts, mut candidates, mut kept) = (0, 0, 0);
+    for frame in 0..frames {
+        let ends = next_ends(&s, &mut rng, s.spacing);
+        for (k, &h) in handles.iter().enumerate() {
+            world.set_motion(h, s.poses[k], ends[k]).unwrap();
+        }
+        let stats = world.step().unwrap();
+        let expected = all_pairs(&world, &handles);
+        let got = world.contacts();
+        // Same pairs, same times.
+        let key = |c: &CcdContact| (c.a, c.b);
+        let mut g: Vec<_> = got.iter().map(|c| (key(c), c.t)).collect();
+        let mut e: Vec<_> = expected.iter().map(|c| (key(c), c.t)).collect();
+        g.sort_by(|x, y| x.0.cmp(&y.0));
+        e.sort_by(|x, y| x.0.cmp(&y.0));
+        assert_eq!(
+            g.iter().map(|x| x.0).collect::<Vec<_>>(),
+            e.iter().map(|x| x.0).collect::<Vec<_>>(),
+            "frame {frame}: the pairs in contact differ"
+        );
+        for (x, y) in g.iter().zip(&e) {
+            assert!(
+                close(x.1, y.1),
+                "frame {frame}, pair {:?}: t {} vs all-pairs {}",
+                x.0,
+                x.1,
+                y.1
+            );
+        }
+        // The earliest contact over all pairs.
+        match (world.earliest(), expected.first()) {
+            (None, None) => {}
+            (Some(w), Some(x)) => assert!(close(w.t, x.t), "frame {frame}: earliest {w:?} vs {x:?}"),
+            (w, x) => panic!("frame {frame}: earliest {w:?} vs {x:?}"),
+        }
+        // Time order, and each contact within its threshold at its time.
+        assert!(got.windows(2).all(|w| w[0].t <= w[1].t));
+        for c in got {
+            assert!((0.0..=1.0).contains(&c.t) && c.distance >= 0.0, "{c:?}");
+            assert_eq!(c.points.is_some(), c.distance > 0.0, "{c:?}");
+        }
+        assert_eq!(stats.contacts, got.len());
+        contacts += got.len();
+        candidates += stats.candidates;
+        kept += stats.kept_caches;
+        s.poses = ends;
+    }
+    assert!(frames < 2 || kept > 0, "no pair cache was kept across frames");
+    (contacts, candidates / frames)
+}
+
+#[test]
+fn many_body_ccd_equals_all_pairs_50() {
+    let (contacts, candidates) = against_all_pairs(50, 3, 4, 1);
+    eprintln!("50 bodies: {contacts} contacts over 4 frames, {candidates} candidates per frame");
+    assert!(contacts >= 10, "too few contacts to mean anything: {contacts}");
+    assert!(
+        candidates < 50 * 49 / 2 / 4,
+        "the broad phase pruned little: {candidates}"
+    );
+}
+
+#[test]
+fn many_body_ccd_equals_all_pairs_80() {
+    let (contacts, _) = against_all_pairs(80, 4, 3, 2);
+    assert!(contacts >= 10, "too few contacts: {contacts}");
+}
+
+#[test]
+#[ignore = "bigger scenes (200 and 500 bodies): run with --ignored"]
+fn many_body_ccd_equals_all_pairs_large() {
+    for (n, knots, seed) in [(200, 6, 3), (500, 10, 4)] {
+        let (contacts, candidates) = against_all_pairs(n, knots, 3, seed);
+        eprintln!("{n} bodies: {contacts} contacts over 3 frames, {candidates} candidates per frame");
+        assert!(contacts >= 30);
+    }
+}
+
+/// Identical answers (bit for bit) with 1 and 2 threads, and serial.
+#[cfg(feature = "parallel")]
+#[test]
+fn thread_count_does_not_change_the_answers() {
+    let s = scene(60, 3, 7);
+    let run = |threads: Option<usize>| {
+        let mut s = Scene {
+            shapes: s.shapes.clone(),
+            poses: s.poses.clone(),
+            fixed: s.fixed.clone(),
+            spacing: s.spacing,
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(70);
+        let (mut world, handles) = build(&s);
+        world.set_parallel(threads.is_some());
+        let mut all = Vec::new();
+        for _ in 0..3 {
+            let ends = next_ends(&s, &mut rng, s.spacing);
+            for (k, &h) in handles.iter().enumerate() {
+                world.set_motion(h, s.poses[k], ends[k]).unwrap();
+            }
+            match threads {
+                Some(n) => rayon::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .build()
+                    .unwrap()
+                    .install(|| world.step())
+                    .unwrap(),
+                None => world.step().unwrap(),
+            };
+            all.extend_from_slice(world.contacts());
+            s.poses = ends;
+        }
+        all
+    };
+    let one = run(Some(1));
+    assert!(one.len() >= 5, "{} contacts", one.len());
+    assert_eq!(one, run(Some(2)));
+    assert_eq!(one, run(None));
+}
+
+/// Every body's swept box holds the body at sampled times of its motion (an independent check
+/// of the motion bound the broad phase relies on).
+#[test]
+fn swept_boxes_hold_the_bodies() {
+    let s = scene(30, 3, 11);
+    let mut rng = ChaCha8Rng::seed_from_u64(12);
+    let (mut world, handles) = build(&s);
+    let ends = next_ends(&s, &mut rng, 3.0);
+    for (k, &h) in handles.iter().enumerate() {
+        world.set_motion(h, s.poses[k], ends[k]).unwrap();
+    }
+    for &h in &handles {
+        let (lo, hi) = world.swept_box(h).unwrap().unwrap();
+        let m = world.motion(h).unwrap();
+        let verts: Vec<DVec3> = match world.shape(h).unwrap() {
+            CcdShape::Convex(c) => c.vertices().to_vec(),
+            CcdShape::Mesh(m) => m.vertices().to_vec(),
+        };
+        for i in 0..=64 {
+            let pose = m.pose_at(i as f64 / 64.0);
+            for &v in &verts {
+                let p = pose.transform_point(v);
+                assert!(
+                    p.cmpge(lo).all() && p.cmple(hi).all(),
+                    "{h:?}: {p} outside [{lo}, {hi}]"
+                );
+            }
+        }
+        // And not absurdly large: within twice the extent of the ball argument.
+        assert!((hi - lo).max_element() < 2.0 * (2.0 * 1.5 + 3.0), "{h:?}: [{lo}, {hi}]");
+    }
+}
+
+#[test]
+fn bad_input_gets_typed_errors() {
+    let cube = Arc::new(shapes::cuboid(1.0, 1.0, 1.0).unwrap());
+    let mut world = CcdWorld::new(CcdOptions::default());
+    let h = world.insert(CcdShape::Convex(cube.clone()), Pose::IDENTITY).unwrap();
+    // Non-finite and zero-quaternion poses.
+    let nan = Pose::from_translation(DVec3::new(f64::NAN, 0.0, 0.0));
+    assert_eq!(
+        world.set_motion(h, Pose::IDENTITY, nan),
+        Err(PolycdError::NonFinitePose)
+    );
+    assert!(world.insert(CcdShape::Convex(cube.clone()), nan).is_err());
+    let zero = Pose::new(DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), DVec3::ZERO);
+    assert!(matches!(
+        world.set_motion(h, zero, Pose::IDENTITY),
+        Err(PolycdError::ZeroQuaternion | PolycdError::NonFinitePose)
+    ));
+    // A rounded shape.
+    let ball = Arc::new(shapes::cuboid(1.0, 1.0, 1.0).unwrap().with_radius(0.1).unwrap());
+    assert!(matches!(
+        world.insert(CcdShape::Convex(ball), Pose::IDENTITY),
+        Err(PolycdError::Unsupported { .. })
+    ));
+    // An open mesh cannot be built, so it cannot be inserted.
+    let v = [DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::Z];
+    let open = [vec![0, 2, 1], vec![0, 1, 3], vec![0, 3, 2]];
+    assert!(matches!(TriMesh::new(&v, &open), Err(PolycdError::InvalidMesh(_))));
+    // A removed or unknown body.
+    let gone = world.insert(CcdShape::Convex(cube.clone()), Pose::IDENTITY).unwrap();
+    assert!(world.remove(gone));
+    assert!(!world.remove(gone));
+    assert!(matches!(
+        world.set_fixed(gone, Pose::IDENTITY),
+        Err(PolycdError::InvalidOption { .. })
+    ));
+    // A flat polyhedron against a mesh: the mesh query's typed refusal, from `step`.
+    let square = Arc::new(
+        polycd::ConvexPolyhedron::from_points(&[DVec3::ZERO, DVec3::X, DVec3::Y, DVec3::new(1.0, 1.0, 0.0)]).unwrap(),
+    );
+    let sq = world.insert(CcdShape::Convex(square), Pose::IDENTITY).unwrap();
+    let k = world.insert(CcdShape::Mesh(knot(1.0)), Pose::IDENTITY).unwrap();
+    world
+        .set_motion(k, Pose::IDENTITY, Pose::from_translation(DVec3::new(0.5, 0.0, 0.0)))
+        .unwrap();
+    assert!(matches!(world.step(), Err(PolycdError::UnsupportedShape { .. })));
+    assert!(world.contacts().is_empty());
+    // Removing it makes the world answer again (the cube and the knot overlap at t = 0).
+    assert!(world.remove(sq));
+    world.step().unwrap();
+    let first = world.earliest().unwrap();
+    assert_eq!((first.a, first.b, first.t), (h, k, 0.0));
+}
+
+/// A body passing through a row of fixed cubes hits the first one; each pair's first contact
+/// is listed in time order; fixed–fixed pairs (touching cubes) are not reported.
+#[test]
+fn row_of_walls_in_time_order() {
+    let cube = Arc::new(shapes::cuboid(1.0, 1.0, 1.0).unwrap());
+    let mut world = CcdWorld::new(CcdOptions::default());
+    let mover = world.insert(CcdShape::Convex(cube.clone()), Pose::IDENTITY).unwrap();
+    // Walls at x = 3, 5, 7 and a touching pair at x = 20, 21 (fixed, never reported).
+    let walls: Vec<CcdHandle> = [3.0, 5.0, 7.0, 20.0, 21.0]
+        .iter()
+        .map(|&x| {
+            world
+                .insert(
+                    CcdShape::Convex(cube.clone()),
+                    Pose::from_translation(DVec3::new(x, 0.0, 0.0)),
+                )
+                .unwrap()
+        })
+        .collect();
+    world
+        .set_motion(
+            mover,
+            Pose::IDENTITY,
+            Pose::from_translation(DVec3::new(10.0, 0.0, 0.0)),
+        )
+        .unwrap();
+    world.step().unwrap();
+    let c = world.contacts();
+    assert_eq!(c.len(), 3, "{c:?}");
+    // The unit cubes' faces meet after 2, 4, 6 of the 10 travelled.
+    for (hit, (&wall, t)) in c.iter().zip(walls.iter().zip([0.2, 0.4, 0.6])) {
+        assert_eq!((hit.a, hit.b), (mover, wall));
+        assert!(hit.t <= t && t - hit.t < 1e-3, "{hit:?}");
+    }
+    assert_eq!(world.stats().candidates, 3);
+}
