@@ -194,8 +194,8 @@ fn against_all_pairs(n: usize, knots: usize, frames: usize, seed: u64) -> (usize
         let key = |c: &CcdContact| (c.a, c.b);
         let mut g: Vec<_> = got.iter().map(|c| (key(c), c.t)).collect();
         let mut e: Vec<_> = expected.iter().map(|c| (key(c), c.t)).collect();
-        g.sort_by(|x, y| x.0.cmp(&y.0));
-        e.sort_by(|x, y| x.0.cmp(&y.0));
+        g.sort_by_key(|x| x.0);
+        e.sort_by_key(|x| x.0);
         assert_eq!(
             g.iter().map(|x| x.0).collect::<Vec<_>>(),
             e.iter().map(|x| x.0).collect::<Vec<_>>(),

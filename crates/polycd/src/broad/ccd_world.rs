@@ -433,7 +433,10 @@ impl CcdWorld {
             self.pairs.iter_mut().for_each(run);
         }
         #[cfg(not(feature = "parallel"))]
-        self.pairs.iter_mut().for_each(run);
+        {
+            let _ = self.parallel;
+            self.pairs.iter_mut().for_each(run);
+        }
         // 5. Collect in a fixed order.
         let mut iterations = 0u64;
         for e in &self.pairs {
