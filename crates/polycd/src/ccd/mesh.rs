@@ -80,6 +80,12 @@ pub struct MeshToiCache {
     rates: Vec<(DirectionalBound, DirectionalBound)>,
     /// The front pairs' safe steps at the last step.
     steps: Vec<f64>,
+    /// The previous step's front pairs (node ids, in front order) with their bounds (`rates`
+    /// is swapped in here), and that step's length: a pair kept without a query takes its
+    /// previous bound advanced by the step ([`advanced`]) instead of two new support queries.
+    prev_nodes: Vec<(u32, u32)>,
+    prev_rates: Vec<(DirectionalBound, DirectionalBound)>,
+    prev_dt: f64,
     /// The tracked front restarts at the roots once it exceeds four times the last front
     /// from the roots plus this ([`MIN_FRONT`] unless set by
     /// [`MeshToiCache::set_front_slack`]).
@@ -95,6 +101,9 @@ impl Default for MeshToiCache {
             tracking: true,
             rates: Vec::new(),
             steps: Vec::new(),
+            prev_nodes: Vec::new(),
+            prev_rates: Vec::new(),
+            prev_dt: 0.0,
             front_slack: MIN_FRONT,
             restarts: 0,
         }
@@ -107,6 +116,8 @@ impl MeshToiCache {
         self.query.forget();
         self.rates.clear();
         self.steps.clear();
+        self.prev_nodes.clear();
+        self.prev_rates.clear();
     }
 
     /// Front tracking on (the default) or off. Off, every advancement step's BVTT query
@@ -163,6 +174,9 @@ pub fn time_of_contact(
         tracking,
         rates,
         steps,
+        prev_nodes,
+        prev_rates,
+        prev_dt,
         front_slack,
         restarts,
     } = cache;
@@ -207,14 +221,31 @@ pub fn time_of_contact(
             return Err(PolycdError::CcdNotConverged { iterations, t_free: t });
         }
         // Alg. 2 steps 5–10: the smallest safe step over the front.
+        std::mem::swap(rates, prev_rates);
         rates.clear();
         steps.clear();
-        for f in &cache.front {
-            // Every front node is apart by more than the threshold here (a node nearer than
-            // the best distance descends; leaves within it ended the query above).
-            let n = (f.point_b - f.point_a) / f.distance;
-            let ba = directional_bound(a.nodes[f.node_a as usize].hull()?, motion_a, &pose_a, n);
-            let bb = directional_bound(b.nodes[f.node_b as usize].hull()?, motion_b, &pose_b, n);
+        // Kept pairs come in the previous front's order (`bvtt_track` walks it in order).
+        let mut j = 0;
+        for (k, f) in cache.front.iter().enumerate() {
+            let kept = iterations > 0 && cache.lazy.get(k).copied().unwrap_or(false);
+            if kept {
+                while j < prev_nodes.len() && prev_nodes[j] != (f.node_a, f.node_b) {
+                    j += 1;
+                }
+            }
+            let (ba, bb) = match prev_rates.get(j) {
+                Some((ba, bb)) if kept && j < prev_nodes.len() => (advanced(ba, *prev_dt), advanced(bb, *prev_dt)),
+                _ => {
+                    // Every front node is apart by more than the threshold here (a node
+                    // nearer than the best distance descends; leaves within it ended the
+                    // query above).
+                    let n = (f.point_b - f.point_a) / f.distance;
+                    (
+                        directional_bound(a.nodes[f.node_a as usize].hull()?, motion_a, &pose_a, n),
+                        directional_bound(b.nodes[f.node_b as usize].hull()?, motion_b, &pose_b, n),
+                    )
+                }
+            };
             steps.push(safe_step(f.distance, &ba, &bb));
             rates.push((ba, bb));
         }
@@ -260,6 +291,9 @@ pub fn time_of_contact(
             }
         };
         iterations += 1;
+        prev_nodes.clear();
+        prev_nodes.extend(cache.front.iter().map(|f| (f.node_a, f.node_b)));
+        *prev_dt = dt;
         match super::advance(t, dt, iterations)? {
             Some(next) => t = next,
             None => return Ok(None),
@@ -297,5 +331,18 @@ impl MeshTimeOfContact {
             MeshDistance::Separated { distance, .. } => distance,
             MeshDistance::Overlapping { .. } => 0.0,
         }
+    }
+}
+
+/// A front pair's bound along its unchanged direction `n` at `t + dt`, from its bound at `t`:
+/// the linear term, slope and cap do not depend on the time (the motion's velocities and the
+/// node's radius about the reference point), and the angular term `max_i |c₁·r_i|` grows by
+/// at most `|c₁|·θ·ρ·dt = slope·dt` as the vertices turn (the bound [`safe_step`] integrates),
+/// never beyond the cap. A valid bound for the pair's gap kept without a query, at no support
+/// query; looser than a fresh one by at most `slope·dt`.
+fn advanced(b: &DirectionalBound, dt: f64) -> DirectionalBound {
+    DirectionalBound {
+        angular: (b.angular + b.slope * dt).min(b.cap),
+        ..*b
     }
 }
