@@ -193,11 +193,11 @@ pub fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound
 }
 
 /// The error of an answer the CLI's mapping gave as `"status": "error"` with a message (the
-/// mesh queries and probes): `UnsupportedError` when the message says a query or shape is
-/// not supported, else the base `PolycdError`.
+/// mesh queries and probes; the library error's kind is not kept there): `UnsupportedError`
+/// when the message says a query or shape is not supported, else the base `PolycdError`.
 pub fn answer_error(f: &BatchAnswer) -> PyErr {
     let msg = f.error.clone().unwrap_or_else(|| "no answer".into());
-    if msg.contains("not supported") || msg.contains("support") && msg.contains("only") {
+    if msg.contains("not supported") || msg.contains("does not answer") {
         crate::errors::UnsupportedError::new_err(msg)
     } else {
         crate::errors::PolycdError::new_err(msg)
