@@ -358,7 +358,7 @@ impl PyTriMesh {
     }
 }
 
-/// A shape argument of either class: a `ConvexPolyhedron` or a `TriMesh`.
+/// A shape argument of either class: a `ConvexPolyhedron` or a `TriMesh` (else TypeError).
 pub fn solid_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<BatchSolid> {
     if let Ok(s) = obj.cast::<PyShape>() {
         return Ok(BatchSolid::Convex(s.get().shape.clone()));
@@ -370,7 +370,9 @@ pub fn solid_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<BatchSolid> {
         .get_type()
         .name()
         .map_or_else(|_| "?".to_string(), |n| n.to_string());
-    Err(input(format!(
+    // A TypeError, as for any argument of the wrong Python type (the vectorised calls'
+    // shapes too), naming the argument.
+    Err(pyo3::exceptions::PyTypeError::new_err(format!(
         "{name}: expected a ConvexPolyhedron or a TriMesh, got {ty}"
     )))
 }

@@ -72,7 +72,7 @@ def test_trimesh_errors():
         TriMesh.from_mesh(v[:, :2], f)
     with pytest.raises(polycd.FileError):
         TriMesh.read("/nonexistent/mesh.obj")
-    with pytest.raises(polycd.InvalidInputError, match="a: expected a ConvexPolyhedron or a TriMesh"):
+    with pytest.raises(TypeError, match="a: expected a ConvexPolyhedron or a TriMesh, got str"):
         polycd.distance("box", None, P.box(), None)
     with pytest.raises(polycd.UnsupportedError):
         polycd.distance(TriMesh.from_spec(KNOT), None, P.box(), None, algorithm="gjk")
