@@ -291,7 +291,7 @@ impl PyTriMesh {
 
     /// Pickling: a mesh by its stored decomposition (`TriMesh.to_bytes`, rebuilt without
     /// decomposing again), a surface by its source (vertices and faces, or the file's bytes).
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Py<PyAny>, (String, Bound<'py, PyAny>))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Py<PyAny>, MeshState<'py>)> {
         let ctor = py.get_type::<PyTriMesh>().getattr("_from_state")?.unbind();
         let state: (String, Bound<'py, PyAny>) = match (&self.body, &self.source) {
             (BatchSolid::Mesh(m), _) => ("mesh".into(), PyBytes::new(py, &m.to_bytes()).into_any()),
@@ -357,6 +357,10 @@ impl PyTriMesh {
         }
     }
 }
+
+/// What a pickled `TriMesh` holds: a tag ("mesh", "surface", "surface-file", "surface-mesh")
+/// and its data.
+type MeshState<'py> = (String, Bound<'py, PyAny>);
 
 /// A shape argument of either class: a `ConvexPolyhedron` or a `TriMesh` (else TypeError).
 pub fn solid_arg(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<BatchSolid> {

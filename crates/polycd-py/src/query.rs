@@ -758,7 +758,8 @@ pub fn toc(
 
 enum TocError {
     Library(PolycdError),
-    Answer(BatchAnswer),
+    /// The CLI mapping's error answer (boxed: an answer is large).
+    Answer(Box<BatchAnswer>),
 }
 
 impl From<PolycdError> for TocError {
@@ -814,7 +815,7 @@ fn toc_answer(
         ),
     };
     if ans.status == "error" {
-        return Err(TocError::Answer(ans));
+        return Err(TocError::Answer(Box::new(ans)));
     }
     let contacts = ccd::contact_features(xa, &pa, xb, &pb, threshold)?;
     if ans.status != "overlapping" {
