@@ -17,12 +17,13 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check "maturin>=1.9.4,<2" "numpy>=1.21" "pytest>=7"
-# Ray (the polycd.ray extra) for its test on a local cluster; POLYCD_SKIP_RAY=1 skips it
+# Ray (the polycd.ray extra) and pyarrow for its tests on a local cluster; POLYCD_SKIP_RAY=1 skips it
 # loudly (e.g. a machine without PyPI access to Ray's wheels), never silently.
 if [ "${POLYCD_SKIP_RAY:-}" = 1 ]; then
   echo "WARNING: POLYCD_SKIP_RAY=1: the Ray test (tests/test_ray.py) is skipped" >&2
 else
-  "$venv/bin/python" -m pip install -q --disable-pip-version-check "ray[data]>=2.9"
+  # pyarrow: the Parquet input of polycd.ray (its test reads and writes Parquet).
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "ray[data]>=2.9" "pyarrow>=12"
   export POLYCD_REQUIRE_RAY=1
 fi
 

@@ -9,8 +9,12 @@
 
 mod arrays;
 mod errors;
+mod manifold;
+mod mesh;
 mod pose;
+mod probe;
 mod query;
+mod session;
 mod shape;
 mod vector;
 mod world;
@@ -27,6 +31,13 @@ fn _polycd(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<query::PyAnswer>()?;
     m.add_class::<query::PyTimeOfContact>()?;
     m.add_class::<world::PyWorld>()?;
+    m.add_class::<mesh::PyTriMesh>()?;
+    m.add_class::<manifold::PyManifold>()?;
+    m.add_class::<manifold::PyManifoldCache>()?;
+    m.add_class::<session::PyBatchSession>()?;
+    m.add_function(wrap_pyfunction!(probe::point_query, m)?)?;
+    m.add_function(wrap_pyfunction!(probe::ray_cast, m)?)?;
+    m.add_function(wrap_pyfunction!(manifold::manifold, m)?)?;
     m.add_function(wrap_pyfunction!(query::intersect, m)?)?;
     m.add_function(wrap_pyfunction!(query::distance, m)?)?;
     m.add_function(wrap_pyfunction!(query::directional, m)?)?;

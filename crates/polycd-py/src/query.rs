@@ -3,14 +3,17 @@
 
 use crate::arrays::vec3_np;
 use crate::errors::{input, to_py, VerificationError};
+use crate::mesh::solid_arg;
 use crate::pose::{pose_arg, PyPose};
-use crate::shape::PyShape;
 use polycd::ccd::{self, CcdCache, CcdOptions, RigidMotion};
+use polycd::mesh::SolidFeature;
 use polycd::query::{self, Algorithm, Directional, Distance, Feature, Intersection, OverlapWitness, PairCache};
 use polycd::verify::Answer as Checked;
 use polycd::{ConvexPolyhedron, DVec3, FeaturePair, PolycdError, Pose};
 use polycd_cli::answer::Answer as BatchAnswer;
+use polycd_cli::answer::QueryKind;
 use polycd_cli::batch as cli_batch;
+use polycd_cli::meshq::{self, BatchSolid};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use std::sync::Arc;
@@ -139,12 +142,66 @@ impl PyPairCache {
 /// `verify()` to check it independently.
 #[pyclass(module = "polycd", name = "Answer", frozen)]
 pub struct PyAnswer {
-    kind: Kind,
-    both: Both,
+    /// The query's batch name ("intersect", "distance", "directional", "point", "ray").
+    pub query: &'static str,
+    /// The fields `polycd batch` writes.
+    pub fields: BatchAnswer,
+    /// The library's answer and the pair, for the certificate (convex pairs only).
+    pub check: Option<Check>,
+}
+
+/// A convex pair's answer with its shapes and poses: what `verify()` checks.
+pub struct Check {
+    raw: Checked,
     a: Arc<ConvexPolyhedron>,
     pa: Pose,
     b: Arc<ConvexPolyhedron>,
     pb: Pose,
+}
+
+fn solid_feature_tuple(f: SolidFeature) -> (&'static str, u32) {
+    match f {
+        SolidFeature::Triangle(i) => ("triangle", i),
+        SolidFeature::Convex(f) => feature_tuple(f),
+    }
+}
+
+/// The `features` of an answer of any kind: a convex pair's feature pair, a mesh pair's
+/// (triangles of input faces on a mesh side), or a single-shape query's `a` (`b` None).
+pub fn answer_features<'py>(py: Python<'py>, f: &BatchAnswer) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let d = PyDict::new(py);
+    if let Some((a, b)) = f.solid_features {
+        d.set_item("a", solid_feature_tuple(a))?;
+        d.set_item("b", solid_feature_tuple(b))?;
+    } else if let Some(fp) = f.features {
+        return features_dict(py, fp).map(Some);
+    } else if let Some(a) = f.feature_a {
+        d.set_item("a", feature_tuple(a))?;
+        d.set_item("b", py.None())?;
+    } else if let Some(a) = f.solid_feature_a {
+        d.set_item("a", solid_feature_tuple(a))?;
+        d.set_item("b", py.None())?;
+    } else {
+        return Ok(None);
+    }
+    Ok(Some(d))
+}
+
+/// A JSON value as Python objects (dicts, lists, floats; `null` None).
+pub fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    py.import("json")?.call_method1("loads", (v.to_string(),))
+}
+
+/// The error of an answer the CLI's mapping gave as `"status": "error"` with a message (the
+/// mesh queries and probes; the library error's kind is not kept there): `UnsupportedError`
+/// when the message says a query or shape is not supported, else the base `PolycdError`.
+pub fn answer_error(f: &BatchAnswer) -> PyErr {
+    let msg = f.error.clone().unwrap_or_else(|| "no answer".into());
+    if msg.contains("not supported") || msg.contains("does not answer") {
+        crate::errors::UnsupportedError::new_err(msg)
+    } else {
+        crate::errors::PolycdError::new_err(msg)
+    }
 }
 
 fn opt_vec<'py>(py: Python<'py>, v: Option<DVec3>) -> Option<Bound<'py, numpy::PyArray1<f64>>> {
@@ -197,71 +254,93 @@ fn plane_into(py: Python<'_>, d: &Bound<'_, PyDict>, p: &polycd::Plane) -> PyRes
 
 #[pymethods]
 impl PyAnswer {
-    /// "intersect", "distance" or "directional".
+    /// "intersect", "distance", "directional", "point" or "ray".
     #[getter]
     fn query(&self) -> &'static str {
-        self.kind.name()
+        self.query
     }
 
     /// "disjoint", "touching", "overlapping" or "error" (the algorithm did not converge).
     #[getter]
     fn status(&self) -> &'static str {
-        self.both.fields.status
+        self.fields.status
     }
 
     /// The status as a code: polycd.DISJOINT 0, TOUCHING 1, OVERLAPPING 2, ERROR −1.
     #[getter]
     fn status_code(&self) -> i8 {
-        status_code(self.both.fields.status)
+        status_code(self.fields.status)
     }
 
     /// Distance (0 when overlapping); None for intersect and directional queries.
     #[getter]
     fn distance(&self) -> Option<f64> {
-        opt_num(self.both.fields.distance)
+        opt_num(self.fields.distance)
     }
 
     /// Distance apart, or minus the penetration depth; None when unknown.
     #[getter]
     fn signed_distance(&self) -> Option<f64> {
-        opt_num(self.both.fields.signed_distance)
+        opt_num(self.fields.signed_distance)
     }
 
     /// Directional query: the signed translation of B along the direction (in units of the
     /// unit direction) that makes the shapes touch; None when no translation does.
     #[getter]
     fn directional(&self) -> Option<f64> {
-        opt_num(self.both.fields.directional)
+        opt_num(self.fields.directional)
     }
 
     /// A point of A (closest point, deepest point or common point), world frame, or None.
     #[getter]
     fn point_a<'py>(&self, py: Python<'py>) -> Option<Bound<'py, numpy::PyArray1<f64>>> {
-        opt_vec(py, self.both.fields.point_a)
+        opt_vec(py, self.fields.point_a)
     }
 
     /// The matching point of B, or None.
     #[getter]
     fn point_b<'py>(&self, py: Python<'py>) -> Option<Bound<'py, numpy::PyArray1<f64>>> {
-        opt_vec(py, self.both.fields.point_b)
+        opt_vec(py, self.fields.point_b)
     }
 
-    /// {"a": (kind, id), "b": (kind, id)} with kind "vertex", "edge" or "face", or None.
+    /// {"a": (kind, id), "b": (kind, id)} with kind "vertex", "edge" or "face" (a convex
+    /// side) or "triangle" (a mesh or surface side: the id is the input face), or None. A
+    /// point query or ray cast gives {"a": (kind, id), "b": None}.
     #[getter]
     fn features<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        self.both.fields.features.map(|f| features_dict(py, f)).transpose()
+        answer_features(py, &self.fields)
+    }
+
+    /// A ray cast's hit: {"t": float, "point": (3,) array, "normal": (3,) array or None (the
+    /// origin strictly inside)}; None on a miss and for every other query.
+    #[getter]
+    fn ray<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(r) = self.fields.ray else {
+            return Ok(None);
+        };
+        let d = PyDict::new(py);
+        d.set_item("t", r.t)?;
+        d.set_item("point", vec3_np(py, r.point))?;
+        d.set_item("normal", r.normal.map(|n| vec3_np(py, n)))?;
+        Ok(Some(d))
+    }
+
+    /// Whether the answer carries a certificate `verify()` can check (convex pairs).
+    #[getter]
+    fn has_certificate(&self) -> bool {
+        self.check.is_some()
     }
 
     /// Iterations the algorithm used.
     #[getter]
     fn iterations(&self) -> Option<u32> {
-        self.both.fields.iterations
+        self.fields.iterations
     }
 
     /// Why there is no answer (status "error"), else None.
     #[getter]
     fn error(&self) -> Option<String> {
-        self.both.fields.error.clone()
+        self.fields.error.clone()
     }
 
     /// The library's certificate as a dict: a separating plane, a common point,
@@ -269,8 +348,11 @@ impl PyAnswer {
     /// a penetration, or a contact plane; None when the algorithm did not converge.
     #[getter]
     fn certificate<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(check) = &self.check else {
+            return Ok(None);
+        };
         let d = PyDict::new(py);
-        match &self.both.raw {
+        match &check.raw {
             Checked::Intersection(r) => match r {
                 Intersection::Disjoint { plane, .. } => {
                     d.set_item("kind", "separating_plane")?;
@@ -336,8 +418,16 @@ impl PyAnswer {
     /// Checks the certificate with polycd's independent verifier (separating planes against
     /// both vertex sets, closest points against both shapes, overlap certificates by exact
     /// orientation tests). Returns True; raises VerificationError saying what failed.
+    /// Answers without a certificate (mesh pairs, point queries, ray casts) raise
+    /// VerificationError saying so.
     fn verify(&self, py: Python<'_>) -> PyResult<bool> {
-        let r = py.detach(|| polycd::verify::verify(&self.a, &self.pa, &self.b, &self.pb, &self.both.raw));
+        let Some(c) = &self.check else {
+            return Err(VerificationError::new_err(format!(
+                "this {} answer carries no certificate (only convex pairs' intersect, distance and directional answers do)",
+                self.query
+            )));
+        };
+        let r = py.detach(|| polycd::verify::verify(&c.a, &c.pa, &c.b, &c.pb, &c.raw));
         r.map(|()| true).map_err(|e| VerificationError::new_err(e.to_string()))
     }
 
@@ -345,7 +435,7 @@ impl PyAnswer {
     /// serialisation), with `id` echoed (any JSON-serialisable value).
     #[pyo3(signature = (id = None))]
     fn to_json(&self, py: Python<'_>, id: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
-        let mut f = self.both.fields.clone();
+        let mut f = self.fields.clone();
         if let Some(id) = id {
             let text: String = py.import("json")?.call_method1("dumps", (id,))?.extract()?;
             f.id = serde_json::from_str(&text).map_err(|e| input(format!("id: {e}")))?;
@@ -354,8 +444,8 @@ impl PyAnswer {
     }
 
     fn __repr__(&self) -> String {
-        let f = &self.both.fields;
-        let mut s = format!("Answer(query='{}', status='{}'", self.kind.name(), f.status);
+        let f = &self.fields;
+        let mut s = format!("Answer(query='{}', status='{}'", self.query, f.status);
         if let Some(d) = f.distance {
             s += &format!(", distance={d}");
         }
@@ -373,18 +463,23 @@ impl PyAnswer {
 fn scalar(
     py: Python<'_>,
     kind: Kind,
-    a: &PyShape,
+    a: &Bound<'_, PyAny>,
     pose_a: Option<&Bound<'_, PyAny>>,
-    b: &PyShape,
+    b: &Bound<'_, PyAny>,
     pose_b: Option<&Bound<'_, PyAny>>,
     direction: DVec3,
     algorithm: &str,
     cache: Option<PyRefMut<'_, PyPairCache>>,
 ) -> PyResult<PyAnswer> {
+    let sa = solid_arg(a, "a")?;
+    let sb = solid_arg(b, "b")?;
     let pa = pose_arg(pose_a, "pose_a")?;
     let pb = pose_arg(pose_b, "pose_b")?;
     let alg = algorithm_arg(algorithm)?;
-    let (sa, sb) = (a.shape.clone(), b.shape.clone());
+    let (sa, sb) = match (sa, sb) {
+        (BatchSolid::Convex(sa), BatchSolid::Convex(sb)) => (sa, sb),
+        (sa, sb) => return mesh_pair(py, kind, &sa, &pa, &sb, &pb, direction, alg),
+    };
     let both = match cache {
         Some(mut c) => {
             let c = &mut c.cache;
@@ -394,63 +489,106 @@ fn scalar(
     }
     .map_err(to_py)?;
     Ok(PyAnswer {
-        kind,
-        both,
-        a: sa,
-        pa,
-        b: sb,
-        pb,
+        query: kind.name(),
+        fields: both.fields,
+        check: Some(Check {
+            raw: both.raw,
+            a: sa,
+            pa,
+            b: sb,
+            pb,
+        }),
+    })
+}
+
+/// A pair with a mesh or surface side: the CLI's mesh mapping (`meshq::answer_body`), as
+/// `polycd batch` answers it. Only `algorithm="auto"` answers mesh pairs.
+#[allow(clippy::too_many_arguments)]
+fn mesh_pair(
+    py: Python<'_>,
+    kind: Kind,
+    sa: &BatchSolid,
+    pa: &Pose,
+    sb: &BatchSolid,
+    pb: &Pose,
+    direction: DVec3,
+    alg: Algorithm,
+) -> PyResult<PyAnswer> {
+    if alg != Algorithm::Auto {
+        return Err(to_py(PolycdError::Unsupported {
+            algorithm: alg.name(),
+            query: "mesh",
+        }));
+    }
+    let (qk, dir) = match kind {
+        Kind::Intersect => (QueryKind::Intersect, None),
+        Kind::Distance => (QueryKind::Distance, None),
+        Kind::Directional => (QueryKind::Directional, Some(direction)),
+    };
+    let options = polycd::ManifoldOptions::default();
+    let fields = py.detach(|| meshq::answer_body(sa.body(), pa, sb.body(), pb, qk, alg, dir, &options));
+    if fields.status == "error" {
+        return Err(answer_error(&fields));
+    }
+    Ok(PyAnswer {
+        query: kind.name(),
+        fields,
+        check: None,
     })
 }
 
 /// Do A (at pose_a) and B (at pose_b) intersect? Poses: a Pose, a row
-/// [tx, ty, tz, qw, qx, qy, qz], a 4×4 matrix, or None (identity).
+/// [tx, ty, tz, qw, qx, qy, qz], a 4×4 matrix, or None (identity). A and B: ConvexPolyhedron
+/// or TriMesh (a mesh or surface side answers with algorithm "auto" only; `cache` is then
+/// unused).
 #[pyfunction]
 #[pyo3(signature = (a, pose_a, b, pose_b, algorithm = "auto", cache = None))]
 pub fn intersect(
     py: Python<'_>,
-    a: PyRef<'_, PyShape>,
+    a: &Bound<'_, PyAny>,
     pose_a: Option<&Bound<'_, PyAny>>,
-    b: PyRef<'_, PyShape>,
+    b: &Bound<'_, PyAny>,
     pose_b: Option<&Bound<'_, PyAny>>,
     algorithm: &str,
     cache: Option<PyRefMut<'_, PyPairCache>>,
 ) -> PyResult<PyAnswer> {
-    scalar(py, Kind::Intersect, &a, pose_a, &b, pose_b, DVec3::X, algorithm, cache)
+    scalar(py, Kind::Intersect, a, pose_a, b, pose_b, DVec3::X, algorithm, cache)
 }
 
-/// Distance, closest points and features of A and B, or their penetration.
+/// Distance, closest points and features of A and B, or their penetration (a mesh pair:
+/// `signed_distance` is minus a certified lower bound of the penetration depth).
 #[pyfunction]
 #[pyo3(signature = (a, pose_a, b, pose_b, algorithm = "auto", cache = None))]
 pub fn distance(
     py: Python<'_>,
-    a: PyRef<'_, PyShape>,
+    a: &Bound<'_, PyAny>,
     pose_a: Option<&Bound<'_, PyAny>>,
-    b: PyRef<'_, PyShape>,
+    b: &Bound<'_, PyAny>,
     pose_b: Option<&Bound<'_, PyAny>>,
     algorithm: &str,
     cache: Option<PyRefMut<'_, PyPairCache>>,
 ) -> PyResult<PyAnswer> {
-    scalar(py, Kind::Distance, &a, pose_a, &b, pose_b, DVec3::X, algorithm, cache)
+    scalar(py, Kind::Distance, a, pose_a, b, pose_b, DVec3::X, algorithm, cache)
 }
 
 /// The signed translation of B along `direction` (any finite non-zero vector) that makes
-/// the shapes just touch (`Answer.directional`; None when no translation does).
+/// the shapes just touch (`Answer.directional`; None when no translation does). Closed
+/// meshes answer too (the `t` of least |t|); open surfaces raise UnsupportedError.
 #[pyfunction]
 #[pyo3(signature = (a, pose_a, b, pose_b, direction, algorithm = "auto", cache = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn directional(
     py: Python<'_>,
-    a: PyRef<'_, PyShape>,
+    a: &Bound<'_, PyAny>,
     pose_a: Option<&Bound<'_, PyAny>>,
-    b: PyRef<'_, PyShape>,
+    b: &Bound<'_, PyAny>,
     pose_b: Option<&Bound<'_, PyAny>>,
     direction: &Bound<'_, PyAny>,
     algorithm: &str,
     cache: Option<PyRefMut<'_, PyPairCache>>,
 ) -> PyResult<PyAnswer> {
     let d = direction_arg(direction)?;
-    scalar(py, Kind::Directional, &a, pose_a, &b, pose_b, d, algorithm, cache)
+    scalar(py, Kind::Directional, a, pose_a, b, pose_b, d, algorithm, cache)
 }
 
 /// A direction: three finite numbers, not all zero.
@@ -466,7 +604,14 @@ pub fn direction_arg(obj: &Bound<'_, PyAny>) -> PyResult<DVec3> {
 /// (screw motions about the centroids, t ∈ [0, 1]; pose_b1 None: B stays at pose_b0).
 #[pyclass(module = "polycd", name = "TimeOfContact", frozen)]
 pub struct PyTimeOfContact {
-    toc: ccd::TimeOfContact,
+    /// The convex pair's answer of the library (None for a pair with a mesh side).
+    raw: Option<ccd::TimeOfContact>,
+    t: f64,
+    iterations: u32,
+    pose_a: Pose,
+    pose_b: Pose,
+    /// The batch line's fields: the distance answer at t plus the `"toc"` object.
+    fields: BatchAnswer,
 }
 
 #[pymethods]
@@ -474,83 +619,219 @@ impl PyTimeOfContact {
     /// The time of contact in [0, 1].
     #[getter]
     fn t(&self) -> f64 {
-        self.toc.t
+        self.t
     }
     /// The distance at t (at most the threshold; 0 when overlapping at t).
     #[getter]
     fn distance(&self) -> f64 {
-        self.toc.distance
+        match &self.raw {
+            Some(r) => r.distance,
+            None => self.fields.distance.unwrap_or(f64::NAN),
+        }
     }
     /// A's pose at t.
     #[getter]
     fn pose_a(&self) -> PyPose {
-        PyPose { pose: self.toc.pose_a }
+        PyPose { pose: self.pose_a }
     }
     /// B's pose at t.
     #[getter]
     fn pose_b(&self) -> PyPose {
-        PyPose { pose: self.toc.pose_b }
+        PyPose { pose: self.pose_b }
     }
-    /// Closest point of A at t (None when overlapping).
+    /// Closest point of A at t (None when overlapping; a mesh pair: the distance answer's
+    /// point at t).
     #[getter]
     fn point_a<'py>(&self, py: Python<'py>) -> Option<Bound<'py, numpy::PyArray1<f64>>> {
-        self.toc.closest.map(|c| vec3_np(py, c.0))
+        match &self.raw {
+            Some(r) => r.closest.map(|c| vec3_np(py, c.0)),
+            None => opt_vec(py, self.fields.point_a),
+        }
     }
     /// Closest point of B at t (None when overlapping).
     #[getter]
     fn point_b<'py>(&self, py: Python<'py>) -> Option<Bound<'py, numpy::PyArray1<f64>>> {
-        self.toc.closest.map(|c| vec3_np(py, c.1))
+        match &self.raw {
+            Some(r) => r.closest.map(|c| vec3_np(py, c.1)),
+            None => opt_vec(py, self.fields.point_b),
+        }
     }
-    /// Closest features at t.
+    /// Closest features at t ("triangle" ids of input faces on a mesh side).
     #[getter]
     fn features<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        self.toc.features.map(|f| features_dict(py, f)).transpose()
+        match &self.raw {
+            Some(r) => r.features.map(|f| features_dict(py, f)).transpose(),
+            None => answer_features(py, &self.fields),
+        }
     }
     /// Advancement steps taken.
     #[getter]
     fn iterations(&self) -> u32 {
-        self.toc.iterations
+        self.iterations
+    }
+    /// The feature pairs within the threshold at t, as the batch line's `toc.contacts`:
+    /// a list of {"a", "b" (features as {"kind", "id"}), "point_a", "point_b", "distance",
+    /// "normal"}.
+    #[getter]
+    fn contacts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match self.fields.toc.as_ref().and_then(|t| t.get("contacts")) {
+            Some(c) => json_to_py(py, c),
+            None => Ok(pyo3::types::PyList::empty(py).into_any()),
+        }
+    }
+    /// The answer line `polycd batch` writes for this `"query": "toc"` line (the distance
+    /// answer at t with the `"toc"` object), with `id` echoed.
+    #[pyo3(signature = (id = None))]
+    fn to_json(&self, py: Python<'_>, id: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+        fields_json(py, &self.fields, id)
     }
     fn __repr__(&self) -> String {
-        format!("TimeOfContact(t={}, distance={})", self.toc.t, self.toc.distance)
+        format!("TimeOfContact(t={}, distance={})", self.t, self.distance())
     }
 }
 
-/// Time of contact (FAST conservative advancement): None when the shapes do not come within
-/// the distance threshold for t ∈ [0, 1]. Raises NotConvergedError at the iteration bound.
+/// An answer's JSON line (the CLI's serialisation) with `id` echoed.
+pub fn fields_json(py: Python<'_>, fields: &BatchAnswer, id: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    let mut f = fields.clone();
+    if let Some(id) = id {
+        let text: String = py.import("json")?.call_method1("dumps", (id,))?.extract()?;
+        f.id = serde_json::from_str(&text).map_err(|e| input(format!("id: {e}")))?;
+    }
+    Ok(f.to_json().to_string())
+}
+
+/// Time of contact (FAST conservative advancement; a pair with a closed-mesh side: the
+/// hierarchical advancement over the hull trees, a convex side as its triangle mesh): None
+/// when the shapes do not come within the threshold for t ∈ [0, 1]. `threshold` (alias
+/// `distance_threshold`): the stop distance, a finite number > 0 (default 1e-4 × the summed
+/// shape radii), as the batch format's `"threshold"`. Raises NotConvergedError at the
+/// iteration bound; open surfaces raise UnsupportedError.
 #[pyfunction]
-#[pyo3(signature = (a, pose_a0, pose_a1, b, pose_b0, pose_b1 = None, distance_threshold = None, max_iterations = ccd::DEFAULT_MAX_ITERATIONS, algorithm = "auto"))]
+#[pyo3(signature = (a, pose_a0, pose_a1, b, pose_b0, pose_b1 = None, threshold = None, max_iterations = ccd::DEFAULT_MAX_ITERATIONS, algorithm = "auto", distance_threshold = None))]
 #[allow(clippy::too_many_arguments)]
 pub fn toc(
     py: Python<'_>,
-    a: PyRef<'_, PyShape>,
+    a: &Bound<'_, PyAny>,
     pose_a0: Option<&Bound<'_, PyAny>>,
     pose_a1: Option<&Bound<'_, PyAny>>,
-    b: PyRef<'_, PyShape>,
+    b: &Bound<'_, PyAny>,
     pose_b0: Option<&Bound<'_, PyAny>>,
     pose_b1: Option<&Bound<'_, PyAny>>,
-    distance_threshold: Option<f64>,
+    threshold: Option<f64>,
     max_iterations: u32,
     algorithm: &str,
+    distance_threshold: Option<f64>,
 ) -> PyResult<Option<PyTimeOfContact>> {
+    let sa = solid_arg(a, "a")?;
+    let sb = solid_arg(b, "b")?;
     let (a0, a1) = (pose_arg(pose_a0, "pose_a0")?, pose_arg(pose_a1, "pose_a1")?);
     let b0 = pose_arg(pose_b0, "pose_b0")?;
     let b1 = match pose_b1 {
         Some(p) if !p.is_none() => pose_arg(Some(p), "pose_b1")?,
         _ => b0,
     };
+    let threshold = match (threshold, distance_threshold) {
+        (Some(_), Some(_)) => return Err(input("give threshold or distance_threshold, not both")),
+        (t, d) => t.or(d),
+    };
+    if let Some(t) = threshold {
+        if !(t.is_finite() && t > 0.0) {
+            return Err(input(format!("threshold: must be a finite number > 0, got {t}")));
+        }
+    }
     let options = CcdOptions {
-        distance_threshold,
+        distance_threshold: threshold,
         max_iterations,
         algorithm: algorithm_arg(algorithm)?,
     };
-    let (sa, sb) = (a.shape.clone(), b.shape.clone());
-    let r = py.detach(|| {
-        let ma = RigidMotion::about_centroid(&sa, a0, a1)?;
-        let mb = RigidMotion::about_centroid(&sb, b0, b1)?;
-        ccd::time_of_contact(&sa, &ma, &sb, &mb, &options, &mut CcdCache::default())
-    });
-    Ok(r.map_err(to_py)?.map(|toc| PyTimeOfContact { toc }))
+    let (Some(_), Some(_)) = (sa.solid(), sb.solid()) else {
+        return Err(crate::errors::UnsupportedError::new_err(
+            "toc on a surface (kind \"surface\") is not supported: the motion needs closed solids or convex shapes",
+        ));
+    };
+    let r = py.detach(|| toc_answer(&sa, (a0, a1), &sb, (b0, b1), &options));
+    r.map_err(|e| match e {
+        TocError::Library(e) => to_py(e),
+        TocError::Answer(f) => answer_error(&f),
+    })
+}
+
+enum TocError {
+    Library(PolycdError),
+    /// The CLI mapping's error answer (boxed: an answer is large).
+    Answer(Box<BatchAnswer>),
+}
+
+impl From<PolycdError> for TocError {
+    fn from(e: PolycdError) -> Self {
+        TocError::Library(e)
+    }
+}
+
+/// The toc and the batch line's fields, as `polycd batch` composes a `"toc"` line: the CLI's
+/// distance mapping at the poses of t (`batch::answer`, `meshq::answer`), its contact
+/// features (`ccd::contact_features`) and `toc::toc_object`.
+fn toc_answer(
+    sa: &BatchSolid,
+    pose_a: (Pose, Pose),
+    sb: &BatchSolid,
+    pose_b: (Pose, Pose),
+    options: &CcdOptions,
+) -> Result<Option<PyTimeOfContact>, TocError> {
+    let (Some(xa), Some(xb)) = (sa.solid(), sb.solid()) else {
+        return Ok(None);
+    };
+    let (raw, t, iterations, pa, pb, threshold) = match (sa, sb) {
+        (BatchSolid::Convex(a), BatchSolid::Convex(b)) => {
+            let ma = RigidMotion::about_centroid(a, pose_a.0, pose_a.1)?;
+            let mb = RigidMotion::about_centroid(b, pose_b.0, pose_b.1)?;
+            let threshold = options.threshold(a.scale() + b.scale())?;
+            match ccd::time_of_contact(a, &ma, b, &mb, options, &mut CcdCache::default())? {
+                Some(r) => (Some(r), r.t, r.iterations, r.pose_a, r.pose_b, threshold),
+                None => return Ok(None),
+            }
+        }
+        _ => {
+            let m = polycd_cli::toc::solve(xa, xb, pose_a, pose_b, options)?;
+            match m.t {
+                Some(t) => (None, t, m.iterations, m.pose_a, m.pose_b, m.threshold),
+                None => return Ok(None),
+            }
+        }
+    };
+    let mut ans = match (sa, sb) {
+        (BatchSolid::Convex(x), BatchSolid::Convex(y)) => {
+            cli_batch::answer(x, &pa, y, &pb, QueryKind::Distance, None, options.algorithm)
+        }
+        _ => meshq::answer(
+            xa,
+            &pa,
+            xb,
+            &pb,
+            QueryKind::Distance,
+            options.algorithm,
+            None,
+            &polycd::ManifoldOptions::default(),
+        ),
+    };
+    if ans.status == "error" {
+        return Err(TocError::Answer(Box::new(ans)));
+    }
+    let contacts = ccd::contact_features(xa, &pa, xb, &pb, threshold)?;
+    if ans.status != "overlapping" {
+        ans.status = "touching";
+    }
+    ans.iterations = Some(iterations);
+    let points = ans.point_a.zip(ans.point_b);
+    ans.toc = Some(polycd_cli::toc::toc_object(Some(t), points, &contacts));
+    Ok(Some(PyTimeOfContact {
+        raw,
+        t,
+        iterations,
+        pose_a: pa,
+        pose_b: pb,
+        fields: ans,
+    }))
 }
 
 /// Runs `polycd batch` on JSON lines (str or bytes) and returns its answer lines, byte for

@@ -27,48 +27,160 @@ fn wrap(r: Result<ConvexPolyhedron, polycd::PolycdError>) -> PyResult<PyShape> {
     r.map(|s| PyShape { shape: Arc::new(s) }).map_err(to_py)
 }
 
+/// Rounds `s` by `radius` more (the batch format's `"radius"`: added to the shape's own);
+/// None leaves it as it is. The error names the argument.
+fn rounded(s: Result<ConvexPolyhedron, polycd::PolycdError>, radius: Option<f64>) -> PyResult<PyShape> {
+    let s = s.map_err(to_py)?;
+    match radius {
+        None => wrap(Ok(s)),
+        Some(r) if r.is_finite() && r >= 0.0 => {
+            let total = s.radius() + r;
+            wrap(s.with_radius(total))
+        }
+        Some(r) => Err(crate::errors::input(format!(
+            "radius: must be a finite number ≥ 0, got {r}"
+        ))),
+    }
+}
+
+/// Exactly `points` as a flat shape of the given dimension (0 point, 1 segment, 2 polygon).
+fn flat(py: Python<'_>, pts: Vec<DVec3>, dim: u8, what: &str, radius: Option<f64>) -> PyResult<PyShape> {
+    let s = py.detach(|| ConvexPolyhedron::from_points(&pts)).map_err(to_py)?;
+    if s.dimension() != dim {
+        let names = ["a point", "a segment", "a polygon", "a solid"];
+        return Err(crate::errors::InvalidShapeError::new_err(format!(
+            "{what}: the points span {}, not {}",
+            names[usize::from(s.dimension().min(3))],
+            names[usize::from(dim)]
+        )));
+    }
+    rounded(Ok(s), radius)
+}
+
+impl PyShape {
+    /// The batch format's shape object of this shape, exactly: `{"vertices", "faces",
+    /// "radius"}` (a solid by its boundary as stored, a flat shape by its points; radius only
+    /// when rounded). A define line of it builds the very shape `_from_state` rebuilds.
+    pub fn json_object(&self) -> serde_json::Value {
+        let s = &self.shape;
+        let v: Vec<[f64; 3]> = s.vertices().iter().map(|p| p.to_array()).collect();
+        let mut o = serde_json::Map::new();
+        o.insert("vertices".into(), serde_json::json!(v));
+        if s.dimension() == 3 {
+            let f: Vec<Vec<u32>> = (0..s.faces().len() as u32)
+                .map(|i| s.face_vertices(i).to_vec())
+                .collect();
+            o.insert("faces".into(), serde_json::json!(f));
+        }
+        if s.radius() > 0.0 {
+            o.insert("radius".into(), serde_json::json!(s.radius()));
+        }
+        serde_json::Value::Object(o)
+    }
+}
+
 #[pymethods]
 impl PyShape {
     /// The convex hull of an (n, 3) array of points (flat inputs give a polygon, segment or
     /// point exactly).
     #[staticmethod]
-    fn from_points(py: Python<'_>, points: &Bound<'_, PyAny>) -> PyResult<Self> {
+    #[pyo3(signature = (points, radius = None))]
+    fn from_points(py: Python<'_>, points: &Bound<'_, PyAny>, radius: Option<f64>) -> PyResult<Self> {
         let p = crate::arrays::points(points, "points")?;
-        wrap(py.detach(|| ConvexPolyhedron::from_points(&p)))
+        rounded(py.detach(|| ConvexPolyhedron::from_points(&p)), radius)
     }
 
     /// A boundary representation: (n, 3) vertices and faces (sequences of 0-based vertex
     /// indices, counter-clockwise seen from outside), used as given and validated. With
     /// `hull=True` the convex hull of the vertices instead.
     #[staticmethod]
-    #[pyo3(signature = (vertices, faces, hull = false))]
-    fn from_mesh(py: Python<'_>, vertices: &Bound<'_, PyAny>, faces: &Bound<'_, PyAny>, hull: bool) -> PyResult<Self> {
+    #[pyo3(signature = (vertices, faces, hull = false, radius = None))]
+    fn from_mesh(
+        py: Python<'_>,
+        vertices: &Bound<'_, PyAny>,
+        faces: &Bound<'_, PyAny>,
+        hull: bool,
+        radius: Option<f64>,
+    ) -> PyResult<Self> {
         let v = points(vertices, "vertices")?;
         let f = crate::arrays::faces(faces, "faces")?;
         if hull {
-            return wrap(py.detach(|| ConvexPolyhedron::from_points(&v)));
+            return rounded(py.detach(|| ConvexPolyhedron::from_points(&v)), radius);
         }
-        wrap(py.detach(|| ConvexPolyhedron::from_faces(&v, &f)))
+        rounded(py.detach(|| ConvexPolyhedron::from_faces(&v, &f)), radius)
     }
 
     /// Reads an OBJ, OFF or STL file (its faces must bound a convex solid; `hull=True` takes
     /// the convex hull of its vertices) or a point list (.xyz, .pts, .txt: the hull).
     #[staticmethod]
-    #[pyo3(signature = (path, hull = false))]
-    fn read(py: Python<'_>, path: std::path::PathBuf, hull: bool) -> PyResult<Self> {
+    #[pyo3(signature = (path, hull = false, radius = None))]
+    fn read(py: Python<'_>, path: std::path::PathBuf, hull: bool, radius: Option<f64>) -> PyResult<Self> {
         if hull {
-            wrap(py.detach(|| polycd::io::read_polyhedron(&path)))
+            rounded(py.detach(|| polycd::io::read_polyhedron(&path)), radius)
         } else {
-            wrap(py.detach(|| polycd::io::read_convex_polyhedron(&path)))
+            rounded(py.detach(|| polycd::io::read_convex_polyhedron(&path)), radius)
         }
     }
 
     /// A built-in shape from its specification, as the CLI and batch format write it, e.g.
     /// `"icosphere:2"`, `"box:1,2,3"`, `"ellipsoid:1,2,3:500:7"`, `"sphere:1"`,
     /// `"box:1,1,1+r=0.1"` (see `polycd.SHAPE_SPECS`).
+    /// `radius` rounds it by that much more (as the batch format's `"radius"`).
     #[staticmethod]
-    fn from_spec(spec: &str) -> PyResult<Self> {
-        wrap(shapes::from_spec(spec))
+    #[pyo3(signature = (spec, radius = None))]
+    fn from_spec(spec: &str, radius: Option<f64>) -> PyResult<Self> {
+        rounded(shapes::from_spec(spec), radius)
+    }
+
+    /// A single point (3,), rounded by `radius` (a ball when radius > 0).
+    #[staticmethod]
+    #[pyo3(signature = (p, radius = None))]
+    fn point(py: Python<'_>, p: &Bound<'_, PyAny>, radius: Option<f64>) -> PyResult<Self> {
+        let p = crate::arrays::vec3(p, "p")?;
+        flat(py, vec![p], 0, "point", radius)
+    }
+
+    /// The segment from p to q (distinct points), rounded by `radius` (a capsule).
+    #[staticmethod]
+    #[pyo3(signature = (p, q, radius = None))]
+    fn segment(py: Python<'_>, p: &Bound<'_, PyAny>, q: &Bound<'_, PyAny>, radius: Option<f64>) -> PyResult<Self> {
+        let p = crate::arrays::vec3(p, "p")?;
+        let q = crate::arrays::vec3(q, "q")?;
+        flat(py, vec![p, q], 1, "segment", radius)
+    }
+
+    /// The triangle p, q, r (not collinear), rounded by `radius`.
+    #[staticmethod]
+    #[pyo3(signature = (p, q, r, radius = None))]
+    fn triangle(
+        py: Python<'_>,
+        p: &Bound<'_, PyAny>,
+        q: &Bound<'_, PyAny>,
+        r: &Bound<'_, PyAny>,
+        radius: Option<f64>,
+    ) -> PyResult<Self> {
+        let pts = vec![
+            crate::arrays::vec3(p, "p")?,
+            crate::arrays::vec3(q, "q")?,
+            crate::arrays::vec3(r, "r")?,
+        ];
+        flat(py, pts, 2, "triangle", radius)
+    }
+
+    /// The convex polygon of (n, 3) coplanar points (their convex hull in their plane,
+    /// exactly), rounded by `radius`; points that are not coplanar raise InvalidShapeError.
+    #[staticmethod]
+    #[pyo3(signature = (points, radius = None))]
+    fn polygon(py: Python<'_>, points: &Bound<'_, PyAny>, radius: Option<f64>) -> PyResult<Self> {
+        let p = crate::arrays::points(points, "points")?;
+        flat(py, p, 2, "polygon", radius)
+    }
+
+    /// The batch format's shape object of this shape as compact JSON: `{"vertices": …,
+    /// "faces": …, "radius": …}` (a define line `{"define": name, "shape": <this>}` builds
+    /// this very shape; `polycd.ray` and `BatchSession` define shipped shapes so).
+    fn to_json(&self) -> String {
+        self.json_object().to_string()
     }
 
     /// A box with side lengths x, y, z centred at the origin.

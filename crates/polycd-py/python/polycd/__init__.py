@@ -1,4 +1,4 @@
-"""polycd: exact collision detection between convex polyhedra (V-Clip, CD-Dual, HS-jump,
+"""polycd: exact collision detection between convex polyhedra and triangle meshes (V-Clip, CD-Dual, HS-jump,
 GJK/EPA, QP distance, FAST continuous collision detection), numpy in and out.
 
     >>> import polycd
@@ -14,9 +14,21 @@ matrices, or rows `[tx, ty, tz, qw, qx, qy, qz]`. scipy interop (not a dependenc
 The queries use the batch format's names and semantics (`polycd batch`); algorithms by
 name: "auto", "gjk", "vclip", "cd_dual", "hs_jump", "qp", "qp_fast". The `*_many` and
 `*_pairs` functions answer N poses or N pairs at once, with the GIL released, on all cores.
+
+Non-convex shapes: `TriMesh` (kind "mesh": a closed solid decomposed into convex pieces;
+kind "surface": an open surface) goes wherever a `ConvexPolyhedron` goes in `intersect`,
+`distance`, `directional`, `manifold`, `point_query`, `ray_cast` and `toc` (surfaces:
+intersect and distance only). Every answer's `to_json()` is the line `polycd batch` writes.
 """
 
 from ._polycd import (
+    ray_cast,
+    point_query,
+    manifold,
+    TriMesh,
+    ManifoldCache,
+    Manifold,
+    BatchSession,
     ALGORITHMS,
     DISJOINT,
     ERROR,
@@ -55,6 +67,13 @@ from ._polycd import (
 STATUS_NAMES = {DISJOINT: "disjoint", TOUCHING: "touching", OVERLAPPING: "overlapping", ERROR: "error"}
 
 __all__ = [
+    "ray_cast",
+    "point_query",
+    "manifold",
+    "TriMesh",
+    "ManifoldCache",
+    "Manifold",
+    "BatchSession",
     "ALGORITHMS",
     "DISJOINT",
     "ERROR",
