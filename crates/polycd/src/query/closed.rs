@@ -56,10 +56,21 @@ struct Core {
     segment: bool,
 }
 
-#[inline]
+/// `pose` applied to `v`, without the rotation when `v` is the origin (a sphere's or
+/// capsule's centre: the same value, `R·0 + t = t`).
+#[inline(always)]
+fn placed(pose: &Pose, v: DVec3) -> DVec3 {
+    if v == DVec3::ZERO {
+        pose.translation
+    } else {
+        pose.transform_point(v)
+    }
+}
+
+#[inline(always)]
 fn core(p: &ConvexPolyhedron, pose: &Pose) -> Core {
     if p.dimension() == 0 || p.edges().is_empty() {
-        let x = pose.transform_point(p.vertex(0));
+        let x = placed(pose, p.vertex(0));
         return Core {
             p0: x,
             p1: x,
@@ -70,9 +81,17 @@ fn core(p: &ConvexPolyhedron, pose: &Pose) -> Core {
         };
     }
     let [t, h] = p.edge(0).vertices;
+    let (v0, v1) = (p.vertex(t), p.vertex(h));
+    // A segment centred on the origin (a capsule's): one rotation, `R·(−v) = −(R·v)` exactly.
+    let (p0, p1) = if v0 == -v1 {
+        let r = pose.rotation * v1;
+        (pose.translation - r, pose.translation + r)
+    } else {
+        (pose.transform_point(v0), pose.transform_point(v1))
+    };
     Core {
-        p0: pose.transform_point(p.vertex(t)),
-        p1: pose.transform_point(p.vertex(h)),
+        p0,
+        p1,
         f0: Feature::Vertex(t),
         f1: Feature::Vertex(h),
         inner: Feature::Edge(0),
@@ -162,6 +181,66 @@ fn segment_segment(a: &Core, b: &Core) -> Closest {
     best
 }
 
+/// A candidate's feature, the edge named by its ends until the winner is known.
+#[derive(Clone, Copy)]
+enum Found {
+    Vertex(u32),
+    Between(u32, u32),
+    Face(u32),
+}
+
+/// The candidates of face `f` (plane distance `h > 0` from `x`) into `best` (point, feature,
+/// squared distance): the projection when it lies inside the face (returns true), else the
+/// clamped projections on the edges it lies outside of.
+#[inline]
+fn face_candidates(s: &ConvexPolyhedron, x: DVec3, f: u32, h: f64, best: &mut (DVec3, Found, f64)) -> bool {
+    let n = s.face(f).normal;
+    let fv = s.face_vertices(f);
+    let mut inside = true;
+    let Some(&last) = fv.last() else {
+        return false;
+    };
+    let (mut iu, mut u) = (last, s.vertex(last));
+    for &iw in fv {
+        let w = s.vertex(iw);
+        let d = w - u;
+        // x's side of the edge u → w within the face's plane (x − its projection is along n).
+        if d.cross(x - u).dot(n) < 0.0 {
+            inside = false;
+            let t = (x - u).dot(d) / d.length_squared();
+            let (q, found) = if !(t > 0.0) {
+                (u, Found::Vertex(iu))
+            } else if t >= 1.0 {
+                (w, Found::Vertex(iw))
+            } else {
+                (u + d * t, Found::Between(iu, iw))
+            };
+            let d2 = (x - q).length_squared();
+            if d2 < best.2 {
+                *best = (q, found, d2);
+            }
+        }
+        (iu, u) = (iw, w);
+    }
+    if inside {
+        *best = (x - n * h, Found::Face(f), h * h);
+    }
+    inside
+}
+
+/// The feature of a [`Found`] (the edge between two vertices looked up in the first one's
+/// neighbours).
+fn feature_of(s: &ConvexPolyhedron, found: Found) -> Feature {
+    match found {
+        Found::Vertex(v) => Feature::Vertex(v),
+        Found::Face(f) => Feature::Face(f),
+        Found::Between(u, w) => match s.neighbors(u).iter().position(|&x| x == w) {
+            Some(k) => Feature::Edge(s.half_edge(s.outgoing(u)[k]).edge),
+            None => Feature::Vertex(u),
+        },
+    }
+}
+
 /// Where a point core lies against a small solid (the solid's local frame).
 enum PointSolid {
     /// Outside: the closest point of the solid (local) and its feature.
@@ -189,42 +268,24 @@ fn point_solid(s: &ConvexPolyhedron, x: DVec3) -> PointSolid {
             face: top_face,
         };
     }
-    let (mut best_q, mut best_f, mut best_d2) = (x, Feature::Face(top_face), f64::INFINITY);
+    let mut best = (x, Found::Face(top_face), f64::INFINITY);
+    // The top face first: its plane distance is a lower bound of the distance, so a
+    // projection inside it is the answer, and otherwise its edges bound the rest well.
+    if face_candidates(s, x, top_face, top, &mut best) {
+        return PointSolid::Apart {
+            q: best.0,
+            feature: Feature::Face(top_face),
+        };
+    }
     for (f, face) in s.faces().iter().enumerate() {
         let h = face.normal.dot(x) - face.offset;
-        if !(h > 0.0) || h * h >= best_d2 {
-            continue;
-        }
-        let y = x - face.normal * h;
-        let mut inside = true;
-        for he in s.face_half_edges(f as u32) {
-            let e = s.half_edge(he);
-            let (u, w) = (s.vertex(e.origin), s.vertex(s.half_edge(e.next).origin));
-            let side = (w - u).cross(y - u).dot(face.normal);
-            if side < 0.0 {
-                inside = false;
-                let d = w - u;
-                let t = (x - u).dot(d) / d.length_squared();
-                let (q, feature) = if !(t > 0.0) {
-                    (u, Feature::Vertex(e.origin))
-                } else if t >= 1.0 {
-                    (w, Feature::Vertex(s.half_edge(e.next).origin))
-                } else {
-                    (u + d * t, Feature::Edge(e.edge))
-                };
-                let d2 = (x - q).length_squared();
-                if d2 < best_d2 {
-                    (best_q, best_f, best_d2) = (q, feature, d2);
-                }
-            }
-        }
-        if inside {
-            (best_q, best_f, best_d2) = (y, Feature::Face(f as u32), h * h);
+        if f as u32 != top_face && h > 0.0 && h * h < best.2 {
+            face_candidates(s, x, f as u32, h, &mut best);
         }
     }
     PointSolid::Apart {
-        q: best_q,
-        feature: best_f,
+        q: best.0,
+        feature: feature_of(s, best.1),
     }
 }
 
@@ -237,10 +298,11 @@ enum CoreAnswer {
 }
 
 /// The cores' answer (`None`: not this file's pair).
+#[inline(always)]
 fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<CoreAnswer> {
     let (solid, ps, point, point_is_a) = match (a.dimension(), b.dimension()) {
-        (0, 3) => (b, pb, pa.transform_point(a.vertex(0)), true),
-        (3, 0) => (a, pa, pb.transform_point(b.vertex(0)), false),
+        (0, 3) => (b, pb, placed(pa, a.vertex(0)), true),
+        (3, 0) => (a, pa, placed(pb, b.vertex(0)), false),
         _ => {
             let (ka, kb) = (core(a, pa), core(b, pb));
             let c = closest(&ka, &kb);
@@ -294,6 +356,7 @@ fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose)
 /// The rounded answer of cores apart beyond the contact tolerance (or a point core inside a
 /// solid deeper than it), and its unit normal (A towards B); `None` when the cores are within
 /// the tolerance bound of contact.
+#[inline(always)]
 fn rounded_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<(Distance, DVec3)> {
     let (ra, rb) = (a.radius(), b.radius());
     let (c, n) = match core_answer(a, pa, b, pb)? {
