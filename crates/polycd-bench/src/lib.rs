@@ -271,7 +271,7 @@ pub fn scenarios() -> &'static [Scenario] {
     &SCENARIOS
 }
 
-static SCENARIOS: [Scenario; 10] = [
+static SCENARIOS: [Scenario; 11] = [
     Scenario {
         name: "ellipsoid-sweep",
         description: "CD-Dual §5 / HS-jump §9: ellipsoid hulls (n = 200…2000), time per overlap query \
@@ -332,6 +332,13 @@ static SCENARIOS: [Scenario; 10] = [
                       contact and along a coherent path; polycd mesh::intersect / mesh::distance vs parry3d TriMesh \
                       intersection_test / distance (+ contact); build times",
         runner: scenarios::mesh::run,
+    },
+    Scenario {
+        name: "shapes",
+        description: "issue 22: sphere–sphere, sphere–capsule, capsule–capsule, sphere–box, triangle–convex (1 000 vertices) \
+                      at random poses (separated / near / overlapping); polycd Auto and GJK distance / intersect vs \
+                      parry3d Ball, Capsule, Triangle, ConvexPolyhedron; checked against closed forms and brute force",
+        runner: scenarios::shapes::run,
     },
 ];
 

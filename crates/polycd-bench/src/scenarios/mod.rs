@@ -9,6 +9,7 @@ pub(crate) mod many_body;
 pub(crate) mod mesh;
 pub(crate) mod qp_scaling;
 pub(crate) mod random_distance;
+pub(crate) mod shapes;
 pub(crate) mod support;
 pub(crate) mod sweep;
 

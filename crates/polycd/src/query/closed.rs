@@ -1,0 +1,483 @@
+//! Closed forms for point and segment cores: spheres, capsules, points and segments against
+//! each other (`Algorithm::Auto` only; the named algorithms keep their own answers).
+//!
+//! The cores' closest points are exact formulas: a point against a point; the clamped
+//! projection of a point on a segment; for two segments the least of the lines' common
+//! perpendicular (when its feet lie on both segments) and the four end points projected on
+//! the other segment — every candidate is a true pair of core points, so the least is the
+//! distance to rounding, with no threshold for parallel segments (parallel or nearly parallel
+//! segments attain their distance at an end point's projection up to `(θ·L)²/d`, far below
+//! the agreement tolerance when the perpendicular's feet are inaccurate). The features are
+//! the vertex or edge carrying each point.
+//!
+//! A point core against a solid of few faces (a sphere against a box) is answered by a scan
+//! of the solid's faces ([`point_solid`]): outside, the exact closest point and its feature;
+//! inside, the least depth below a face plane, which is a point's exact penetration depth
+//! (the witness is the point itself, common to both cores).
+//!
+//! The rounded answer is then built exactly as `rounded.rs` builds it from a core distance
+//! (the same normal rule: a face's normal, the edges' cross product for two interior edge
+//! points, else the closest-point difference), with `iterations` 0. Only cores apart (or a
+//! point inside a solid) beyond the contact tolerance are answered here (the test uses the
+//! rotation-free upper bound of the tolerance, so no pair near core contact is decided by
+//! it); touching or crossing cores — where the normal needs the generic path's support
+//! measurements — return `None` and take the generic path, as do the other pairs.
+
+use crate::contract::{contact_tolerance, contact_tolerance_bound};
+use crate::contract::{Distance, Feature, FeaturePair, Intersection, OverlapWitness, Penetration};
+use crate::core::math::{DVec3, Plane, Pose};
+use crate::core::tolerance::ROUNDED_EDGE_SIN;
+use crate::shape::polyhedron::ConvexPolyhedron;
+
+/// Solids of at most this many faces are answered against a point core by a scan of their
+/// faces (O(F): a box's 6 faces cost less than GJK's set-up; beyond a few dozen faces GJK's
+/// hill-climbing is cheaper). A size, not a tolerance.
+const SCAN_FACES: usize = 32;
+
+/// Whether this file answers the pair: both cores points or segments, or a point core
+/// against a solid of at most [`SCAN_FACES`] faces (a sphere against a box).
+#[inline]
+pub(super) fn applies(a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> bool {
+    let small_solid = |p: &ConvexPolyhedron| p.dimension() == 3 && p.faces().len() <= SCAN_FACES;
+    (a.dimension() <= 1 && b.dimension() <= 1)
+        || (a.dimension() == 0 && small_solid(b))
+        || (b.dimension() == 0 && small_solid(a))
+}
+
+/// A point or a segment core in the world frame: its end points (equal for a point) and the
+/// features of its ends and interior.
+#[derive(Clone, Copy)]
+struct Core {
+    p0: DVec3,
+    p1: DVec3,
+    f0: Feature,
+    f1: Feature,
+    inner: Feature,
+    segment: bool,
+}
+
+/// `pose` applied to `v`, without the rotation when `v` is the origin (a sphere's or
+/// capsule's centre: the same value, `R·0 + t = t`).
+#[inline(always)]
+fn placed(pose: &Pose, v: DVec3) -> DVec3 {
+    if v == DVec3::ZERO {
+        pose.translation
+    } else {
+        pose.transform_point(v)
+    }
+}
+
+#[inline(always)]
+fn core(p: &ConvexPolyhedron, pose: &Pose) -> Core {
+    if p.dimension() == 0 || p.edges().is_empty() {
+        let x = placed(pose, p.vertex(0));
+        return Core {
+            p0: x,
+            p1: x,
+            f0: Feature::Vertex(0),
+            f1: Feature::Vertex(0),
+            inner: Feature::Vertex(0),
+            segment: false,
+        };
+    }
+    let [t, h] = p.edge(0).vertices;
+    let (v0, v1) = (p.vertex(t), p.vertex(h));
+    // A segment centred on the origin (a capsule's): one rotation, `R·(−v) = −(R·v)` exactly.
+    let (p0, p1) = if v0 == -v1 {
+        let r = pose.rotation * v1;
+        (pose.translation - r, pose.translation + r)
+    } else {
+        (pose.transform_point(v0), pose.transform_point(v1))
+    };
+    Core {
+        p0,
+        p1,
+        f0: Feature::Vertex(t),
+        f1: Feature::Vertex(h),
+        inner: Feature::Edge(0),
+        segment: true,
+    }
+}
+
+/// The closest point of segment `s` to `x`: the point and its feature.
+#[inline]
+fn on_segment(s: &Core, x: DVec3) -> (DVec3, Feature) {
+    let d = s.p1 - s.p0;
+    let t = (x - s.p0).dot(d) / d.length_squared();
+    if !(t > 0.0) {
+        (s.p0, s.f0)
+    } else if t >= 1.0 {
+        (s.p1, s.f1)
+    } else {
+        (s.p0 + d * t, s.inner)
+    }
+}
+
+/// Closest core points `(ca, cb)`, their squared distance and features.
+struct Closest {
+    ca: DVec3,
+    cb: DVec3,
+    d2: f64,
+    features: FeaturePair,
+}
+
+impl Closest {
+    #[inline]
+    fn new(ca: DVec3, cb: DVec3, fa: Feature, fb: Feature) -> Closest {
+        Closest {
+            ca,
+            cb,
+            d2: (cb - ca).length_squared(),
+            features: FeaturePair { a: fa, b: fb },
+        }
+    }
+
+    #[inline]
+    fn keep_least(&mut self, other: Closest) {
+        if other.d2 < self.d2 {
+            *self = other;
+        }
+    }
+}
+
+fn closest(a: &Core, b: &Core) -> Closest {
+    match (a.segment, b.segment) {
+        (false, false) => Closest::new(a.p0, b.p0, a.f0, b.f0),
+        (false, true) => {
+            let (q, f) = on_segment(b, a.p0);
+            Closest::new(a.p0, q, a.f0, f)
+        }
+        (true, false) => {
+            let (q, f) = on_segment(a, b.p0);
+            Closest::new(q, b.p0, f, b.f0)
+        }
+        (true, true) => segment_segment(a, b),
+    }
+}
+
+/// Two segments: the common perpendicular when its feet lie on both, and the four end-point
+/// projections; the least (see the module header).
+fn segment_segment(a: &Core, b: &Core) -> Closest {
+    let (u, v, w) = (a.p1 - a.p0, b.p1 - b.p0, a.p0 - b.p0);
+    let (uu, uv, vv, uw, vw) = (u.dot(u), u.dot(v), v.dot(v), u.dot(w), v.dot(w));
+    let den = uu * vv - uv * uv;
+    let mut best = {
+        let (q, f) = on_segment(b, a.p0);
+        Closest::new(a.p0, q, a.f0, f)
+    };
+    if den > 0.0 {
+        let s = (uv * vw - vv * uw) / den;
+        let t = (uu * vw - uv * uw) / den;
+        if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t) {
+            best.keep_least(Closest::new(a.p0 + u * s, b.p0 + v * t, a.inner, b.inner));
+        }
+    }
+    let (q, f) = on_segment(b, a.p1);
+    best.keep_least(Closest::new(a.p1, q, a.f1, f));
+    let (q, f) = on_segment(a, b.p0);
+    best.keep_least(Closest::new(q, b.p0, f, b.f0));
+    let (q, f) = on_segment(a, b.p1);
+    best.keep_least(Closest::new(q, b.p1, f, b.f1));
+    best
+}
+
+/// A candidate's feature, the edge named by its ends until the winner is known.
+#[derive(Clone, Copy)]
+enum Found {
+    Vertex(u32),
+    Between(u32, u32),
+    Face(u32),
+}
+
+/// The candidates of face `f` (plane distance `h > 0` from `x`) into `best` (point, feature,
+/// squared distance): the projection when it lies inside the face (returns true), else the
+/// clamped projections on the edges it lies outside of.
+#[inline]
+fn face_candidates(s: &ConvexPolyhedron, x: DVec3, f: u32, h: f64, best: &mut (DVec3, Found, f64)) -> bool {
+    let n = s.face(f).normal;
+    let fv = s.face_vertices(f);
+    let mut inside = true;
+    let Some(&last) = fv.last() else {
+        return false;
+    };
+    let (mut iu, mut u) = (last, s.vertex(last));
+    for &iw in fv {
+        let w = s.vertex(iw);
+        let d = w - u;
+        // x's side of the edge u → w within the face's plane (x − its projection is along n).
+        if d.cross(x - u).dot(n) < 0.0 {
+            inside = false;
+            let t = (x - u).dot(d) / d.length_squared();
+            let (q, found) = if !(t > 0.0) {
+                (u, Found::Vertex(iu))
+            } else if t >= 1.0 {
+                (w, Found::Vertex(iw))
+            } else {
+                (u + d * t, Found::Between(iu, iw))
+            };
+            let d2 = (x - q).length_squared();
+            if d2 < best.2 {
+                *best = (q, found, d2);
+            }
+        }
+        (iu, u) = (iw, w);
+    }
+    if inside {
+        *best = (x - n * h, Found::Face(f), h * h);
+    }
+    inside
+}
+
+/// The feature of a [`Found`] (the edge between two vertices looked up in the first one's
+/// neighbours).
+fn feature_of(s: &ConvexPolyhedron, found: Found) -> Feature {
+    match found {
+        Found::Vertex(v) => Feature::Vertex(v),
+        Found::Face(f) => Feature::Face(f),
+        Found::Between(u, w) => match s.neighbors(u).iter().position(|&x| x == w) {
+            Some(k) => Feature::Edge(s.half_edge(s.outgoing(u)[k]).edge),
+            None => Feature::Vertex(u),
+        },
+    }
+}
+
+/// Where a point core lies against a small solid (the solid's local frame).
+enum PointSolid {
+    /// Outside: the closest point of the solid (local) and its feature.
+    Apart { q: DVec3, feature: Feature },
+    /// Inside, `depth` below the plane of face `face` (the least depth of all faces).
+    Inside { depth: f64, face: u32 },
+}
+
+/// The closest point of solid `s` to the local point `x`, by a scan of its faces: a face
+/// whose plane has `x` strictly above it either holds `x`'s projection (a candidate at the
+/// plane distance) or not (its edges that `x`'s projection lies outside of give candidates,
+/// by the clamped projection on the edge). The closest point of a convex solid lies on such a
+/// face and, when not inside it, on such an edge, so the least candidate is exact to rounding.
+fn point_solid(s: &ConvexPolyhedron, x: DVec3) -> PointSolid {
+    let (mut top, mut top_face) = (f64::NEG_INFINITY, 0u32);
+    for (f, face) in s.faces().iter().enumerate() {
+        let h = face.normal.dot(x) - face.offset;
+        if h > top {
+            (top, top_face) = (h, f as u32);
+        }
+    }
+    if !(top > 0.0) {
+        return PointSolid::Inside {
+            depth: -top,
+            face: top_face,
+        };
+    }
+    let mut best = (x, Found::Face(top_face), f64::INFINITY);
+    // The top face first: its plane distance is a lower bound of the distance, so a
+    // projection inside it is the answer, and otherwise its edges bound the rest well.
+    if face_candidates(s, x, top_face, top, &mut best) {
+        return PointSolid::Apart {
+            q: best.0,
+            feature: Feature::Face(top_face),
+        };
+    }
+    for (f, face) in s.faces().iter().enumerate() {
+        let h = face.normal.dot(x) - face.offset;
+        if f as u32 != top_face && h > 0.0 && h * h < best.2 {
+            face_candidates(s, x, f as u32, h, &mut best);
+        }
+    }
+    PointSolid::Apart {
+        q: best.0,
+        feature: feature_of(s, best.1),
+    }
+}
+
+/// The cores' answer when this file has one: closest points, features and distance of cores
+/// apart, or (a point core inside a solid) the core penetration.
+enum CoreAnswer {
+    Apart(Closest, DVec3),
+    /// Core depth, unit normal (B's separating translation), the core points (A's, B's).
+    Inside(f64, DVec3, DVec3, DVec3),
+}
+
+/// The cores' answer (`None`: not this file's pair).
+#[inline(always)]
+fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<CoreAnswer> {
+    let (solid, ps, point, point_is_a) = match (a.dimension(), b.dimension()) {
+        (0, 3) => (b, pb, placed(pa, a.vertex(0)), true),
+        (3, 0) => (a, pa, placed(pb, b.vertex(0)), false),
+        _ => {
+            let (ka, kb) = (core(a, pa), core(b, pb));
+            let c = closest(&ka, &kb);
+            // The normal rule of `rounded::separated_normal` for cores apart beyond the
+            // tolerance: the edges' cross product for two interior edge points.
+            let mut n = DVec3::ZERO;
+            if let (Feature::Edge(_), Feature::Edge(_)) = (c.features.a, c.features.b) {
+                let x = (ka.p1 - ka.p0)
+                    .normalize_or_zero()
+                    .cross((kb.p1 - kb.p0).normalize_or_zero());
+                let l = x.length();
+                let v = c.cb - c.ca;
+                if l > ROUNDED_EDGE_SIN && x.dot(v) != 0.0 {
+                    n = x / l * x.dot(v).signum();
+                }
+            }
+            return Some(CoreAnswer::Apart(c, n));
+        }
+    };
+    let x = ps.inverse_transform_point(point);
+    match point_solid(solid, x) {
+        PointSolid::Apart { q, feature } => {
+            let q = ps.transform_point(q);
+            // A face of the solid gives the normal (`rounded::separated_normal`'s rule).
+            let face_n = match feature {
+                Feature::Face(f) => ps.transform_vector(solid.face(f).normal),
+                _ => DVec3::ZERO,
+            };
+            Some(CoreAnswer::Apart(
+                if point_is_a {
+                    Closest::new(point, q, Feature::Vertex(0), feature)
+                } else {
+                    Closest::new(q, point, feature, Feature::Vertex(0))
+                },
+                if point_is_a { -face_n } else { face_n },
+            ))
+        }
+        PointSolid::Inside { depth, face } => {
+            let nf = ps.transform_vector(solid.face(face).normal);
+            let on_face = point + nf * depth;
+            Some(if point_is_a {
+                // B (the solid) moves against its face normal to free the point.
+                CoreAnswer::Inside(depth, -nf, point, on_face)
+            } else {
+                CoreAnswer::Inside(depth, nf, on_face, point)
+            })
+        }
+    }
+}
+
+/// The rounded answer of cores apart beyond the contact tolerance (or a point core inside a
+/// solid deeper than it), and its unit normal (A towards B); `None` when the cores are within
+/// the tolerance bound of contact.
+#[inline(always)]
+fn rounded_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<(Distance, DVec3)> {
+    let (ra, rb) = (a.radius(), b.radius());
+    let (c, n) = match core_answer(a, pa, b, pb)? {
+        CoreAnswer::Apart(c, n) => (c, n),
+        CoreAnswer::Inside(depth, n, ca, cb) => {
+            if !(depth > contact_tolerance_bound(a, pa, b, pb)) {
+                return None;
+            }
+            let witness = if a.dimension() == 0 { ca } else { cb };
+            let depth = depth + ra + rb;
+            return Some((
+                Distance::Penetrating {
+                    witness: OverlapWitness::CommonPoint(witness),
+                    penetration: Some(Penetration {
+                        depth,
+                        relative_depth: depth,
+                        normal: n,
+                        point_a: ca + n * ra,
+                        point_b: cb - n * rb,
+                    }),
+                    iterations: 0,
+                },
+                n,
+            ));
+        }
+    };
+    let v = c.cb - c.ca;
+    let dc = c.d2.sqrt();
+    if !(dc > contact_tolerance_bound(a, pa, b, pb)) {
+        return None;
+    }
+    let n = if n == DVec3::ZERO { v / dc } else { n };
+    let r = ra + rb;
+    let (qa, qb) = (c.ca + n * ra, c.cb - n * rb);
+    if dc > r {
+        return Some((
+            Distance::Separated {
+                distance: dc - r,
+                point_a: qa,
+                point_b: qb,
+                features: c.features,
+                iterations: 0,
+            },
+            n,
+        ));
+    }
+    // A point of the segment ca + t·n within r_A of ca and r_B of cb.
+    let lo = (-ra).max(dc - rb);
+    let hi = ra.min(dc + rb);
+    Some((
+        Distance::Penetrating {
+            witness: OverlapWitness::CommonPoint(c.ca + n * (0.5 * (lo + hi))),
+            penetration: Some(Penetration {
+                depth: r - dc,
+                relative_depth: r - dc,
+                normal: n,
+                point_a: qa,
+                point_b: qb,
+            }),
+            iterations: 0,
+        },
+        n,
+    ))
+}
+
+/// [`super::distance`] of two point or segment cores apart beyond the contact tolerance
+/// (`None`: the generic path answers).
+#[inline]
+pub(super) fn distance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<Distance> {
+    rounded_answer(a, pa, b, pb).map(|(d, _)| d)
+}
+
+/// [`super::intersect`] of two point or segment cores apart beyond the contact tolerance
+/// (`None`: the generic path answers). The rounded distance against the contact tolerance,
+/// as `rounded.rs` decides it.
+pub(super) fn intersect(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<Intersection> {
+    let (d, n) = rounded_answer(a, pa, b, pb)?;
+    let bound = contact_tolerance_bound(a, pa, b, pb);
+    // The bound decides the clear cases; the exact tolerance (rotations) only the band.
+    let signed = d.signed_distance().unwrap_or(0.0);
+    let tol = if signed.abs() > bound {
+        bound
+    } else {
+        contact_tolerance(a, pa, b, pb)
+    };
+    let plane = |p: DVec3| Plane {
+        normal: n,
+        offset: n.dot(p),
+    };
+    Some(match d {
+        Distance::Separated {
+            distance,
+            point_a,
+            point_b,
+            ..
+        } => {
+            let mid = (point_a + point_b) * 0.5;
+            if distance > tol {
+                Intersection::Disjoint {
+                    plane: plane(mid),
+                    iterations: 0,
+                }
+            } else {
+                Intersection::Touching {
+                    point: mid,
+                    plane: plane(mid),
+                    iterations: 0,
+                }
+            }
+        }
+        Distance::Penetrating {
+            penetration: Some(p), ..
+        } if p.depth <= tol => {
+            let mid = (p.point_a + p.point_b) * 0.5;
+            Intersection::Touching {
+                point: mid,
+                plane: plane(mid),
+                iterations: 0,
+            }
+        }
+        Distance::Penetrating { witness, .. } => Intersection::Overlapping { witness, iterations: 0 },
+        Distance::NotConverged { .. } => return None,
+    })
+}

@@ -1,0 +1,233 @@
+//! `Auto`'s closed forms (query/closed.rs) against independent formulas written here and
+//! against GJK: sphere–sphere, sphere–capsule, capsule–capsule (parallel, skew, crossing in
+//! projection), sphere–box (face, edge and vertex regions, centre inside), plain points and
+//! segments. Distances must match the closed form within `AGREEMENT_REL` × the pair scale,
+//! statuses must match GJK's, closest points must lie on the rounded surfaces.
+
+use polycd::query::{self, contact_tolerance, pair_scale};
+use polycd::tolerance::AGREEMENT_REL;
+use polycd::{shapes, Algorithm, ConvexPolyhedron, DVec3, Distance, Feature, Intersection, PairCache, Pose};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Distance from `p` to segment `[a, b]` by ternary search on the parameter (independent of
+/// the library's clamped projection).
+fn point_segment(p: DVec3, a: DVec3, b: DVec3) -> f64 {
+    let f = |t: f64| (a + (b - a) * t - p).length();
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..200 {
+        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if f(m1) <= f(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    f(0.5 * (lo + hi)).min(f(0.0)).min(f(1.0))
+}
+
+/// Segment–segment distance by nested ternary search (convex in both parameters).
+fn segment_segment(p0: DVec3, p1: DVec3, q0: DVec3, q1: DVec3) -> f64 {
+    let g = |s: f64| point_segment(p0 + (p1 - p0) * s, q0, q1);
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..200 {
+        let (m1, m2) = (lo + (hi - lo) / 3.0, hi - (hi - lo) / 3.0);
+        if g(m1) <= g(m2) {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    g(0.5 * (lo + hi)).min(g(0.0)).min(g(1.0))
+}
+
+/// Signed distance of a world point to the box of full sides `s` at `pose`.
+fn point_box(p: DVec3, s: DVec3, pose: &Pose) -> f64 {
+    let q = pose.inverse_transform_point(p).abs() - s * 0.5;
+    if q.max_element() <= 0.0 {
+        q.max_element()
+    } else {
+        q.max(DVec3::ZERO).length()
+    }
+}
+
+fn capsule_ends(len: f64, pose: &Pose) -> (DVec3, DVec3) {
+    let h = DVec3::new(0.0, 0.0, 0.5 * len);
+    (pose.transform_point(-h), pose.transform_point(h))
+}
+
+/// Checks Auto's distance and boolean answers on one pair against the expected signed
+/// distance and against GJK's answers; returns Auto's distance answer.
+fn check(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, expected: f64) -> Distance {
+    let mut c = PairCache::default();
+    let scale = pair_scale(a, pa, b, pb);
+    let tol = contact_tolerance(a, pa, b, pb);
+    let auto = query::distance(a, pa, b, pb, Algorithm::Auto, &mut c).unwrap();
+    let d = auto.signed_distance().expect("a signed distance");
+    assert!(
+        (d - expected).abs() <= AGREEMENT_REL * scale,
+        "Auto {d:.17e}, closed form {expected:.17e} (scale {scale})"
+    );
+    c.forget();
+    let gjk = query::distance(a, pa, b, pb, Algorithm::Gjk, &mut c).unwrap();
+    let g = gjk.signed_distance().unwrap();
+    assert!((d - g).abs() <= AGREEMENT_REL * scale, "Auto {d:.17e}, GJK {g:.17e}");
+    // Closest points on the rounded surfaces, `d` apart.
+    if let Distance::Separated { point_a, point_b, .. } = auto {
+        assert!(((point_b - point_a).length() - d).abs() <= AGREEMENT_REL * scale);
+    }
+    // The boolean answer: Auto's status is GJK's.
+    c.forget();
+    let ia = query::intersect(a, pa, b, pb, Algorithm::Auto, &mut c).unwrap();
+    c.forget();
+    let ig = query::intersect(a, pa, b, pb, Algorithm::Gjk, &mut c).unwrap();
+    let kind = |i: &Intersection| std::mem::discriminant(i);
+    if expected.abs() > 2.0 * tol {
+        assert_eq!(kind(&ia), kind(&ig), "Auto {ia:?}, GJK {ig:?}, expected {expected}");
+        assert_eq!(
+            matches!(ia, Intersection::Disjoint { .. }),
+            expected > 0.0,
+            "{ia:?} at {expected}"
+        );
+    }
+    if let Intersection::Disjoint { plane, .. } = ia {
+        // The plane separates: B's centre side is positive, A's negative.
+        let ca = pa.transform_point(a.bounding_sphere().0);
+        let cb = pb.transform_point(b.bounding_sphere().0);
+        assert!(plane.signed_distance(cb) > plane.signed_distance(ca));
+    }
+    auto
+}
+
+#[test]
+fn spheres_and_capsules_match_the_closed_forms() {
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let sphere = shapes::sphere(0.75).unwrap();
+    let capsule = shapes::capsule(2.0, 0.5).unwrap();
+    let point = ConvexPolyhedron::from_points(&[DVec3::new(0.1, -0.2, 0.3)]).unwrap();
+    let segment = ConvexPolyhedron::from_points(&[DVec3::new(-1.0, 0.2, 0.0), DVec3::new(1.0, 0.5, 0.25)]).unwrap();
+    for _ in 0..300 {
+        let pa = Pose::new(shapes::random_rotation(&mut rng), DVec3::new(0.3, -0.1, 0.2));
+        let c = shapes::unit_vector(&mut rng) * rng.random_range(0.0..4.0);
+        let pb = Pose::new(shapes::random_rotation(&mut rng), pa.translation + c);
+        // sphere–sphere
+        check(&sphere, &pa, &sphere, &pb, c.length() - 1.5);
+        // sphere–capsule (either order)
+        let (q0, q1) = capsule_ends(2.0, &pb);
+        let e = point_segment(pa.translation, q0, q1) - 1.25;
+        check(&sphere, &pa, &capsule, &pb, e);
+        let (p0, p1) = capsule_ends(2.0, &pa);
+        check(
+            &capsule,
+            &pa,
+            &sphere,
+            &pb,
+            point_segment(pb.translation, p0, p1) - 1.25,
+        );
+        // capsule–capsule, unless the axes cross (depth not a closed form)
+        let s = segment_segment(p0, p1, q0, q1);
+        if s > 1e-9 {
+            check(&capsule, &pa, &capsule, &pb, s - 1.0);
+        }
+        // plain point and segment
+        let x = pa.transform_point(DVec3::new(0.1, -0.2, 0.3));
+        let (s0, s1) = (
+            pb.transform_point(DVec3::new(-1.0, 0.2, 0.0)),
+            pb.transform_point(DVec3::new(1.0, 0.5, 0.25)),
+        );
+        let d = point_segment(x, s0, s1);
+        if d > 1e-9 {
+            check(&point, &pa, &segment, &pb, d);
+        }
+    }
+}
+
+#[test]
+fn parallel_and_collinear_capsules() {
+    let capsule = shapes::capsule(2.0, 0.5).unwrap();
+    let id = Pose::IDENTITY;
+    // Side by side, parallel, overlapping in z: distance 3 − 1.
+    let d = check(
+        &capsule,
+        &id,
+        &capsule,
+        &Pose::from_translation(DVec3::new(3.0, 0.0, 0.7)),
+        2.0,
+    );
+    assert!(matches!(d, Distance::Separated { .. }));
+    // End to end on one line: 5 − 2 − 1.
+    check(
+        &capsule,
+        &id,
+        &capsule,
+        &Pose::from_translation(DVec3::new(0.0, 0.0, 5.0)),
+        2.0,
+    );
+    // Parallel and overlapping (rounded shapes overlap by 0.4): signed −0.4.
+    check(
+        &capsule,
+        &id,
+        &capsule,
+        &Pose::from_translation(DVec3::new(0.6, 0.0, 0.3)),
+        -0.4,
+    );
+    // Skew, perpendicular, 2 apart along x: the interior points; features are both edges.
+    let turn = Pose::new(
+        polycd::DQuat::from_rotation_x(std::f64::consts::FRAC_PI_2),
+        DVec3::new(2.0, 0.0, 0.0),
+    );
+    let d = check(&capsule, &id, &capsule, &turn, 1.0);
+    match d {
+        Distance::Separated {
+            features,
+            point_a,
+            point_b,
+            ..
+        } => {
+            assert_eq!((features.a, features.b), (Feature::Edge(0), Feature::Edge(0)));
+            assert!((point_a - DVec3::new(0.5, 0.0, 0.0)).length() < 1e-15);
+            assert!((point_b - DVec3::new(1.5, 0.0, 0.0)).length() < 1e-15);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn sphere_box_regions_and_inside() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2022);
+    let sides = DVec3::new(2.0, 1.5, 1.0);
+    let bx = shapes::cuboid(sides.x, sides.y, sides.z).unwrap();
+    let sphere = shapes::sphere(0.4).unwrap();
+    for _ in 0..500 {
+        let pb = Pose::new(shapes::random_rotation(&mut rng), DVec3::new(-0.5, 0.25, 1.0));
+        let c = pb.translation + shapes::unit_vector(&mut rng) * rng.random_range(0.0..2.5);
+        let pa = Pose::new(shapes::random_rotation(&mut rng), c);
+        let e = point_box(c, sides, &pb) - 0.4;
+        check(&sphere, &pa, &bx, &pb, e);
+        check(&bx, &pb, &sphere, &pa, e);
+    }
+    // Face, edge and vertex regions of the axis-aligned box, with their features.
+    let id = Pose::IDENTITY;
+    let at = |x: f64, y: f64, z: f64| Pose::from_translation(DVec3::new(x, y, z));
+    let face = check(&sphere, &at(2.0, 0.0, 0.0), &bx, &id, 1.0 - 0.4);
+    let edge = check(&sphere, &at(2.0, 1.75, 0.0), &bx, &id, 2f64.sqrt() - 0.4);
+    let vertex = check(&sphere, &at(2.0, 1.75, 1.5), &bx, &id, 3f64.sqrt() - 0.4);
+    let fb = |d: &Distance| match d {
+        Distance::Separated { features, .. } => features.b,
+        other => panic!("{other:?}"),
+    };
+    assert!(matches!(fb(&face), Feature::Face(_)));
+    assert!(matches!(fb(&edge), Feature::Edge(_)));
+    assert!(matches!(fb(&vertex), Feature::Vertex(_)));
+    // Centre inside, 0.3 below the top face: depth 0.3 + 0.4, pushing B (the box) down.
+    let d = check(&sphere, &at(0.1, 0.0, 0.2), &bx, &id, -0.7);
+    match d {
+        Distance::Penetrating {
+            penetration: Some(p), ..
+        } => {
+            assert!((p.depth - 0.7).abs() < 1e-15);
+            assert!((p.normal - DVec3::new(0.0, 0.0, -1.0)).length() < 1e-15);
+        }
+        other => panic!("{other:?}"),
+    }
+}
