@@ -103,7 +103,8 @@ enum Command {
         hull: bool,
         /// Read mesh files as closed non-convex solids (as `toc --mesh`; `torus-knot:…` specs
         /// are meshes, other built-in specs stay convex): intersect and distance of the solids,
-        /// exact distances, features named as triangles of the input faces.
+        /// exact distances, features named as triangles of the input faces; with one shape,
+        /// --query point and ray on the mesh (as batch point/ray lines on "kind": "mesh").
         #[arg(long, conflicts_with = "hull")]
         mesh: bool,
         /// Read mesh files as open triangle surfaces (no inside; open and non-manifold meshes
@@ -573,6 +574,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             surface,
         } => {
             let kind = QueryKind::parse(&q)?;
+            if mesh && kind.single_shape() {
+                let probe = [point, origin, direction];
+                return probe_command(&a, b, pose_a, kind, probe, json, verify, Load::Mesh);
+            }
             if mesh || surface {
                 return mesh_query(&a, b.as_deref(), [pose_a, pose_b], kind, &algo, json, verify, surface);
             }
@@ -585,7 +590,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             let options = polycd::ManifoldOptions { margin, reduce };
             if kind.single_shape() {
-                return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, hull);
+                let load = if hull { Load::Hull } else { Load::Convex };
+                return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, load);
             }
             let Some(b) = b else {
                 return Err(format!(
@@ -825,6 +831,18 @@ fn bench(_scenario: Option<String>, _list: bool, _quick: bool, _out: PathBuf) ->
     Err("this build of polycd has no benchmark harness: build it with `cargo run --release -p polycd-cli --features bench -- bench …` (the feature pulls in parry3d and plotters)".into())
 }
 
+/// How `polycd query SHAPE --query point|ray` reads its shape.
+#[derive(Clone, Copy, PartialEq)]
+enum Load {
+    /// A convex shape (a non-convex file refused).
+    Convex,
+    /// `--hull`: a file's convex hull.
+    Hull,
+    /// `--mesh`: a mesh file (or `torus-knot:` spec) as a closed non-convex solid, answered
+    /// as a batch point or ray line on `"kind": "mesh"`; other specs stay convex.
+    Mesh,
+}
+
 /// `polycd query SHAPE --query point|ray`: one shape, the point or the ray.
 #[allow(clippy::too_many_arguments)]
 fn probe_command(
@@ -835,7 +853,7 @@ fn probe_command(
     [point, origin, direction]: [Option<String>; 3],
     json: bool,
     verify: bool,
-    hull: bool,
+    how: Load,
 ) -> Result<ExitCode, String> {
     let name = if kind == QueryKind::Point { "point" } else { "ray" };
     if let Some(b) = b {
@@ -868,15 +886,35 @@ fn probe_command(
     if verify {
         eprintln!("verify: point and ray answers carry no certificate to check (answered by exact predicates)");
     }
-    let mut bar = polycd_cli::progress::Bar::new();
-    let loaded = load(a, hull, &mut bar);
-    bar.finish();
-    let (sa, note) = loaded?;
-    if let Some(n) = note {
-        eprintln!("{n}");
-    }
-    let pa = parse_pose(pose_a.as_deref())?;
-    let ans = batch::answer_probe(&sa, &pa, probe);
+    let ans = if how == Load::Mesh {
+        let (sa, notes) = polycd_cli::meshq::load_cli(a).map_err(|e| e.to_string())?;
+        for n in notes {
+            eprintln!("{n}");
+        }
+        let pa = parse_pose(pose_a.as_deref())?;
+        match (sa, probe) {
+            (polycd_cli::meshq::BatchSolid::Mesh(m), batch::Probe::Point(p)) => {
+                polycd_cli::meshq::answer_probe(&m, &pa, Some(p), None)
+            }
+            (polycd_cli::meshq::BatchSolid::Mesh(m), batch::Probe::Ray { origin, direction }) => {
+                polycd_cli::meshq::answer_probe(&m, &pa, None, Some((origin, direction)))
+            }
+            (polycd_cli::meshq::BatchSolid::Convex(c), probe) => batch::answer_probe(&c, &pa, probe),
+            (polycd_cli::meshq::BatchSolid::Surface(_), _) => {
+                return Err("internal: --mesh read a surface".into());
+            }
+        }
+    } else {
+        let mut bar = polycd_cli::progress::Bar::new();
+        let loaded = load(a, how == Load::Hull, &mut bar);
+        bar.finish();
+        let (sa, note) = loaded?;
+        if let Some(n) = note {
+            eprintln!("{n}");
+        }
+        let pa = parse_pose(pose_a.as_deref())?;
+        batch::answer_probe(&sa, &pa, probe)
+    };
     print_answer(&ans, kind, json);
     Ok(if ans.status == "error" {
         ExitCode::FAILURE
@@ -903,7 +941,11 @@ fn mesh_query(
     }
     let b = b.ok_or("--mesh needs two shapes: polycd query --mesh A B")?;
     if !matches!(kind, QueryKind::Intersect | QueryKind::Distance) {
-        return Err("--mesh answers --query intersect and distance".into());
+        return Err(if surface {
+            "--surface answers --query intersect and distance".into()
+        } else {
+            "--mesh answers --query intersect, distance, point and ray".into()
+        });
     }
     let algorithm = Algorithm::parse(algo).ok_or_else(|| format!("unknown algorithm '{algo}'"))?;
     let load = |s: &str| {
@@ -987,6 +1029,9 @@ fn print_answer(ans: &answer::Answer, kind: QueryKind, json: bool) {
     }
     if let Some(f) = ans.feature_a {
         println!("feature:         A {}", answer::feature_text(f));
+    }
+    if let Some(f) = ans.solid_feature_a {
+        println!("feature:         A {}", answer::solid_feature_text(f));
     }
     if let Some(f) = &ans.features {
         println!(
