@@ -72,7 +72,7 @@
 //!   two CD-Dual searches, the convex dispatcher's own choice for `directional`).
 //! - All chords along the line are collected, not only those near the answer: the cost is
 //!   proportional to the piece pairs the line passes through (about 1 000–2 000 of 26 000 on
-//!   two tangled 1 024/576-triangle knots, 10–60 ms per query on this shared machine).
+//!   two tangled 1 024/576-triangle knots; timings in BENCHMARKS.md).
 //! - A shell whose tried vertices all lie on the other solid's surface (a zero-width gap
 //!   where every vertex tested touches) counts as not contained.
 //!
@@ -158,6 +158,17 @@ pub struct MeshDirectionalCache {
     runs: Vec<Run>,
     stack: Vec<(u32, u32)>,
     pair: PairCache,
+}
+
+impl MeshDirectionalCache {
+    /// Drops what the last query left: the buffers' contents (their capacity is kept) and the
+    /// convex pair cache's warm start, as [`PairCache::forget`] does.
+    pub fn forget(&mut self) {
+        self.chords.clear();
+        self.runs.clear();
+        self.stack.clear();
+        self.pair.forget();
+    }
 }
 
 /// The directional answer for two closed non-convex solids: B translated by `t · direction`

@@ -89,6 +89,7 @@ pub const VERIFY_FACTOR: f64 = AGREEMENT_REL / CONTACT_REL;
 
 /// Why a certificate was rejected.
 #[derive(Clone, Debug, PartialEq, Error)]
+#[non_exhaustive]
 pub enum VerifyError {
     /// The result is `NotConverged`: there is no answer to verify.
     #[error("the algorithm did not converge after {iterations} iterations: no certificate to check")]
@@ -131,6 +132,7 @@ pub fn verify_tolerance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, p
 
 /// Any query answer, for the one-call [`verify`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Answer {
     /// An [`Intersection`].
     Intersection(Intersection),
