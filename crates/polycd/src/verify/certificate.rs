@@ -3,7 +3,7 @@
 //! distances, the overlap witnesses and the in-plane touch test.
 
 use super::{verify_tolerance, VerifyError};
-use crate::contract::{Feature, MinkowskiSimplex, OverlapWitness};
+use crate::contract::{Feature, FeaturePair, MinkowskiSimplex, OverlapWitness};
 use crate::core::geometry::{closest_on_segment, closest_on_triangle};
 use crate::core::math::{DVec3, Plane, Pose};
 use crate::core::predicates::{orient3d, Orientation};
@@ -447,6 +447,84 @@ pub(super) fn touch_in_plane(
         )))
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Minimality of a distance: the candidate separating normals.
+
+/// Candidate normals (world frame, pointing from A to B) proving minimality: the normals of
+/// the reported features and of every face through the closest points, and the cross products
+/// of the edges through them (at most [`MAX_LOCAL_EDGES`] per shape).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn local_normals(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    point_a: DVec3,
+    point_b: DVec3,
+    f: &FeaturePair,
+    tol: f64,
+) -> Vec<DVec3> {
+    let mut out = Vec::new();
+    let (qa, qb) = (pa.inverse_transform_point(point_a), pb.inverse_transform_point(point_b));
+    let gap = point_b - point_a;
+    for fi in 0..a.faces().len() as u32 {
+        if matches!(f.a, Feature::Face(x) if x == fi) || a.face_plane(fi).signed_distance(qa).abs() <= tol {
+            out.push(pa.transform_vector(a.face(fi).normal));
+        }
+    }
+    for fi in 0..b.faces().len() as u32 {
+        if matches!(f.b, Feature::Face(x) if x == fi) || b.face_plane(fi).signed_distance(qb).abs() <= tol {
+            out.push(-pb.transform_vector(b.face(fi).normal));
+        }
+    }
+    // A segment's own direction: two segments (or a segment and a point) on one line touch
+    // end to end, where only the line's direction separates them.
+    for (s, pose) in [(a, pa), (b, pb)] {
+        if s.dimension() == 1 {
+            let e = pose.transform_vector(s.vertex(1) - s.vertex(0)).normalize_or_zero();
+            if e != DVec3::ZERO {
+                out.push(e);
+                out.push(-e);
+            }
+        }
+    }
+    let near_edges = |s: &ConvexPolyhedron, pose: &Pose, q: DVec3, own: Feature| -> Vec<DVec3> {
+        let mut v = Vec::new();
+        for (ei, e) in s.edges().iter().enumerate() {
+            let [t, h] = e.vertices;
+            let d = (closest_on_segment(q, s.vertex(t), s.vertex(h)).0 - q).length();
+            if own == Feature::Edge(ei as u32) || d <= tol {
+                v.push(pose.transform_vector(s.vertex(h) - s.vertex(t)));
+                if v.len() >= MAX_LOCAL_EDGES {
+                    break;
+                }
+            }
+        }
+        v
+    };
+    let ea = near_edges(a, pa, qa, f.a);
+    let eb = near_edges(b, pb, qb, f.b);
+    for da in &ea {
+        for db in &eb {
+            let c = da.cross(*db);
+            let l = c.length();
+            if l > 0.0 && l.is_finite() {
+                // Any unit vector's bound is sound, so both orientations are tried: the sign
+                // of a near-zero closest-point vector is rounding noise.
+                let n = c / l;
+                let n = if n.dot(gap) < 0.0 { -n } else { n };
+                out.push(n);
+                out.push(-n);
+            }
+        }
+    }
+    out
+}
+
+/// Bound on the edges through a closest point used by `local_normals` (a vertex of a
+/// polyhedron has at most a few dozen edges in practice; the bound keeps the check cheap).
+pub const MAX_LOCAL_EDGES: usize = 64;
 
 #[cfg(test)]
 mod tests {

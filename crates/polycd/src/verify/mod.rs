@@ -72,7 +72,7 @@ mod convex;
 mod manifold;
 mod rounded;
 
-pub use certificate::exact_plane_sign;
+pub use certificate::{exact_plane_sign, MAX_LOCAL_EDGES};
 pub use convex::{verify_directional, verify_distance, verify_intersection};
 pub use manifold::verify_manifold;
 

@@ -2,7 +2,6 @@
 //! [`crate::verify`]).
 
 use super::certificate::*;
-use super::convex::local_normals;
 use super::VerifyError;
 use crate::contract::{Directional, Distance, Feature, Intersection, OverlapWitness};
 use crate::core::math::{DVec3, Plane, Pose};
