@@ -21,7 +21,7 @@ use polycd::query::Status;
 use polycd::{ConvexPolyhedron, DQuat, DVec3, Feature, Pose};
 
 mod common;
-use common::tri::{box_mesh, crosses, tri_tri};
+use common::tri::{box_mesh, tri_tri};
 
 // ---------------------------------------------------------------- shapes
 

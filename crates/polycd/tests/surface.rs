@@ -10,7 +10,6 @@
 //! under a box and a sphere, two crossing sheets, touching sheets; random poses (a few hundred
 //! by default, 10⁴ with `--ignored`).
 
-use polycd::geometry::closest_on_triangle;
 use polycd::mesh::surface::{self, Body};
 use polycd::mesh::{MeshAnswer, Solid, SolidFeature, TriMesh, TriSurface};
 use polycd::predicates::{orient3d, Orientation};
@@ -19,7 +18,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 mod common;
-use common::tri::{crosses, tri_tri};
+use common::tri::tri_tri;
 
 /// Exact point-in-solid: signed crossings of a ray with the triangles, by `orient3d`.
 fn inside(x: DVec3, tris: &[[DVec3; 3]]) -> bool {
