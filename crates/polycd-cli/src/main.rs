@@ -566,7 +566,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 /// `polycd info --surface`.
 fn info_surface(shape: &str) -> Result<ExitCode, String> {
     let start = std::time::Instant::now();
-    let (s, _) = polycd_cli::meshq::load_cli_surface(&shape).map_err(|e| e.to_string())?;
+    let (s, _) = polycd_cli::meshq::load_cli_surface(shape).map_err(|e| e.to_string())?;
     let build = start.elapsed();
     let polycd_cli::meshq::BatchSolid::Surface(s) = s else {
         return Err(format!("{shape}: --surface reads mesh files and torus-knot specs"));
@@ -574,30 +574,30 @@ fn info_surface(shape: &str) -> Result<ExitCode, String> {
     if !s.repair().is_empty() {
         eprintln!("note: {shape}: repaired: {}", s.repair());
     }
-    print!("{}", polycd_cli::meshq::surface_info_text(&shape, &s, build));
+    print!("{}", polycd_cli::meshq::surface_info_text(shape, &s, build));
     Ok(ExitCode::SUCCESS)
 }
 
 /// `polycd info --mesh`.
 fn info_mesh(shape: &str) -> Result<ExitCode, String> {
     let start = std::time::Instant::now();
-    let m = match input::torus_knot_spec(&shape) {
+    let m = match input::torus_knot_spec(shape) {
         Some(k) => k,
-        None => polycd::mesh::TriMesh::read(&shape),
+        None => polycd::mesh::TriMesh::read(shape),
     }
     .map_err(|e| e.to_string())?;
     let build = start.elapsed();
-    for n in polycd_cli::meshq::reoriented_notes(&shape, &m) {
+    for n in polycd_cli::meshq::reoriented_notes(shape, &m) {
         eprintln!("{n}");
     }
-    print!("{}", polycd_cli::meshq::info_text(&shape, &m, build));
+    print!("{}", polycd_cli::meshq::info_text(shape, &m, build));
     Ok(ExitCode::SUCCESS)
 }
 
 /// `polycd info` of a convex shape (`--hull`: a file's hull).
 fn info_convex(shape: &str, timings: bool, hull: bool) -> Result<ExitCode, String> {
     let mut bar = polycd_cli::progress::Bar::new();
-    let (p, note) = match load(&shape, hull, &mut bar) {
+    let (p, note) = match load(shape, hull, &mut bar) {
         Ok(x) => x,
         Err(e) => {
             bar.finish();
@@ -658,7 +658,7 @@ fn info_convex(shape: &str, timings: bool, hull: bool) -> Result<ExitCode, Strin
 /// `polycd hull`.
 fn hull_command(points: &std::path::Path, output: &std::path::Path, timings: bool) -> Result<ExitCode, String> {
     let mut bar = polycd_cli::progress::Bar::new();
-    let pts = input::load_points(&points).map_err(|e| e.to_string())?;
+    let pts = input::load_points(points).map_err(|e| e.to_string())?;
     let p = polycd::ConvexPolyhedron::from_points_with_progress(&pts, &mut |ph, d, t| bar.update(ph, d, t));
     bar.finish();
     if timings {
@@ -671,9 +671,9 @@ fn hull_command(points: &std::path::Path, output: &std::path::Path, timings: boo
         .unwrap_or("")
         .to_ascii_lowercase();
     match ext.as_str() {
-        "obj" => polycd::io::write_obj(&output, &p),
-        "off" => polycd::io::write_off(&output, &p),
-        "stl" => polycd::io::write_stl(&output, &p),
+        "obj" => polycd::io::write_obj(output, &p),
+        "off" => polycd::io::write_off(output, &p),
+        "stl" => polycd::io::write_stl(output, &p),
         _ => {
             return Err(format!(
                 "{}: unknown output format (use .obj, .off or .stl)",
