@@ -13,7 +13,7 @@ use crate::shape::polyhedron::ConvexPolyhedron;
 /// extents: B's least minus A's greatest, less both radii; within `MANIFOLD_FACE_REL` of the
 /// pair scale, the face-contact test's own slack) and no point below it (so the points
 /// realise the contact along the normal); more than two points
-/// counter-clockwise around the normal. All within [`verify_tolerance`]. That the normal is
+/// counter-clockwise around the normal. All within [`verify_tolerance`](super::verify_tolerance). That the normal is
 /// the best contact direction is not checked (it needs the signed distance: the tests compare
 /// it with the oracle).
 pub fn verify_manifold(
