@@ -563,6 +563,9 @@ fn manifold_options(obj: &Map<String, Value>) -> Result<ManifoldOptions, String>
 /// A line's shape object of either kind (`"kind"`: convex by default, or a closed mesh).
 pub fn solid_of(v: &Value, ctx: &LineCtx) -> Result<BatchSolid, String> {
     if let Some(obj) = v.as_object() {
+        if let Some(name) = obj.get("ref").filter(|v| !v.is_null()) {
+            return ctx.resolve_ref(obj, name);
+        }
         check_keys(obj, SHAPE_KEYS, "the shape object")?;
         match crate::meshq::shape_kind(obj)? {
             crate::meshq::ShapeKind::Mesh => return crate::meshq::mesh_of(obj).map(BatchSolid::Mesh),
@@ -580,7 +583,12 @@ pub fn shape_of(v: &Value, ctx: &LineCtx) -> Result<Arc<ConvexPolyhedron>, Strin
         .as_object()
         .ok_or("a shape is {\"vertices\": [[x,y,z],…]}, {\"file\": path} or {\"shape\": spec}")?;
     if let Some(name) = obj.get("ref").filter(|v| !v.is_null()) {
-        return ctx.resolve_ref(obj, name);
+        return match ctx.resolve_ref(obj, name)? {
+            BatchSolid::Convex(p) => Ok(p),
+            BatchSolid::Mesh(_) | BatchSolid::Surface(_) => Err(format!(
+                "\"ref\": {name} names a \"kind\": \"mesh\" or \"surface\" shape, not accepted here"
+            )),
+        };
     }
     check_keys(obj, SHAPE_KEYS, "the shape object")?;
     if crate::meshq::shape_kind(obj)? != crate::meshq::ShapeKind::Convex {

@@ -19,7 +19,7 @@
 //!   same bytes.
 
 use crate::answer::{Answer, Summary};
-use crate::batch::{self, shape_of};
+use crate::batch::{self, solid_of};
 use crate::schema::{check_keys, DEFINE_KEYS};
 use crate::shape_cache::{Def, LineCtx, Shapes, MAX_DEFINITIONS};
 use polycd::DVec3;
@@ -70,7 +70,7 @@ fn define(v: &Value, shapes: &mut Shapes, line: u64) -> Result<(), String> {
         .get("shape")
         .filter(|v| !v.is_null())
         .ok_or("missing \"shape\" (the shape object the name stands for)")?;
-    let built = shape_of(shape, &LineCtx { shapes, line }).map_err(|e| format!("shape: {e}"));
+    let built = solid_of(shape, &LineCtx { shapes, line }).map_err(|e| format!("shape: {e}"));
     // A name whose shape failed is taken too: its refs say why.
     shapes.defs.insert(
         name.clone(),

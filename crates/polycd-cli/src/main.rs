@@ -59,59 +59,7 @@ enum Command {
     /// One query between two shapes, or a point query or ray cast on one shape
     /// (`polycd query SHAPE --query point --point X,Y,Z`, `--query ray --origin X,Y,Z
     /// --direction X,Y,Z`).
-    Query {
-        /// Shape A: a file or a built-in spec.
-        a: String,
-        /// Shape B: a file or a built-in spec (not given for point and ray queries).
-        b: Option<String>,
-        /// Pose of A: "tx ty tz qw qx qy qz" (quaternion scalar first).
-        #[arg(long, allow_hyphen_values = true)]
-        pose_a: Option<String>,
-        /// Pose of B: "tx ty tz qw qx qy qz".
-        #[arg(long, allow_hyphen_values = true)]
-        pose_b: Option<String>,
-        /// Question: intersect, distance, directional, manifold (two shapes), point or ray (one shape).
-        #[arg(long, default_value = "distance")]
-        query: String,
-        /// Speculative margin of `--query manifold` (≥ 0): points apart by up to it are kept.
-        #[arg(long)]
-        margin: Option<f64>,
-        /// `--query manifold`: keep at most 4 points (the deepest, then the largest area).
-        #[arg(long)]
-        reduce: bool,
-        /// Direction for the directional query (B's translation) or the ray: "x y z".
-        #[arg(long, allow_hyphen_values = true)]
-        direction: Option<String>,
-        /// The point of a point query: "x y z" (world frame).
-        #[arg(long, allow_hyphen_values = true)]
-        point: Option<String>,
-        /// The origin of a ray: "x y z" (world frame).
-        #[arg(long, allow_hyphen_values = true)]
-        origin: Option<String>,
-        /// Algorithm: auto, gjk, vclip, cd_dual, hs_jump, qp, qp_fast.
-        #[arg(long, default_value = "auto")]
-        algo: String,
-        /// Print the answer as one JSON object (the batch format).
-        #[arg(long)]
-        json: bool,
-        /// Check the answer's certificate independently.
-        #[arg(long)]
-        verify: bool,
-        /// Use the convex hull of a mesh file whose faces bound a non-convex solid (refused
-        /// otherwise).
-        #[arg(long)]
-        hull: bool,
-        /// Read mesh files as closed non-convex solids (as `toc --mesh`; `torus-knot:…` specs
-        /// are meshes, other built-in specs stay convex): intersect and distance of the solids,
-        /// exact distances, features named as triangles of the input faces.
-        #[arg(long, conflicts_with = "hull")]
-        mesh: bool,
-        /// Read mesh files as open triangle surfaces (no inside; open and non-manifold meshes
-        /// accepted; other built-in specs stay convex): intersect and distance, features named
-        /// as triangles of the input faces.
-        #[arg(long, conflicts_with_all = ["hull", "mesh"])]
-        surface: bool,
-    },
+    Query(QueryArgs),
     /// First time of contact of A moving from --pose-a0 to --pose-a1 (constant linear and
     /// angular velocity about its centroid) with B (fixed at --pose-b, identity by default, or
     /// moving to --pose-b1): FAST conservative advancement. t is the fraction of the motion:
@@ -214,6 +162,63 @@ enum Command {
         #[arg(long, default_value = "bench-out")]
         out: PathBuf,
     },
+}
+
+/// `polycd query`'s arguments.
+#[derive(clap::Args)]
+struct QueryArgs {
+    /// Shape A: a file or a built-in spec.
+    a: String,
+    /// Shape B: a file or a built-in spec (not given for point and ray queries).
+    b: Option<String>,
+    /// Pose of A: "tx ty tz qw qx qy qz" (quaternion scalar first).
+    #[arg(long, allow_hyphen_values = true)]
+    pose_a: Option<String>,
+    /// Pose of B: "tx ty tz qw qx qy qz".
+    #[arg(long, allow_hyphen_values = true)]
+    pose_b: Option<String>,
+    /// Question: intersect, distance, directional, manifold (two shapes), point or ray (one shape).
+    #[arg(long, default_value = "distance")]
+    query: String,
+    /// Speculative margin of `--query manifold` (≥ 0): points apart by up to it are kept.
+    #[arg(long)]
+    margin: Option<f64>,
+    /// `--query manifold`: keep at most 4 points (the deepest, then the largest area).
+    #[arg(long)]
+    reduce: bool,
+    /// Direction for the directional query (B's translation) or the ray: "x y z".
+    #[arg(long, allow_hyphen_values = true)]
+    direction: Option<String>,
+    /// The point of a point query: "x y z" (world frame).
+    #[arg(long, allow_hyphen_values = true)]
+    point: Option<String>,
+    /// The origin of a ray: "x y z" (world frame).
+    #[arg(long, allow_hyphen_values = true)]
+    origin: Option<String>,
+    /// Algorithm: auto, gjk, vclip, cd_dual, hs_jump, qp, qp_fast.
+    #[arg(long, default_value = "auto")]
+    algo: String,
+    /// Print the answer as one JSON object (the batch format).
+    #[arg(long)]
+    json: bool,
+    /// Check the answer's certificate independently.
+    #[arg(long)]
+    verify: bool,
+    /// Use the convex hull of a mesh file whose faces bound a non-convex solid (refused
+    /// otherwise).
+    #[arg(long)]
+    hull: bool,
+    /// Read mesh files as closed non-convex solids (as `toc --mesh`; `torus-knot:…` specs
+    /// are meshes, other built-in specs stay convex): intersect and distance of the solids,
+    /// exact distances, features named as triangles of the input faces; with one shape,
+    /// --query point and ray on the mesh (as batch point/ray lines on "kind": "mesh").
+    #[arg(long, conflicts_with = "hull")]
+    mesh: bool,
+    /// Read mesh files as open triangle surfaces (no inside; open and non-manifold meshes
+    /// accepted; other built-in specs stay convex): intersect and distance, features named
+    /// as triangles of the input faces.
+    #[arg(long, conflicts_with_all = ["hull", "mesh"])]
+    surface: bool,
 }
 
 /// `polycd view`'s arguments: `query`'s, `toc`'s motion flags, or a batch file's line.
@@ -411,100 +416,19 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Info {
-            shape, surface: true, ..
-        } => {
-            let start = std::time::Instant::now();
-            let (s, _) = polycd_cli::meshq::load_cli_surface(&shape).map_err(|e| e.to_string())?;
-            let build = start.elapsed();
-            let polycd_cli::meshq::BatchSolid::Surface(s) = s else {
-                return Err(format!("{shape}: --surface reads mesh files and torus-knot specs"));
-            };
-            if !s.repair().is_empty() {
-                eprintln!("note: {shape}: repaired: {}", s.repair());
-            }
-            print!("{}", polycd_cli::meshq::surface_info_text(&shape, &s, build));
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Info {
             shape,
-            timings: _,
-            hull: _,
-            mesh: true,
-            surface: _,
+            timings,
+            hull,
+            mesh,
+            surface,
         } => {
-            let start = std::time::Instant::now();
-            let m = match input::torus_knot_spec(&shape) {
-                Some(k) => k,
-                None => polycd::mesh::TriMesh::read(&shape),
-            }
-            .map_err(|e| e.to_string())?;
-            let build = start.elapsed();
-            for n in polycd_cli::meshq::reoriented_notes(&shape, &m) {
-                eprintln!("{n}");
-            }
-            print!("{}", polycd_cli::meshq::info_text(&shape, &m, build));
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Info {
-            shape, timings, hull, ..
-        } => {
-            let mut bar = polycd_cli::progress::Bar::new();
-            let (p, note) = match load(&shape, hull, &mut bar) {
-                Ok(x) => x,
-                Err(e) => {
-                    bar.finish();
-                    return Err(e);
-                }
-            };
-            let (v, e, f) = p.counts();
-            let rep = p.validate_with_progress(&mut |ph, d, t| bar.update(ph, d, t));
-            // Built on first use; built here, under the bar, for the "DK levels" line.
-            let dk_levels = p
-                .hierarchy_with_progress(&mut |ph, d, t| bar.update(ph, d, t))
-                .level_sizes();
-            bar.finish();
-            if timings {
-                eprintln!("{}", bar.timings());
-            }
-            if let Some(n) = note {
-                eprintln!("{n}");
-            }
-            let (c, r) = p.bounding_sphere();
-            println!("shape:            {shape}");
-            println!(
-                "dimension:        {} ({})",
-                p.dimension(),
-                polycd::shape::flat::kind_name(p.dimension())
-            );
-            println!("vertices:         {v}");
-            println!("edges:            {e}");
-            println!("faces:            {f}");
-            println!("V - E + F:        {}", rep.euler_characteristic);
-            println!("volume:           {:.12e}", p.volume());
-            let g = p.centroid();
-            println!("centroid:         [{:.9}, {:.9}, {:.9}]", g.x, g.y, g.z);
-            println!(
-                "bounding sphere:  centre [{:.9}, {:.9}, {:.9}], radius {:.9}",
-                c.x, c.y, c.z, r
-            );
-            if p.radius() > 0.0 {
-                println!(
-                    "radius:           {} (rounded: the polytope above dilated by a ball of this radius; bounding radius {:.9})",
-                    p.radius(),
-                    p.bounding_radius()
-                );
+            if surface {
+                info_surface(&shape)
+            } else if mesh {
+                info_mesh(&shape)
             } else {
-                println!("radius:           0");
+                info_convex(&shape, timings, hull)
             }
-            println!("DK levels:        {dk_levels:?}");
-            println!("planarity error:  {:.3e}", rep.max_planarity_error);
-            println!("convexity error:  {:.3e}", rep.max_convexity_error);
-            println!("valid:            {}", if rep.valid { "yes" } else { "NO" });
-            Ok(if rep.valid {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
         }
         Command::Differential { pairs, seed } => match polycd_cli::differential::run(pairs, seed) {
             Ok(report) => {
@@ -520,126 +444,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             points,
             output,
             timings,
-        } => {
-            let mut bar = polycd_cli::progress::Bar::new();
-            let pts = input::load_points(&points).map_err(|e| e.to_string())?;
-            let p = polycd::ConvexPolyhedron::from_points_with_progress(&pts, &mut |ph, d, t| bar.update(ph, d, t));
-            bar.finish();
-            if timings {
-                eprintln!("{}", bar.timings());
-            }
-            let p = p.map_err(|e| format!("{}: {e}", points.display()))?;
-            let ext = output
-                .extension()
-                .and_then(|e| e.to_str())
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            match ext.as_str() {
-                "obj" => polycd::io::write_obj(&output, &p),
-                "off" => polycd::io::write_off(&output, &p),
-                "stl" => polycd::io::write_stl(&output, &p),
-                _ => {
-                    return Err(format!(
-                        "{}: unknown output format (use .obj, .off or .stl)",
-                        output.display()
-                    ))
-                }
-            }
-            .map_err(|e| e.to_string())?;
-            let (v, e, f) = p.counts();
-            println!(
-                "{} points -> hull with {v} vertices, {e} edges, {f} faces -> {}",
-                pts.len(),
-                output.display()
-            );
-            Ok(ExitCode::SUCCESS)
-        }
-        Command::Query {
-            a,
-            b,
-            pose_a,
-            pose_b,
-            query: q,
-            direction,
-            point,
-            origin,
-            margin,
-            reduce,
-            algo,
-            json,
-            verify,
-            hull,
-            mesh,
-            surface,
-        } => {
-            let kind = QueryKind::parse(&q)?;
-            if mesh || surface {
-                return mesh_query(&a, b.as_deref(), [pose_a, pose_b], kind, &algo, json, verify, surface);
-            }
-            if kind != QueryKind::Manifold && (margin.is_some() || reduce) {
-                return Err(format!("--margin and --reduce are for --query manifold, not {q}"));
-            }
-            let margin = margin.unwrap_or(0.0);
-            if !(margin.is_finite() && margin >= 0.0) {
-                return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
-            }
-            let options = polycd::ManifoldOptions { margin, reduce };
-            if kind.single_shape() {
-                return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, hull);
-            }
-            let Some(b) = b else {
-                return Err(format!(
-                    "--query {q} needs two shapes: polycd query A B (one shape: --query point or ray)"
-                ));
-            };
-            for (flag, given) in [("--point", point.is_some()), ("--origin", origin.is_some())] {
-                if given {
-                    return Err(format!("{flag} is for --query point or ray, not {q}"));
-                }
-            }
-            let mut bar = polycd_cli::progress::Bar::new();
-            let loaded = load(&a, hull, &mut bar).and_then(|sa| Ok((sa, load(&b, hull, &mut bar)?)));
-            bar.finish();
-            let ((sa, note_a), (sb, note_b)) = loaded?;
-            for n in [note_a, note_b].into_iter().flatten() {
-                eprintln!("{n}");
-            }
-            let pa = parse_pose(pose_a.as_deref())?;
-            let pb = parse_pose(pose_b.as_deref())?;
-            let algorithm = Algorithm::parse(&algo).ok_or_else(|| {
-                format!(
-                    "unknown algorithm '{algo}' (known: {})",
-                    Algorithm::ALL.map(|a| a.name()).join(", ")
-                )
-            })?;
-            let dir = match direction {
-                Some(d) => Some(parse_vec(&d).map_err(|e| format!("--direction: {e}"))?),
-                None if kind == QueryKind::Directional => {
-                    return Err(
-                        "--query directional needs --direction \"x y z\": the line along which B is translated".into(),
-                    )
-                }
-                None => None,
-            };
-            let ans = batch::answer_with(&sa, &pa, &sb, &pb, kind, dir, algorithm, &options);
-            if verify {
-                let v = batch::verify_answer(&sa, &pa, &sb, &pb, kind, dir, algorithm);
-                match &v {
-                    Ok(()) => eprintln!("verify: certificate checked: OK"),
-                    Err(e) => eprintln!("verify: FAILED: {e}"),
-                }
-                if v.is_err() {
-                    print_answer(&ans, kind, json);
-                    return Ok(ExitCode::FAILURE);
-                }
-            }
-            print_answer(&ans, kind, json);
-            Ok(if ans.status == "error" {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+        } => hull_command(&points, &output, timings),
+        Command::Query(q) => query_command(q),
         Command::Toc {
             a,
             b,
@@ -757,6 +563,227 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
+/// `polycd info --surface`.
+fn info_surface(shape: &str) -> Result<ExitCode, String> {
+    let start = std::time::Instant::now();
+    let (s, _) = polycd_cli::meshq::load_cli_surface(shape).map_err(|e| e.to_string())?;
+    let build = start.elapsed();
+    let polycd_cli::meshq::BatchSolid::Surface(s) = s else {
+        return Err(format!("{shape}: --surface reads mesh files and torus-knot specs"));
+    };
+    if !s.repair().is_empty() {
+        eprintln!("note: {shape}: repaired: {}", s.repair());
+    }
+    print!("{}", polycd_cli::meshq::surface_info_text(shape, &s, build));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `polycd info --mesh`.
+fn info_mesh(shape: &str) -> Result<ExitCode, String> {
+    let start = std::time::Instant::now();
+    let m = match input::torus_knot_spec(shape) {
+        Some(k) => k,
+        None => polycd::mesh::TriMesh::read(shape),
+    }
+    .map_err(|e| e.to_string())?;
+    let build = start.elapsed();
+    for n in polycd_cli::meshq::reoriented_notes(shape, &m) {
+        eprintln!("{n}");
+    }
+    print!("{}", polycd_cli::meshq::info_text(shape, &m, build));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `polycd info` of a convex shape (`--hull`: a file's hull).
+fn info_convex(shape: &str, timings: bool, hull: bool) -> Result<ExitCode, String> {
+    let mut bar = polycd_cli::progress::Bar::new();
+    let (p, note) = match load(shape, hull, &mut bar) {
+        Ok(x) => x,
+        Err(e) => {
+            bar.finish();
+            return Err(e);
+        }
+    };
+    let (v, e, f) = p.counts();
+    let rep = p.validate_with_progress(&mut |ph, d, t| bar.update(ph, d, t));
+    // Built on first use; built here, under the bar, for the "DK levels" line.
+    let dk_levels = p
+        .hierarchy_with_progress(&mut |ph, d, t| bar.update(ph, d, t))
+        .level_sizes();
+    bar.finish();
+    if timings {
+        eprintln!("{}", bar.timings());
+    }
+    if let Some(n) = note {
+        eprintln!("{n}");
+    }
+    let (c, r) = p.bounding_sphere();
+    println!("shape:            {shape}");
+    println!(
+        "dimension:        {} ({})",
+        p.dimension(),
+        polycd::shape::flat::kind_name(p.dimension())
+    );
+    println!("vertices:         {v}");
+    println!("edges:            {e}");
+    println!("faces:            {f}");
+    println!("V - E + F:        {}", rep.euler_characteristic);
+    println!("volume:           {:.12e}", p.volume());
+    let g = p.centroid();
+    println!("centroid:         [{:.9}, {:.9}, {:.9}]", g.x, g.y, g.z);
+    println!(
+        "bounding sphere:  centre [{:.9}, {:.9}, {:.9}], radius {:.9}",
+        c.x, c.y, c.z, r
+    );
+    if p.radius() > 0.0 {
+        println!(
+            "radius:           {} (rounded: the polytope above dilated by a ball of this radius; bounding radius {:.9})",
+            p.radius(),
+            p.bounding_radius()
+        );
+    } else {
+        println!("radius:           0");
+    }
+    println!("DK levels:        {dk_levels:?}");
+    println!("planarity error:  {:.3e}", rep.max_planarity_error);
+    println!("convexity error:  {:.3e}", rep.max_convexity_error);
+    println!("valid:            {}", if rep.valid { "yes" } else { "NO" });
+    Ok(if rep.valid {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `polycd hull`.
+fn hull_command(points: &std::path::Path, output: &std::path::Path, timings: bool) -> Result<ExitCode, String> {
+    let mut bar = polycd_cli::progress::Bar::new();
+    let pts = input::load_points(points).map_err(|e| e.to_string())?;
+    let p = polycd::ConvexPolyhedron::from_points_with_progress(&pts, &mut |ph, d, t| bar.update(ph, d, t));
+    bar.finish();
+    if timings {
+        eprintln!("{}", bar.timings());
+    }
+    let p = p.map_err(|e| format!("{}: {e}", points.display()))?;
+    let ext = output
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    match ext.as_str() {
+        "obj" => polycd::io::write_obj(output, &p),
+        "off" => polycd::io::write_off(output, &p),
+        "stl" => polycd::io::write_stl(output, &p),
+        _ => {
+            return Err(format!(
+                "{}: unknown output format (use .obj, .off or .stl)",
+                output.display()
+            ))
+        }
+    }
+    .map_err(|e| e.to_string())?;
+    let (v, e, f) = p.counts();
+    println!(
+        "{} points -> hull with {v} vertices, {e} edges, {f} faces -> {}",
+        pts.len(),
+        output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `polycd query`: a pair of convex shapes, a pair with mesh or surface sides, or a point
+/// or ray on one shape.
+fn query_command(args: QueryArgs) -> Result<ExitCode, String> {
+    let QueryArgs {
+        a,
+        b,
+        pose_a,
+        pose_b,
+        query: q,
+        direction,
+        point,
+        origin,
+        margin,
+        reduce,
+        algo,
+        json,
+        verify,
+        hull,
+        mesh,
+        surface,
+    } = args;
+    let kind = QueryKind::parse(&q)?;
+    if mesh && kind.single_shape() {
+        let probe = [point, origin, direction];
+        return probe_command(&a, b, pose_a, kind, probe, json, verify, Load::Mesh);
+    }
+    if mesh || surface {
+        return mesh_query(&a, b.as_deref(), [pose_a, pose_b], kind, &algo, json, verify, surface);
+    }
+    if kind != QueryKind::Manifold && (margin.is_some() || reduce) {
+        return Err(format!("--margin and --reduce are for --query manifold, not {q}"));
+    }
+    let margin = margin.unwrap_or(0.0);
+    if !(margin.is_finite() && margin >= 0.0) {
+        return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
+    }
+    let options = polycd::ManifoldOptions { margin, reduce };
+    if kind.single_shape() {
+        let load = if hull { Load::Hull } else { Load::Convex };
+        return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, load);
+    }
+    let Some(b) = b else {
+        return Err(format!(
+            "--query {q} needs two shapes: polycd query A B (one shape: --query point or ray)"
+        ));
+    };
+    for (flag, given) in [("--point", point.is_some()), ("--origin", origin.is_some())] {
+        if given {
+            return Err(format!("{flag} is for --query point or ray, not {q}"));
+        }
+    }
+    let mut bar = polycd_cli::progress::Bar::new();
+    let loaded = load(&a, hull, &mut bar).and_then(|sa| Ok((sa, load(&b, hull, &mut bar)?)));
+    bar.finish();
+    let ((sa, note_a), (sb, note_b)) = loaded?;
+    for n in [note_a, note_b].into_iter().flatten() {
+        eprintln!("{n}");
+    }
+    let pa = parse_pose(pose_a.as_deref())?;
+    let pb = parse_pose(pose_b.as_deref())?;
+    let algorithm = Algorithm::parse(&algo).ok_or_else(|| {
+        format!(
+            "unknown algorithm '{algo}' (known: {})",
+            Algorithm::ALL.map(|a| a.name()).join(", ")
+        )
+    })?;
+    let dir = match direction {
+        Some(d) => Some(parse_vec(&d).map_err(|e| format!("--direction: {e}"))?),
+        None if kind == QueryKind::Directional => {
+            return Err("--query directional needs --direction \"x y z\": the line along which B is translated".into())
+        }
+        None => None,
+    };
+    let ans = batch::answer_with(&sa, &pa, &sb, &pb, kind, dir, algorithm, &options);
+    if verify {
+        let v = batch::verify_answer(&sa, &pa, &sb, &pb, kind, dir, algorithm);
+        match &v {
+            Ok(()) => eprintln!("verify: certificate checked: OK"),
+            Err(e) => eprintln!("verify: FAILED: {e}"),
+        }
+        if v.is_err() {
+            print_answer(&ans, kind, json);
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    print_answer(&ans, kind, json);
+    Ok(if ans.status == "error" {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 /// The short version of the benchmarks: quick runs of two scenarios, side by side with parry3d.
 #[cfg(feature = "bench")]
 fn demo_versus_parry() -> Result<(), String> {
@@ -825,6 +852,18 @@ fn bench(_scenario: Option<String>, _list: bool, _quick: bool, _out: PathBuf) ->
     Err("this build of polycd has no benchmark harness: build it with `cargo run --release -p polycd-cli --features bench -- bench …` (the feature pulls in parry3d and plotters)".into())
 }
 
+/// How `polycd query SHAPE --query point|ray` reads its shape.
+#[derive(Clone, Copy, PartialEq)]
+enum Load {
+    /// A convex shape (a non-convex file refused).
+    Convex,
+    /// `--hull`: a file's convex hull.
+    Hull,
+    /// `--mesh`: a mesh file (or `torus-knot:` spec) as a closed non-convex solid, answered
+    /// as a batch point or ray line on `"kind": "mesh"`; other specs stay convex.
+    Mesh,
+}
+
 /// `polycd query SHAPE --query point|ray`: one shape, the point or the ray.
 #[allow(clippy::too_many_arguments)]
 fn probe_command(
@@ -835,7 +874,7 @@ fn probe_command(
     [point, origin, direction]: [Option<String>; 3],
     json: bool,
     verify: bool,
-    hull: bool,
+    how: Load,
 ) -> Result<ExitCode, String> {
     let name = if kind == QueryKind::Point { "point" } else { "ray" };
     if let Some(b) = b {
@@ -868,15 +907,35 @@ fn probe_command(
     if verify {
         eprintln!("verify: point and ray answers carry no certificate to check (answered by exact predicates)");
     }
-    let mut bar = polycd_cli::progress::Bar::new();
-    let loaded = load(a, hull, &mut bar);
-    bar.finish();
-    let (sa, note) = loaded?;
-    if let Some(n) = note {
-        eprintln!("{n}");
-    }
-    let pa = parse_pose(pose_a.as_deref())?;
-    let ans = batch::answer_probe(&sa, &pa, probe);
+    let ans = if how == Load::Mesh {
+        let (sa, notes) = polycd_cli::meshq::load_cli(a).map_err(|e| e.to_string())?;
+        for n in notes {
+            eprintln!("{n}");
+        }
+        let pa = parse_pose(pose_a.as_deref())?;
+        match (sa, probe) {
+            (polycd_cli::meshq::BatchSolid::Mesh(m), batch::Probe::Point(p)) => {
+                polycd_cli::meshq::answer_probe(&m, &pa, Some(p), None)
+            }
+            (polycd_cli::meshq::BatchSolid::Mesh(m), batch::Probe::Ray { origin, direction }) => {
+                polycd_cli::meshq::answer_probe(&m, &pa, None, Some((origin, direction)))
+            }
+            (polycd_cli::meshq::BatchSolid::Convex(c), probe) => batch::answer_probe(&c, &pa, probe),
+            (polycd_cli::meshq::BatchSolid::Surface(_), _) => {
+                return Err("internal: --mesh read a surface".into());
+            }
+        }
+    } else {
+        let mut bar = polycd_cli::progress::Bar::new();
+        let loaded = load(a, how == Load::Hull, &mut bar);
+        bar.finish();
+        let (sa, note) = loaded?;
+        if let Some(n) = note {
+            eprintln!("{n}");
+        }
+        let pa = parse_pose(pose_a.as_deref())?;
+        batch::answer_probe(&sa, &pa, probe)
+    };
     print_answer(&ans, kind, json);
     Ok(if ans.status == "error" {
         ExitCode::FAILURE
@@ -903,7 +962,11 @@ fn mesh_query(
     }
     let b = b.ok_or("--mesh needs two shapes: polycd query --mesh A B")?;
     if !matches!(kind, QueryKind::Intersect | QueryKind::Distance) {
-        return Err("--mesh answers --query intersect and distance".into());
+        return Err(if surface {
+            "--surface answers --query intersect and distance".into()
+        } else {
+            "--mesh answers --query intersect, distance, point and ray".into()
+        });
     }
     let algorithm = Algorithm::parse(algo).ok_or_else(|| format!("unknown algorithm '{algo}'"))?;
     let load = |s: &str| {
@@ -987,6 +1050,9 @@ fn print_answer(ans: &answer::Answer, kind: QueryKind, json: bool) {
     }
     if let Some(f) = ans.feature_a {
         println!("feature:         A {}", answer::feature_text(f));
+    }
+    if let Some(f) = ans.solid_feature_a {
+        println!("feature:         A {}", answer::solid_feature_text(f));
     }
     if let Some(f) = &ans.features {
         println!(

@@ -15,7 +15,7 @@
 
 use crate::answer::{status_name, Answer, QueryKind};
 use polycd::mesh::{self, Body, MeshAnswer, Solid, SolidCache, TriSurface};
-use polycd::{Algorithm, ConvexPolyhedron, DVec3, PolycdError, Pose};
+use polycd::{Algorithm, DVec3, PolycdError, Pose};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -55,36 +55,7 @@ fn cached(
     Ok(m)
 }
 
-/// A batch shape: convex (today's meaning), a closed non-convex mesh or an open surface.
-#[derive(Clone, Debug)]
-pub enum BatchSolid {
-    /// A convex shape.
-    Convex(std::sync::Arc<ConvexPolyhedron>),
-    /// A closed triangle mesh.
-    Mesh(Arc<polycd::mesh::TriMesh>),
-    /// An open (or non-manifold) triangle surface, without an inside.
-    Surface(Arc<TriSurface>),
-}
-
-impl BatchSolid {
-    /// As a [`Solid`] of the library (`None` for a surface, which is no solid).
-    pub fn solid(&self) -> Option<Solid<'_>> {
-        match self {
-            BatchSolid::Convex(c) => Some(Solid::Convex(c)),
-            BatchSolid::Mesh(m) => Some(Solid::Mesh(m)),
-            BatchSolid::Surface(_) => None,
-        }
-    }
-
-    /// As a [`Body`] (either kind of solid, or a surface).
-    pub fn body(&self) -> Body<'_> {
-        match self {
-            BatchSolid::Convex(c) => Body::Solid(Solid::Convex(c)),
-            BatchSolid::Mesh(m) => Body::Solid(Solid::Mesh(m)),
-            BatchSolid::Surface(s) => Body::Surface(s),
-        }
-    }
-}
+pub use crate::shape_cache::BatchSolid;
 
 /// The kind of a shape object: `"convex"` (the default), `"mesh"` or `"surface"`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -339,44 +310,7 @@ fn surface_answer(
         }),
     };
     let tol = mesh::surface::surface_contact_tolerance(a, pa, b, pb)?;
-    let status = status_name(ans.status(tol));
-    Ok(match (kind, ans) {
-        (QueryKind::Intersect, MeshAnswer::Separated { point_a, point_b, .. }) => {
-            let touching = status == "touching";
-            Answer {
-                status,
-                point_a: Some(point_a).filter(|_| touching),
-                point_b: Some(point_b).filter(|_| touching),
-                ..Answer::default()
-            }
-        }
-        (
-            _,
-            MeshAnswer::Separated {
-                distance,
-                point_a,
-                point_b,
-                features,
-                ..
-            },
-        ) => Answer {
-            status,
-            distance: Some(distance),
-            signed_distance: Some(distance),
-            point_a: Some(point_a),
-            point_b: Some(point_b),
-            solid_features: Some(features),
-            ..Answer::default()
-        },
-        (_, MeshAnswer::Overlapping { point_a, point_b, .. }) => Answer {
-            status,
-            distance: (kind == QueryKind::Distance).then_some(0.0),
-            signed_distance: (kind == QueryKind::Distance).then_some(ans.signed_distance()),
-            point_a: Some(point_a).filter(|p| p.is_finite()),
-            point_b: Some(point_b).filter(|p| p.is_finite()),
-            ..Answer::default()
-        },
-    })
+    Ok(from_mesh_answer(kind, ans, tol))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -418,9 +352,17 @@ fn answer_inner(
         }
     };
     let tol = mesh::solid_contact_tolerance(a, pa, b, pb, &mut cache)?;
+    Ok(from_mesh_answer(kind, ans, tol))
+}
+
+/// The batch answer of an intersect or distance [`MeshAnswer`] (of two solids or a pair with
+/// a surface) with contact tolerance `tol`: intersect gives the status and, when touching,
+/// the contact points; distance the distances, points and triangle features. Non-finite
+/// points (a containment answer without a witness) are left out.
+fn from_mesh_answer(kind: QueryKind, ans: MeshAnswer, tol: f64) -> Answer {
     let status = status_name(ans.status(tol));
     let finite = |p: DVec3| p.is_finite().then_some(p);
-    Ok(match (kind, ans) {
+    match (kind, ans) {
         (QueryKind::Intersect, MeshAnswer::Separated { point_a, point_b, .. }) => {
             let touching = status == "touching";
             Answer {
@@ -456,7 +398,7 @@ fn answer_inner(
             point_b: finite(point_b),
             ..Answer::default()
         },
-    })
+    }
 }
 
 /// A shape of `polycd query --mesh`: a mesh file is a closed non-convex mesh, a

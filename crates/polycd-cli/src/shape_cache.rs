@@ -2,6 +2,7 @@
 //! shapes by content, and [`LineCtx`], where a line is answered (which definitions it sees).
 //! `crate::batch_run` makes the definitions; `crate::batch` reads them.
 
+use polycd::mesh::{Body, Solid, TriMesh, TriSurface};
 use polycd::{ConvexPolyhedron, DVec3};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -56,17 +57,49 @@ impl ShapeKey {
     }
 }
 
+/// A batch shape: convex (today's meaning), a closed non-convex mesh or an open surface.
+#[derive(Clone, Debug)]
+pub enum BatchSolid {
+    /// A convex shape.
+    Convex(Arc<ConvexPolyhedron>),
+    /// A closed triangle mesh.
+    Mesh(Arc<TriMesh>),
+    /// An open (or non-manifold) triangle surface, without an inside.
+    Surface(Arc<TriSurface>),
+}
+
+impl BatchSolid {
+    /// As a [`Solid`] of the library (`None` for a surface, which is no solid).
+    pub fn solid(&self) -> Option<Solid<'_>> {
+        match self {
+            BatchSolid::Convex(c) => Some(Solid::Convex(c)),
+            BatchSolid::Mesh(m) => Some(Solid::Mesh(m)),
+            BatchSolid::Surface(_) => None,
+        }
+    }
+
+    /// As a [`Body`] (either kind of solid, or a surface).
+    pub fn body(&self) -> Body<'_> {
+        match self {
+            BatchSolid::Convex(c) => Body::Solid(Solid::Convex(c)),
+            BatchSolid::Mesh(m) => Body::Solid(Solid::Mesh(m)),
+            BatchSolid::Surface(s) => Body::Surface(s),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Cache {
     shapes: HashMap<ShapeKey, Arc<ConvexPolyhedron>>,
     coordinates: usize,
 }
 
-/// A definition: the line that made it and the shape (or why it could not be built).
+/// A definition: the line that made it and the shape — convex, a mesh (its decomposition
+/// built once, here) or a surface — or why it could not be built.
 #[derive(Clone, Debug)]
 pub(crate) struct Def {
     pub(crate) line: u64,
-    pub(crate) shape: Result<Arc<ConvexPolyhedron>, String>,
+    pub(crate) shape: Result<BatchSolid, String>,
 }
 
 /// The shapes of a batch run: the definitions made so far and the shape cache.
@@ -121,18 +154,22 @@ pub struct LineCtx<'a> {
 }
 
 impl<'a> LineCtx<'a> {
-    /// The shape named `name` when it was defined, without error, on an earlier line
-    /// (borrowed: no reference count shared between threads is touched).
+    /// The convex shape named `name` when it was defined, without error, on an earlier line
+    /// (borrowed: no reference count shared between threads is touched); `None` for a name of
+    /// a mesh or a surface too.
     pub fn lookup(&self, name: &str) -> Option<&'a ConvexPolyhedron> {
         match self.shapes.defs.get(name) {
-            Some(Def { line, shape: Ok(p) }) if *line < self.line => Some(&**p),
+            Some(Def {
+                line,
+                shape: Ok(BatchSolid::Convex(p)),
+            }) if *line < self.line => Some(&**p),
             _ => None,
         }
     }
 
-    /// The shape a `{"ref": NAME}` object names: defined on an earlier line, with no other
-    /// key alongside.
-    pub fn resolve_ref(&self, obj: &Map<String, Value>, name: &Value) -> Result<Arc<ConvexPolyhedron>, String> {
+    /// The shape a `{"ref": NAME}` object names (of any kind): defined on an earlier line,
+    /// with no other key alongside.
+    pub fn resolve_ref(&self, obj: &Map<String, Value>, name: &Value) -> Result<BatchSolid, String> {
         if let Some((k, _)) = obj.iter().find(|(k, v)| k.as_str() != "ref" && !v.is_null()) {
             return Err(format!(
                 "\"ref\" takes no other key (found \"{k}\"): the named shape is used as defined"

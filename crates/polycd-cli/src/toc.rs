@@ -45,16 +45,8 @@ pub fn load_mesh(s: &str) -> Result<TriMesh, PolycdError> {
         }
         // Components wound against their nesting were reversed: say so (the answer is
         // for the solid the nesting describes).
-        for c in m.components().iter().filter(|c| c.reoriented) {
-            let what = if c.depth % 2 == 0 {
-                "an outer surface wound inward"
-            } else {
-                "a cavity wound outward"
-            };
-            eprintln!(
-                "note: {s}: the closed component starting at {} is {what}; it was re-oriented",
-                c.face
-            );
+        for note in crate::meshq::reoriented_notes(s, &m) {
+            eprintln!("{note}");
         }
         return Ok(m);
     }
@@ -95,6 +87,32 @@ fn pose_json(p: &Pose) -> Value {
     json!({"translation": vec_json(p.translation), "rotation": [q.w, q.x, q.y, q.z]})
 }
 
+/// The first keys of a `contact` answer of [`run`], in their order.
+fn contact_head(t: f64, iterations: u32, distance: f64, pose_a: &Pose, pose_b: &Pose) -> Value {
+    json!({
+        "status": "contact", "t": t, "iterations": iterations, "distance": distance,
+        "pose_a": pose_json(pose_a), "pose_b": pose_json(pose_b),
+    })
+}
+
+/// Adds the `contacts` array of [`run`]'s `contact` answer: the contact features of the
+/// solids at their poses of contact, within the stop distance the advancement used (of the
+/// summed length `scale` of the two shapes).
+fn add_contacts(
+    v: &mut Value,
+    a: polycd::mesh::Solid<'_>,
+    pose_a: &Pose,
+    b: polycd::mesh::Solid<'_>,
+    pose_b: &Pose,
+    scale: f64,
+    options: &CcdOptions,
+) -> Result<(), PolycdError> {
+    let threshold = options.threshold(scale)?;
+    let c = ccd::contact_features(a, pose_a, b, pose_b, threshold)?;
+    v["contacts"] = contacts_json(&c);
+    Ok(())
+}
+
 /// Runs the query and returns the answer as JSON (`status`: `contact`, `none` or
 /// `not_converged`); other failures are errors.
 pub fn run(input: &TocInput) -> Result<Value, String> {
@@ -119,10 +137,7 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
             match ccd::time_of_contact(&a, &ma, &b, &mb, &input.options, &mut CcdCache::default()) {
                 Ok(None) => Ok(toc_object(None, None, &[])),
                 Ok(Some(t)) => {
-                    let mut v = json!({
-                        "status": "contact", "t": t.t, "iterations": t.iterations, "distance": t.distance,
-                        "pose_a": pose_json(&t.pose_a), "pose_b": pose_json(&t.pose_b),
-                    });
+                    let mut v = contact_head(t.t, t.iterations, t.distance, &t.pose_a, &t.pose_b);
                     if let Some((pa, pb)) = t.closest {
                         v["point_a"] = vec_json(pa);
                         v["point_b"] = vec_json(pb);
@@ -138,16 +153,17 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
                             v["point_b"] = vec_json(pb);
                         }
                     }
-                    let threshold = input.options.threshold(a.scale() + b.scale()).map_err(e)?;
-                    let c = ccd::contact_features(
-                        polycd::mesh::Solid::Convex(&a),
+                    let (sa, sb) = (polycd::mesh::Solid::Convex(&a), polycd::mesh::Solid::Convex(&b));
+                    add_contacts(
+                        &mut v,
+                        sa,
                         &t.pose_a,
-                        polycd::mesh::Solid::Convex(&b),
+                        sb,
                         &t.pose_b,
-                        threshold,
+                        a.scale() + b.scale(),
+                        &input.options,
                     )
                     .map_err(e)?;
-                    v["contacts"] = contacts_json(&c);
                     Ok(v)
                 }
                 Err(r) => not_converged(r),
@@ -159,10 +175,7 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
             match mesh::time_of_contact(&a, &ma, &b, &mb, &input.options, &mut MeshToiCache::default()) {
                 Ok(None) => Ok(toc_object(None, None, &[])),
                 Ok(Some(t)) => {
-                    let mut v = json!({
-                        "status": "contact", "t": t.t, "iterations": t.iterations, "distance": t.distance(),
-                        "pose_a": pose_json(&t.pose_a), "pose_b": pose_json(&t.pose_b),
-                    });
+                    let mut v = contact_head(t.t, t.iterations, t.distance(), &t.pose_a, &t.pose_b);
                     match t.answer {
                         MeshDistance::Separated {
                             point_a,
@@ -193,16 +206,17 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
                             }
                         }
                     }
-                    let threshold = input.options.threshold(a.scale() + b.scale()).map_err(e)?;
-                    let c = ccd::contact_features(
-                        polycd::mesh::Solid::Mesh(&a),
+                    let (sa, sb) = (polycd::mesh::Solid::Mesh(&a), polycd::mesh::Solid::Mesh(&b));
+                    add_contacts(
+                        &mut v,
+                        sa,
                         &t.pose_a,
-                        polycd::mesh::Solid::Mesh(&b),
+                        sb,
                         &t.pose_b,
-                        threshold,
+                        a.scale() + b.scale(),
+                        &input.options,
                     )
                     .map_err(e)?;
-                    v["contacts"] = contacts_json(&c);
                     Ok(v)
                 }
                 Err(r) => not_converged(r),

@@ -2,29 +2,9 @@
 //! literal lines with hand-computed answers.
 
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
-fn polycd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_polycd"))
-}
-
-/// `polycd batch` on `input`: one JSON value per answer line.
-fn batch(input: &str) -> Vec<Value> {
-    let mut child = polycd()
-        .arg("batch")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn polycd");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each answer line is JSON"))
-        .collect()
-}
+mod common;
+use common::{batch, polycd};
 
 fn one(line: &str) -> Value {
     let v = batch(&format!("{line}\n"));

@@ -2,34 +2,9 @@
 //! `polycd info --mesh`, with answers checked by hand.
 
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
-fn polycd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_polycd"))
-}
-
-/// Runs `polycd batch` on `input`, returns the answer lines.
-fn batch(input: &str) -> Vec<Value> {
-    let mut child = polycd()
-        .arg("batch")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
-/// The lines, each ended by a newline.
-fn lines(v: &[String]) -> String {
-    v.iter().map(|l| format!("{l}\n")).collect()
-}
+mod common;
+use common::{batch, lines, polycd};
 
 /// An axis-aligned box `[lo, hi]` as a JSON mesh: 8 vertices, 6 outward quads (face 4 is the
 /// −x side, face 5 the +x side).
@@ -379,4 +354,137 @@ fn manifolds_of_mesh_pairs() {
     assert_eq!(pts.len(), 4, "{}", out[5]);
     assert!(pts.iter().all(|p| p["separation"] == 0.25), "{}", out[5]);
     assert_eq!(out[6]["manifolds"][0]["points"][0]["features"]["b"]["kind"], "vertex");
+}
+
+/// Issue 23: `polycd query --mesh A --query point|ray` prints the answer of the batch point
+/// or ray line on `"kind": "mesh"` (the same JSON, byte for byte), and the text form names the
+/// triangle (input face).
+#[test]
+fn query_mesh_point_and_ray_equal_the_batch_lines() {
+    let knot = "torus-knot:2,3:64,8";
+    let cases: [(&[&str], String); 4] = [
+        (
+            &["--query", "point", "--point", "0.1,0.2,0.3"],
+            format!(r#"{{"query":"point","a":{{"kind":"mesh","shape":"{knot}"}},"point":[0.1,0.2,0.3]}}"#),
+        ),
+        (
+            &["--query", "point", "--point", "2.5,0,0"],
+            format!(r#"{{"query":"point","a":{{"kind":"mesh","shape":"{knot}"}},"point":[2.5,0,0]}}"#),
+        ),
+        (
+            &["--query", "ray", "--origin", "-4,0.1,0", "--direction", "1,0,0"],
+            format!(
+                r#"{{"query":"ray","a":{{"kind":"mesh","shape":"{knot}"}},"origin":[-4,0.1,0],"direction":[1,0,0]}}"#
+            ),
+        ),
+        (
+            &["--query", "ray", "--origin", "0,0,5", "--direction", "0,0,1"],
+            format!(r#"{{"query":"ray","a":{{"kind":"mesh","shape":"{knot}"}},"origin":[0,0,5],"direction":[0,0,1]}}"#),
+        ),
+    ];
+    for (args, line) in cases {
+        let out = polycd()
+            .args(["query", "--mesh", knot, "--json"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let query = String::from_utf8(out.stdout).unwrap();
+        let batch = common::batch_raw(&format!("{line}\n"), &[]);
+        assert_eq!(query, batch, "{args:?}");
+    }
+    // A hit on the unit cube mesh [0, 1]³ from x = −1: t = 1 on the x = 0 side (faces 8, 9).
+    let line = r#"{"query":"ray","a":{"kind":"mesh","file":"../../examples/cube.obj"},"origin":[-1,0.5,0.25],"direction":[1,0,0]}"#;
+    let v = &batch(&format!("{line}\n"))[0];
+    assert_eq!(v["status"], "touching", "{v}");
+    assert_eq!(v["ray"]["t"], 1.0, "{v}");
+    assert_eq!(v["ray"]["normal"], serde_json::json!([-1.0, 0.0, 0.0]), "{v}");
+    let face = v["features"]["a"]["id"].as_u64().unwrap();
+    assert!(face == 8 || face == 9, "{v}");
+    let out = polycd()
+        .args(["query", "--mesh", "../../examples/cube.obj", "--query", "ray"])
+        .args(["--origin", "-1,0.5,0.25", "--direction", "1,0,0"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("ray t:           1.00000000000000000e0"), "{text}");
+    assert!(
+        text.contains(&format!("feature:         A triangle of input face {face}")),
+        "{text}"
+    );
+    // One shape only, and the flags of the other query are refused.
+    let out = polycd()
+        .args(["query", "--mesh", knot, "cube", "--query", "point", "--point", "0,0,0"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("takes one shape"));
+}
+
+/// Issue 23: a define line may name a mesh or a surface; lines that use it by `ref` answer
+/// byte for byte as the same lines with the shape inline (each query kind on a mesh), and the
+/// mesh is built once for the define.
+#[test]
+fn define_mesh_and_surface_shapes_answer_as_inline() {
+    let mesh = box_json([0.0, 0.0, 0.0], [1.0, 1.0, 1.0]);
+    let u = u_json();
+    let surface = r#"{"kind":"surface","vertices":[[0,0,0],[4,0,0],[0,4,0],[4,4,0]],"faces":[[0,1,3,2]]}"#;
+    let pose = r#""pose_b":{"translation":[2.5,0.2,0.1],"rotation":[0.9238795325112867,0,0.3826834323650898,0]}"#;
+    let bodies = |m: &str, u: &str, s: &str| {
+        vec![
+            format!(r#"{{"id":1,"query":"distance","a":{m},"b":{u},{pose}}}"#),
+            format!(r#"{{"id":2,"query":"intersect","a":{u},"b":{m},"pose_b":{{"translation":[1.2,0.2,1.2]}}}}"#),
+            format!(
+                r#"{{"id":3,"query":"directional","a":{u},"b":{m},"pose_b":{{"translation":[1.2,0.2,3]}},"direction":[0,0,-1]}}"#
+            ),
+            format!(r#"{{"id":4,"query":"manifold","a":{u},"b":{m},"pose_b":{{"translation":[1,0,1]}}}}"#),
+            format!(r#"{{"id":5,"query":"point","a":{m},"point":[0.5,0.5,2]}}"#),
+            format!(r#"{{"id":6,"query":"ray","a":{u},"origin":[1.5,0.5,5],"direction":[0,0,-1]}}"#),
+            format!(r#"{{"id":7,"query":"distance","a":{s},"b":{m},"pose_b":{{"translation":[1,1,0.5]}}}}"#),
+            format!(r#"{{"id":8,"query":"intersect","a":{m},"b":{s},"pose_a":{{"translation":[1,1,-0.5]}}}}"#),
+            format!(
+                r#"{{"id":9,"query":"toc","a":{m},"b":{u},"pose_a":{{"translation":[1.1,0.2,3]}},"pose_a1":{{"translation":[1.1,0.2,-1]}}}}"#
+            ),
+        ]
+    };
+    let inline = lines(&bodies(&mesh, &u, surface));
+    let defines = [
+        format!(r#"{{"define":"m","shape":{mesh}}}"#),
+        format!(r#"{{"define":"u","shape":{u}}}"#),
+        format!(r#"{{"define":"s","shape":{surface}}}"#),
+        r#"{"define":"m2","shape":{"ref":"m"}}"#.to_string(),
+    ];
+    let refs = lines(&defines) + &lines(&bodies(r#"{"ref":"m2"}"#, r#"{"ref":"u"}"#, r#"{"ref":"s"}"#));
+    let want = common::batch_raw(&inline, &[]);
+    let got = common::batch_raw(&refs, &[]);
+    let mut got_lines = got.lines();
+    for _ in 0..defines.len() {
+        assert_eq!(got_lines.next(), Some(r#"{"id":null,"status":"defined","error":null}"#));
+    }
+    let rest: Vec<&str> = got_lines.collect();
+    assert_eq!(rest, want.lines().collect::<Vec<_>>());
+    // The answers compared are real ones, not error lines.
+    for v in want.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()) {
+        assert_ne!(v["status"], "error", "{v}");
+    }
+    // A bad mesh define is an error line, and its refs say why.
+    let bad = r#"{"define":"open","shape":{"kind":"mesh","vertices":[[0,0,0],[1,0,0],[0,1,0]],"faces":[[0,1,2]]}}
+{"query":"distance","a":{"ref":"open"},"b":{"shape":"cube"}}
+"#;
+    let v = batch(bad);
+    assert_eq!(v[0]["status"], "error", "{}", v[0]);
+    assert_eq!(v[1]["status"], "error");
+    assert!(
+        v[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("the definition of \"open\" (line 1) failed"),
+        "{}",
+        v[1]
+    );
 }

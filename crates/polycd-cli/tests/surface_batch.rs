@@ -2,28 +2,9 @@
 //! `polycd info --surface`, with literal lines and answers computed by hand.
 
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
-fn polycd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_polycd"))
-}
-
-fn batch(input: &str) -> Vec<Value> {
-    let mut child = polycd()
-        .arg("batch")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
+mod common;
+use common::{batch, polycd};
 
 /// The box [0, 4]³ without its lid (z = 4): faces 0 bottom, 1 y = 0, 2 y = 4, 3 x = 0, 4 x = 4.
 const OPEN_BOX: &str = r#""vertices":[[0,0,0],[4,0,0],[0,4,0],[4,4,0],[0,0,4],[4,0,4],[0,4,4],[4,4,4]],"faces":[[0,2,3,1],[0,1,5,4],[2,6,7,3],[0,4,6,2],[1,3,7,5]]"#;

@@ -3,28 +3,9 @@
 //! never meets, an overlap at t = 0, mesh and mixed pairs, and the bad-input error lines.
 
 use serde_json::Value;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
-fn polycd() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_polycd"))
-}
-
-fn batch(input: &str) -> Vec<Value> {
-    let mut child = polycd()
-        .arg("batch")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("spawn polycd");
-    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("each answer line is JSON"))
-        .collect()
-}
+mod common;
+use common::{batch, polycd};
 
 const CUBE: &str = r#"{"shape":"box:1,1,1"}"#;
 const KNOT: &str = r#"{"kind":"mesh","shape":"torus-knot:2,3:60,8"}"#;

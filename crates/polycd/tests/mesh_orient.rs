@@ -12,33 +12,14 @@ use polycd::mesh::TriMesh;
 use polycd::tolerance::CCD_DISTANCE_REL;
 use polycd::{DVec3, PolycdError, Pose};
 
-/// An axis-aligned box `[lo, lo + size]` as 8 vertices and 6 outward quads.
-fn box_at(lo: DVec3, size: DVec3) -> (Vec<DVec3>, Vec<Vec<u32>>) {
-    let v = (0..8)
-        .map(|i| {
-            lo + DVec3::new(
-                if i & 1 == 0 { 0.0 } else { size.x },
-                if i & 2 == 0 { 0.0 } else { size.y },
-                if i & 4 == 0 { 0.0 } else { size.z },
-            )
-        })
-        .collect();
-    let f = vec![
-        vec![0, 2, 3, 1],
-        vec![4, 5, 7, 6],
-        vec![0, 1, 5, 4],
-        vec![2, 6, 7, 3],
-        vec![0, 4, 6, 2],
-        vec![1, 3, 7, 5],
-    ];
-    (v, f)
-}
+mod common;
+use common::tri::box_mesh;
 
 /// Boxes `(lo, size, reversed)` in one vertex/face list, in order.
 fn boxes(parts: &[(DVec3, DVec3, bool)]) -> (Vec<DVec3>, Vec<Vec<u32>>) {
     let (mut v, mut f) = (Vec::new(), Vec::new());
     for &(lo, size, rev) in parts {
-        let (bv, bf) = box_at(lo, size);
+        let (bv, bf) = box_mesh(lo, size);
         let base = v.len() as u32;
         v.extend(bv);
         for face in bf {
@@ -74,7 +55,7 @@ fn temp_dir(tag: &str) -> std::path::PathBuf {
 /// Time of contact of the unit cube (centred, as the CLI's `cube`) translating from `from`
 /// to `to` against the fixed mesh `b`.
 fn toc_cube(b: &TriMesh, from: DVec3, to: DVec3) -> Option<(f64, f64)> {
-    let (v, f) = box_at(DVec3::splat(-0.5), DVec3::ONE);
+    let (v, f) = box_mesh(DVec3::splat(-0.5), DVec3::ONE);
     let cube = TriMesh::new(&v, &f).unwrap();
     let m = RigidMotion::new(
         Pose::from_translation(from),
@@ -168,7 +149,7 @@ fn hollow_box_keeps_its_cavity_and_a_wrong_cavity_is_reoriented() {
         assert!(m.contains_point(DVec3::splat(0.5)), "the wall is solid");
         // A cube of side 0.5 centred at the cavity's centre, moving +x by 2: its face x + 0.25
         // meets the cavity wall x = 3 when 2 + 0.25 + 2t = 3: t = 0.375.
-        let (cv, cf) = box_at(DVec3::splat(-0.25), DVec3::splat(0.5));
+        let (cv, cf) = box_mesh(DVec3::splat(-0.25), DVec3::splat(0.5));
         let small = TriMesh::new(&cv, &cf).unwrap();
         let mo = RigidMotion::new(
             Pose::from_translation(DVec3::splat(2.0)),
@@ -229,7 +210,7 @@ fn solid_inside_a_cavity_faces_outward() {
 /// the reversed input's, i.e. the old whole-mesh rule).
 #[test]
 fn one_component_is_oriented_as_before() {
-    let (v, f) = box_at(DVec3::new(0.1, 0.2, 0.3), DVec3::new(1.0, 2.0, 3.0));
+    let (v, f) = box_mesh(DVec3::new(0.1, 0.2, 0.3), DVec3::new(1.0, 2.0, 3.0));
     let rev: Vec<Vec<u32>> = f.iter().map(|face| face.iter().rev().copied().collect()).collect();
     let a = TriMesh::new(&v, &f).unwrap();
     let b = TriMesh::new(&v, &rev).unwrap();
@@ -259,7 +240,7 @@ fn crossing_components_are_refused() {
 /// An open box (the face x = 1 dropped), its vertices listed in reverse order so the file's
 /// numbering differs from the order of first use.
 fn open_box() -> (Vec<DVec3>, Vec<Vec<u32>>) {
-    let (v, f) = box_at(DVec3::ZERO, DVec3::ONE);
+    let (v, f) = box_mesh(DVec3::ZERO, DVec3::ONE);
     let v: Vec<DVec3> = v.into_iter().rev().collect();
     let f: Vec<Vec<u32>> = f
         .into_iter()
@@ -376,7 +357,7 @@ fn open_edge_error_names_stl_triangles_one_based() {
 fn non_manifold_errors_use_file_numbering() {
     let dir = temp_dir("nonmanifold");
     // One face of a box wound the wrong way (line 10: the second face).
-    let (v, mut f) = box_at(DVec3::ZERO, DVec3::ONE);
+    let (v, mut f) = box_mesh(DVec3::ZERO, DVec3::ONE);
     f[1].reverse();
     let path = dir.join("flipped.obj");
     std::fs::write(&path, obj_text(&v, &f)).unwrap();
@@ -384,8 +365,8 @@ fn non_manifold_errors_use_file_numbering() {
     assert!(text.contains("OBJ vertices") && text.contains("(1-based)"), "{text}");
     assert!(text.contains("on line 10"), "{text}");
     // Two boxes sharing one corner vertex (file vertex 8 of the first is vertex 1 of the second).
-    let (v1, f1) = box_at(DVec3::ZERO, DVec3::ONE);
-    let (v2, f2) = box_at(DVec3::ONE, DVec3::ONE);
+    let (v1, f1) = box_mesh(DVec3::ZERO, DVec3::ONE);
+    let (v2, f2) = box_mesh(DVec3::ONE, DVec3::ONE);
     let mut v = v1;
     v.extend_from_slice(&v2[1..]);
     let mut f = f1;

@@ -33,8 +33,8 @@
 //!    overlaps; containment of one solid in the other cannot change there (it would need the
 //!    surfaces to cross), so one containment test at the gap's middle decides the whole gap:
 //!    a vertex of each shell of B against A and of each shell of A against B, each by an exact
-//!    ray-crossing count ([`orient3d`]). The two unbounded gaps are free (far along the line the
-//!    solids are apart).
+//!    ray-crossing count (`mesh::nest::winding_at`, exact `orient3d` signs). The two unbounded
+//!    gaps are free (far along the line the solids are apart).
 //! 4. *Answer.* If `t = 0` is free: touching at 0 when some chord (overlapping or grazing)
 //!    holds 0 within `τ` (then both senses are 0), else the first chord end beyond 0 in each
 //!    sense (first contact; containment cannot appear before it). If `t = 0` overlaps (in a
@@ -63,7 +63,7 @@
 //! # Termination
 //! The traversal visits each node pair at most once (pairs are pushed only as children of a
 //! popped pair), so at most `nodes(A) × nodes(B)` steps; the walks visit each run at most
-//! once; each containment test casts at most [`RAY_DIRECTIONS`] rays per tried vertex, and
+//! once; each containment test casts at most 8 rays ([`winding_at`]) per tried vertex, and
 //! tries each shell's first vertex and its neighbours only.
 //!
 //! # Departures
@@ -72,18 +72,19 @@
 //!   two CD-Dual searches, the convex dispatcher's own choice for `directional`).
 //! - All chords along the line are collected, not only those near the answer: the cost is
 //!   proportional to the piece pairs the line passes through (about 1 000–2 000 of 26 000 on
-//!   two tangled 1 024/576-triangle knots, 10–60 ms per query on this shared machine).
+//!   two tangled 1 024/576-triangle knots; timings in BENCHMARKS.md).
 //! - A shell whose tried vertices all lie on the other solid's surface (a zero-width gap
 //!   where every vertex tested touches) counts as not contained.
 //!
 //! [`CCD_PIECE_REL`]: crate::core::tolerance::CCD_PIECE_REL
 
+use super::nest::{winding_at, Winding};
+use super::probe::mesh_box;
 use super::trimesh::TriMesh;
 use crate::contract::{checked_pose, pose_ok};
 use crate::core::error::PolycdError;
 use crate::core::geometry::closest_on_triangle;
 use crate::core::math::{DVec3, Pose};
-use crate::core::predicates::{orient3d, Orientation};
 use crate::core::tolerance::{SAFE_MAGNITUDE_MAX, SAFE_MAGNITUDE_MIN};
 use crate::gjk::{self, RayChord};
 use crate::query::{self, contact_tolerance, Algorithm, Directional, Distance, Intersection, PairCache};
@@ -157,6 +158,17 @@ pub struct MeshDirectionalCache {
     runs: Vec<Run>,
     stack: Vec<(u32, u32)>,
     pair: PairCache,
+}
+
+impl MeshDirectionalCache {
+    /// Drops what the last query left: the buffers' contents (their capacity is kept) and the
+    /// convex pair cache's warm start, as [`PairCache::forget`] does.
+    pub fn forget(&mut self) {
+        self.chords.clear();
+        self.runs.clear();
+        self.stack.clear();
+        self.pair.forget();
+    }
 }
 
 /// The directional answer for two closed non-convex solids: B translated by `t · direction`
@@ -578,66 +590,16 @@ fn shells_inside(inner: &TriMesh, pose_in: &Pose, outer: &TriMesh, pose_out: &Po
     false
 }
 
-/// Directions of the containment rays: fixed, in no plane or line of the simple coordinates
-/// a mesh usually has (a ray through an edge or a vertex is retried along the next one).
-const RAY_DIRECTIONS: [[f64; 3]; 8] = [
-    [0.8173, 0.3141, 0.4827],
-    [-0.2718, 0.9016, 0.3363],
-    [0.4142, -0.5772, 0.7032],
-    [-0.6933, -0.4472, -0.5654],
-    [0.1234, 0.7073, -0.6962],
-    [0.9273, -0.2236, -0.3005],
-    [-0.3827, 0.1618, 0.9096],
-    [-0.5878, -0.8090, 0.1049],
-];
-
-/// Exact point-in-solid test (mesh frame): the signed crossings of a segment from `p` to
-/// beyond the mesh with its triangles, by [`orient3d`] signs. `Some(inside)`, or `None` when
-/// `p` lies on the surface or every ray grazes an edge or a vertex.
+/// Exact point-in-solid test (mesh frame): the winding number of the mesh about `p`
+/// ([`winding_at`]: signed ray crossings by exact `orient3d` signs, the test `mesh::probe`'s
+/// point query uses). `Some(inside)`, or `None` when `p` lies on the surface or every ray
+/// grazes an edge or a vertex.
 fn point_in_solid(mesh: &TriMesh, p: DVec3) -> Option<bool> {
-    let reach_min = (p - mesh.box_centre).length();
-    if reach_min > mesh.scale * (1.0 + 1e-6) {
-        return Some(false);
+    let all = 0..mesh.triangles.len() as u32;
+    match winding_at(&mesh.vertices, &mesh.triangles, all, p, mesh_box(mesh)) {
+        Winding::Count(w) => Some(w != 0),
+        Winding::On(_) | Winding::Grazing => None,
     }
-    let reach = 2.0 * (reach_min + mesh.scale);
-    'rays: for d in RAY_DIRECTIONS {
-        let q = p + DVec3::from_array(d) * reach;
-        let mut winding = 0i64;
-        for t in &mesh.triangles {
-            let [a, b, c] = t.map(|w| mesh.vertices[w as usize]);
-            let sp = orient3d(a, b, c, p);
-            let sq = orient3d(a, b, c, q);
-            if sp == sq && sp != Orientation::On {
-                continue;
-            }
-            let sides = [orient3d(p, q, a, b), orient3d(p, q, b, c), orient3d(p, q, c, a)];
-            let above = sides.iter().filter(|&&o| o == Orientation::Above).count();
-            let below = sides.iter().filter(|&&o| o == Orientation::Below).count();
-            match (sp, sq) {
-                (Orientation::On, Orientation::On) => {
-                    if above > 0 && below > 0 {
-                        continue;
-                    }
-                    continue 'rays;
-                }
-                (Orientation::On, _) => {
-                    if above == 0 || below == 0 {
-                        return None;
-                    }
-                }
-                (_, Orientation::On) => continue 'rays,
-                _ => {
-                    if above == 3 || below == 3 {
-                        winding += if sp == Orientation::Below { 1 } else { -1 };
-                    } else if above == 0 || below == 0 {
-                        continue 'rays;
-                    }
-                }
-            }
-        }
-        return Some(winding != 0);
-    }
-    None
 }
 
 /// The touch of the pieces `pieces` at `t`: their nearest triangles to the pieces' closest

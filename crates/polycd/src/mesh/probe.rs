@@ -75,7 +75,7 @@ fn check_vector(v: DVec3, name: &'static str) -> Result<(), PolycdError> {
 
 /// A box holding every vertex: the cube about the bounding-box centre of half-side `scale`
 /// (the ball of that radius holds the mesh), widened by rounding.
-fn mesh_box(mesh: &TriMesh) -> (DVec3, DVec3) {
+pub(super) fn mesh_box(mesh: &TriMesh) -> (DVec3, DVec3) {
     let h = mesh.scale * (1.0 + 1e-9) + 1e-300;
     (mesh.box_centre - DVec3::splat(h), mesh.box_centre + DVec3::splat(h))
 }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod tri;
+
 use polycd::{shapes, ConvexPolyhedron, DVec3, Pose};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
