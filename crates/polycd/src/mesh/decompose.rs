@@ -1,24 +1,36 @@
 //! Convex surface decomposition (FAST §3.3): greedy convex patches whose hulls stay inside
 //! the solid.
 //!
-//! # Phases and their cost (n triangles, P ≤ [`MAX_PATCH`] triangles per patch)
-//! 1. Adjacency across edges (hash map of directed edges) and a box tree over the triangles
-//!    (median splits): O(n log n).
-//! 2. Growth: from each unassigned seed (in triangle order), breadth-first across edges, a
-//!    neighbour joins while the patch stays convex within [`COPLANAR_MERGE_REL`] × scale:
-//!    its new vertices are checked against the patch's triangle planes and the patch's
-//!    vertices against its plane, O(P) per candidate, O(P²) per patch.
-//! 3. Acceptance: the patch's piece (the exact hull of its vertices; a patch flat within the
-//!    merge tolerance gets one extra point behind it) must stay inside the solid — every hull
-//!    face in the plane of patch triangles is covered by mesh triangles of that plane (the
-//!    patch's own, else any, clipped to the face: a patch not convex *within* its plane would
-//!    span a notch no triangle enters), and no triangle, found through the box tree, reaches
-//!    more than [`CCD_PIECE_REL`] × scale into it. The
-//!    whole patch is tried first; if it fails, the longest passing prefix of the growth order
-//!    (every prefix is connected) is found by bisection, and the rest return to the pool.
-//!    A hull of m points costs O(m log m); a check O(log n + k·f) for k triangles near the hull
-//!    and f hull faces; O(log P) checks for a refused patch.
-//! 4. Only the accepted pieces are built as [`ConvexPolyhedron`]s (with their tables).
+//! # Phases and their cost (n triangles, P ≤ [`MAX_PATCH`] triangles per patch, f faces of a
+//! patch's hull, k mesh triangles whose boxes meet the hull's box)
+//! 1. Adjacency across edges (hash map of directed edges, `TriMesh::adjacency`) and a box
+//!    tree over the triangles (median splits): O(n) expected + O(n log n).
+//! 2. Growth (`Growth::grow`): from each unassigned seed (in triangle order),
+//!    breadth-first across edges, a neighbour joins while the patch stays convex within
+//!    [`COPLANAR_MERGE_REL`] × scale: its new vertices are checked against the patch's
+//!    triangle planes and the patch's vertices against its plane, O(P) per candidate, O(P²)
+//!    per patch and round.
+//! 3. Acceptance (`Ctx::piece_points`): the patch's piece (the exact hull of its vertices; a
+//!    patch flat within the merge tolerance gets one extra point behind it) must stay inside
+//!    the solid: every hull face in the plane of patch triangles is covered by mesh triangles
+//!    of that plane (`Ctx::covers`: the patch's own, else any, clipped to the face: a patch
+//!    not convex *within* its plane would span a notch no triangle enters), and no triangle,
+//!    found through the box tree, reaches more than [`CCD_PIECE_REL`] × scale into it
+//!    (`Ctx::inside`). The whole patch is tried first; if it fails, the longest passing
+//!    prefix of the growth order (every prefix is connected) is found by bisection, and the
+//!    rest return to the pool (at most `GROW_ROUNDS` rounds per piece). One check costs a
+//!    hull, O(P log P); the cover sums, O(f·P) at worst — runs of 8 and 64 patch triangles
+//!    whose balls lie below a face's plane are skipped, which removes most of it on strongly
+//!    curved patches (the 3 584-triangle blob of `bench mesh`: 1.59 → 0.81 s of CPU for the
+//!    whole build) but little on gently curved ones; and the inside test, O(log n + k·f) at
+//!    worst (a triangle is usually culled by the first plane tried). A refused patch costs
+//!    O(log P) checks per round.
+//! 4. Only the accepted pieces' hull points are kept ([`HullNode`]; polyhedra and tables are
+//!    built on first use by a query).
+//!
+//! Measured (CPU time, release, loaded machine; BENCHMARKS.md "Mesh decomposition"): the hull
+//! builds (≈ 30 %), the cover sums (12–32 %), the inside tests and box-tree queries (≈ 15 %)
+//! and allocation (≈ 10 %) dominate; no phase is quadratic in n.
 //!
 //! Deterministic: seeds and neighbours in a fixed order, no hash-order dependence.
 
@@ -160,7 +172,7 @@ struct Growth<'a> {
 }
 
 impl Growth<'_> {
-    /// Grows the piece of `seed` (at most [`GROW_ROUNDS`] rounds of growth and cutting back);
+    /// Grows the piece of `seed` (at most `GROW_ROUNDS` rounds of growth and cutting back);
     /// leaves its triangles in `self.patch` and returns its hull's points.
     fn piece_from(&mut self, seed: u32, ctx: &mut Ctx<'_>) -> Result<Vec<DVec3>, PolycdError> {
         self.attempt += 1;
@@ -289,7 +301,7 @@ struct Ctx<'a> {
     groups: Vec<(DVec3, f64)>,
 }
 
-/// Triangles per run of [`Ctx::covers`]' ball culling (runs of runs: `BLOCK`²).
+/// Triangles per run of `Ctx::covers`' ball culling (runs of runs: `BLOCK`²).
 const BLOCK: usize = 8;
 /// Relative rounding allowance of the ball culling (far above the few ulps of a dot product,
 /// so a culled run holds no triangle the direct test would find coplanar).
