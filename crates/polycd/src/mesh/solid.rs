@@ -11,14 +11,14 @@
 //!   ([`crate::query::distance`]); if the hulls overlap, the pair joins the *contact set* with its
 //!   exact convex penetration (GJK/EPA depth, direction and witnesses); then every pair of
 //!   the two pieces' actual triangles whose bounding boxes are nearer than the best distance
-//!   is measured by [`triangle_distance`].
+//!   is measured by [`triangle_distance`](super::triangle_distance).
 //!
 //! Node pairs whose hulls overlap are never pruned, so the contact set holds **every** pair of
 //! overlapping piece hulls.
 //!
 //! # Speed (issue 23 item 5)
 //! - Triangle pairs are pruned by the larger of their boxes' and balls' gaps; triangle pairs
-//!   whose boxes are apart skip the exact crossing tests ([`triangle_distance`]).
+//!   whose boxes are apart skip the exact crossing tests ([`triangle_distance`](super::triangle_distance)).
 //! - B's vertices are moved into A's frame once per query (a stamped buffer in the cache),
 //!   not once per leaf pair.
 //! - Coherence: the last query's closest triangle pair, measured first at the new poses,
