@@ -7,7 +7,7 @@
 //! `tests/alloc.rs` (`tests/counting`: counts only on the thread that switched it on); one
 //! `#[test]` in this file.
 
-use polycd::mesh::{self, Solid, SolidCache, TriMesh};
+use polycd::mesh::{self, MeshAnswer, Solid, SolidCache, TriMesh};
 use polycd::{shapes, DQuat, DVec3, Pose};
 
 mod counting;
@@ -15,6 +15,36 @@ use counting::count;
 
 #[global_allocator]
 static GLOBAL: counting::Counting = counting::Counting;
+
+/// Equal answers, NaN points (an intersect of far-apart solids) compared by their bits;
+/// allocation-free.
+fn same(x: &MeshAnswer, y: &MeshAnswer) -> bool {
+    match (x, y) {
+        (
+            MeshAnswer::Separated {
+                distance: d1,
+                point_a: a1,
+                point_b: b1,
+                features: f1,
+                pieces: p1,
+            },
+            MeshAnswer::Separated {
+                distance: d2,
+                point_a: a2,
+                point_b: b2,
+                features: f2,
+                pieces: p2,
+            },
+        ) => {
+            let bits = |v: DVec3| v.to_array().map(f64::to_bits);
+            d1.to_bits() == d2.to_bits() && bits(*a1) == bits(*a2) && bits(*b1) == bits(*b2) && f1 == f2 && p1 == p2
+        }
+        _ => x == y,
+    }
+}
+
+/// Rounds of the three queries counted.
+const ROUNDS: usize = 5;
 
 #[test]
 fn warm_mesh_queries_do_not_allocate() {
@@ -39,17 +69,24 @@ fn warm_mesh_queries_do_not_allocate() {
             // round of the same queries reaches it.
             for _ in 0..2 {
                 assert_eq!(mesh::distance(a, &Pose::IDENTITY, b, &pb, &mut cache).unwrap(), first);
-                assert_eq!(mesh::intersect(a, &Pose::IDENTITY, b, &pb, &mut cache).unwrap(), fi);
+                assert!(same(
+                    &mesh::intersect(a, &Pose::IDENTITY, b, &pb, &mut cache).unwrap(),
+                    &fi
+                ));
             }
+            // Counted over several rounds, so an allocation that recurs every few queries (a
+            // node-pair cache dropped and made again) would show.
             let n = count(|| {
-                let again = mesh::distance(a, &Pose::IDENTITY, b, &pb, &mut cache).unwrap();
-                assert_eq!(again, first);
-                let again = mesh::intersect(a, &Pose::IDENTITY, b, &pb, &mut cache).unwrap();
-                assert_eq!(again, fi);
-                let (again, _) = mesh::contact_set(a, &Pose::IDENTITY, b, &pb, &mut cache).unwrap();
-                assert_eq!(again, first);
+                for _ in 0..ROUNDS {
+                    let again = mesh::distance(a, &Pose::IDENTITY, b, &pb, &mut cache).unwrap();
+                    assert_eq!(again, first);
+                    let again = mesh::intersect(a, &Pose::IDENTITY, b, &pb, &mut cache).unwrap();
+                    assert!(same(&again, &fi), "{again:?} vs {fi:?}");
+                    let (again, _) = mesh::contact_set(a, &Pose::IDENTITY, b, &pb, &mut cache).unwrap();
+                    assert_eq!(again, first);
+                }
             });
-            if matches!(first, mesh::MeshAnswer::Separated { .. }) {
+            if matches!(first, MeshAnswer::Separated { .. }) {
                 assert_eq!(n, 0, "warm mesh queries allocated {n} times at {pb:?}");
             } else {
                 // EPA's buffers (`gjk.rs` `epa_run`, in `tests/alloc.rs` `KNOWN_ALLOCATING`):
@@ -57,7 +94,7 @@ fn warm_mesh_queries_do_not_allocate() {
                 // and query (measured: 912 for 474 pairs, distance and contact set).
                 let pairs = cache.contacts().len();
                 assert!(
-                    n <= 2 * pairs + 2,
+                    n <= ROUNDS * (2 * pairs + 2),
                     "{n} allocations for {pairs} overlapping pairs at {pb:?}"
                 );
             }

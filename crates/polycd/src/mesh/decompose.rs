@@ -1,24 +1,36 @@
 //! Convex surface decomposition (FAST §3.3): greedy convex patches whose hulls stay inside
 //! the solid.
 //!
-//! # Phases and their cost (n triangles, P ≤ [`MAX_PATCH`] triangles per patch)
-//! 1. Adjacency across edges (hash map of directed edges) and a box tree over the triangles
-//!    (median splits): O(n log n).
-//! 2. Growth: from each unassigned seed (in triangle order), breadth-first across edges, a
-//!    neighbour joins while the patch stays convex within [`COPLANAR_MERGE_REL`] × scale:
-//!    its new vertices are checked against the patch's triangle planes and the patch's
-//!    vertices against its plane, O(P) per candidate, O(P²) per patch.
-//! 3. Acceptance: the patch's piece (the exact hull of its vertices; a patch flat within the
-//!    merge tolerance gets one extra point behind it) must stay inside the solid — every hull
-//!    face in the plane of patch triangles is covered by mesh triangles of that plane (the
-//!    patch's own, else any, clipped to the face: a patch not convex *within* its plane would
-//!    span a notch no triangle enters), and no triangle, found through the box tree, reaches
-//!    more than [`CCD_PIECE_REL`] × scale into it. The
-//!    whole patch is tried first; if it fails, the longest passing prefix of the growth order
-//!    (every prefix is connected) is found by bisection, and the rest return to the pool.
-//!    A hull of m points costs O(m log m); a check O(log n + k·f) for k triangles near the hull
-//!    and f hull faces; O(log P) checks for a refused patch.
-//! 4. Only the accepted pieces are built as [`ConvexPolyhedron`]s (with their tables).
+//! # Phases and their cost (n triangles, P ≤ [`MAX_PATCH`] triangles per patch, f faces of a
+//! patch's hull, k mesh triangles whose boxes meet the hull's box)
+//! 1. Adjacency across edges (hash map of directed edges, `TriMesh::adjacency`) and a box
+//!    tree over the triangles (median splits): O(n) expected + O(n log n).
+//! 2. Growth (`Growth::grow`): from each unassigned seed (in triangle order),
+//!    breadth-first across edges, a neighbour joins while the patch stays convex within
+//!    [`COPLANAR_MERGE_REL`] × scale: its new vertices are checked against the patch's
+//!    triangle planes and the patch's vertices against its plane, O(P) per candidate, O(P²)
+//!    per patch and round.
+//! 3. Acceptance (`Ctx::piece_points`): the patch's piece (the exact hull of its vertices; a
+//!    patch flat within the merge tolerance gets one extra point behind it) must stay inside
+//!    the solid: every hull face in the plane of patch triangles is covered by mesh triangles
+//!    of that plane (`Ctx::covers`: the patch's own, else any, clipped to the face: a patch
+//!    not convex *within* its plane would span a notch no triangle enters), and no triangle,
+//!    found through the box tree, reaches more than [`CCD_PIECE_REL`] × scale into it
+//!    (`Ctx::inside`). The whole patch is tried first; if it fails, the longest passing
+//!    prefix of the growth order (every prefix is connected) is found by bisection, and the
+//!    rest return to the pool (at most `GROW_ROUNDS` rounds per piece). One check costs a
+//!    hull, O(P log P); the cover sums, O(f·P) at worst — runs of 8 and 64 patch triangles
+//!    whose balls lie below a face's plane are skipped, which removes most of it on strongly
+//!    curved patches (the 3 584-triangle blob of `bench mesh`: 1.59 → 0.81 s of CPU for the
+//!    whole build) but little on gently curved ones; and the inside test, O(log n + k·f) at
+//!    worst (a triangle is usually culled by the first plane tried). A refused patch costs
+//!    O(log P) checks per round.
+//! 4. Only the accepted pieces' hull points are kept ([`HullNode`]; polyhedra and tables are
+//!    built on first use by a query).
+//!
+//! Measured (CPU time, release, loaded machine; BENCHMARKS.md "Mesh decomposition"): the hull
+//! builds (≈ 30 %), the cover sums (12–32 %), the inside tests and box-tree queries (≈ 15 %)
+//! and allocation (≈ 10 %) dominate; no phase is quadratic in n.
 //!
 //! Deterministic: seeds and neighbours in a fixed order, no hash-order dependence.
 
@@ -43,20 +55,7 @@ const BEHIND_TRIES: u32 = 40;
 impl TriMesh {
     pub(crate) fn decompose(&mut self) -> Result<(), PolycdError> {
         let n = self.triangles.len();
-        // Triangle adjacency across each edge.
-        let mut edge_tri: HashMap<(u32, u32), u32> = HashMap::with_capacity(n * 3);
-        for (i, t) in self.triangles.iter().enumerate() {
-            for k in 0..3 {
-                edge_tri.insert((t[k], t[(k + 1) % 3]), i as u32);
-            }
-        }
-        let mut nbr = vec![[NONE; 3]; n];
-        for (i, t) in self.triangles.iter().enumerate() {
-            for k in 0..3 {
-                nbr[i][k] = edge_tri.get(&(t[(k + 1) % 3], t[k])).copied().unwrap_or(NONE);
-            }
-        }
-        drop(edge_tri);
+        let nbr = self.adjacency();
         let boxes: Vec<(DVec3, DVec3)> = self
             .triangles
             .iter()
@@ -87,125 +86,34 @@ impl TriMesh {
             poly: Vec::with_capacity(16),
             next: Vec::with_capacity(16),
             hits: Vec::new(),
+            corners: Vec::new(),
+            blocks: Vec::new(),
+            groups: Vec::new(),
         };
-        let mut piece_of = vec![NONE; n];
-        // Last patch that queued or took a triangle / a vertex (no repeated work).
-        let mut queued = vec![NONE; n];
-        let mut vstamp = vec![NONE; self.vertices.len()];
+        let mut grow = Growth {
+            nbr: &nbr,
+            planes: &planes,
+            piece_of: vec![NONE; n],
+            queued: vec![NONE; n],
+            vstamp: vec![NONE; self.vertices.len()],
+            queue: VecDeque::new(),
+            patch: Vec::new(),
+            pverts: Vec::new(),
+            attempt: 0,
+            vround: 0,
+        };
         let mut pieces: Vec<Vec<u32>> = Vec::new();
         let mut leaves: Vec<Vec<DVec3>> = Vec::new();
-        let mut queue = VecDeque::new();
-        let mut patch: Vec<u32> = Vec::new();
-        let mut pverts: Vec<u32> = Vec::new();
-        let mut attempt = 0u32;
-        let mut vround = 0u32;
         for seed in 0..n {
-            if piece_of[seed] != NONE {
+            if grow.piece_of[seed] != NONE {
                 continue;
             }
-            attempt += 1;
-            patch.clear();
-            patch.push(seed as u32);
-            queued[seed] = attempt;
-            // Verified prefix: its length and its piece's vertices.
-            let mut known: Option<(usize, Vec<DVec3>)> = None;
-            let mut accepted: Option<(usize, Vec<DVec3>)> = None;
-            for _ in 0..GROW_ROUNDS {
-                // (Re)collect the patch's vertices and queue its neighbours.
-                vround += 1;
-                pverts.clear();
-                queue.clear();
-                for &g in &patch {
-                    for &v in &ctx.mesh.triangles[g as usize] {
-                        if vstamp[v as usize] != vround {
-                            vstamp[v as usize] = vround;
-                            pverts.push(v);
-                        }
-                    }
-                    queue.extend(nbr[g as usize].iter().copied().filter(|&f| f != NONE));
-                }
-                let before = patch.len();
-                while let Some(f) = queue.pop_front() {
-                    if patch.len() >= MAX_PATCH {
-                        break;
-                    }
-                    if piece_of[f as usize] != NONE || queued[f as usize] == attempt {
-                        continue;
-                    }
-                    // Refused for convexity: refused for good (the test only gets stricter
-                    // as the patch grows).
-                    queued[f as usize] = attempt;
-                    if !ctx.convex_with(&patch, &pverts, &vstamp, vround, f, &planes) {
-                        continue;
-                    }
-                    patch.push(f);
-                    for &v in &ctx.mesh.triangles[f as usize] {
-                        if vstamp[v as usize] != vround {
-                            vstamp[v as usize] = vround;
-                            pverts.push(v);
-                        }
-                    }
-                    queue.extend(
-                        nbr[f as usize]
-                            .iter()
-                            .copied()
-                            .filter(|&g| g != NONE && queued[g as usize] != attempt),
-                    );
-                }
-                if patch.len() == before {
-                    if let Some(k) = known.take() {
-                        accepted = Some(k);
-                        break;
-                    }
-                }
-                if let Some(p) = ctx.piece_points(&patch) {
-                    accepted = Some((patch.len(), p));
-                    break;
-                }
-                // The longest passing prefix (bisection; every prefix is connected). The
-                // first triangle past it is refused for good, the rest may join again.
-                let (mut lo, mut hi) = (known.as_ref().map_or(0, |k| k.0), patch.len());
-                while hi - lo > 1 {
-                    let mid = lo + (hi - lo) / 2;
-                    match ctx.piece_points(&patch[..mid]) {
-                        Some(p) => {
-                            lo = mid;
-                            known = Some((mid, p));
-                        }
-                        None => hi = mid,
-                    }
-                }
-                if lo == 0 {
-                    let p = ctx.piece_points(&patch[..1]).ok_or_else(|| {
-                        PolycdError::InvalidMesh(Box::new(MeshDefect::Degenerate(
-                            "a triangle admits no solid convex piece inside the mesh",
-                        )))
-                    })?;
-                    lo = 1;
-                    known = Some((1, p));
-                }
-                for &g in &patch[lo + 1..] {
-                    queued[g as usize] = NONE;
-                }
-                patch.truncate(lo);
-            }
-            let (len, pts) = match accepted.or(known) {
-                Some(k) => k,
-                None => (
-                    1,
-                    ctx.piece_points(&patch[..1]).ok_or_else(|| {
-                        PolycdError::InvalidMesh(Box::new(MeshDefect::Degenerate(
-                            "a triangle admits no solid convex piece inside the mesh",
-                        )))
-                    })?,
-                ),
-            };
-            patch.truncate(len);
+            let pts = grow.piece_from(seed as u32, &mut ctx)?;
             let id = pieces.len() as u32;
-            for &g in &patch {
-                piece_of[g as usize] = id;
+            for &g in &grow.patch {
+                grow.piece_of[g as usize] = id;
             }
-            pieces.push(patch.clone());
+            pieces.push(grow.patch.clone());
             leaves.push(pts);
         }
         let nodes = leaves
@@ -216,6 +124,155 @@ impl TriMesh {
         self.pieces = pieces;
         self.nodes = nodes;
         Ok(())
+    }
+
+    /// Per triangle, the triangle across each of its edges (`NONE` where there is none).
+    fn adjacency(&self) -> Vec<[u32; 3]> {
+        let n = self.triangles.len();
+        let mut edge_tri: HashMap<(u32, u32), u32> = HashMap::with_capacity(n * 3);
+        for (i, t) in self.triangles.iter().enumerate() {
+            for k in 0..3 {
+                edge_tri.insert((t[k], t[(k + 1) % 3]), i as u32);
+            }
+        }
+        let mut nbr = vec![[NONE; 3]; n];
+        for (i, t) in self.triangles.iter().enumerate() {
+            for k in 0..3 {
+                nbr[i][k] = edge_tri.get(&(t[(k + 1) % 3], t[k])).copied().unwrap_or(NONE);
+            }
+        }
+        nbr
+    }
+}
+
+/// The error of a triangle that admits no piece.
+fn no_piece() -> PolycdError {
+    PolycdError::InvalidMesh(Box::new(MeshDefect::Degenerate(
+        "a triangle admits no solid convex piece inside the mesh",
+    )))
+}
+
+/// The growth of patches (phase 2) and their acceptance rounds (phase 3).
+struct Growth<'a> {
+    nbr: &'a [[u32; 3]],
+    planes: &'a [(DVec3, f64)],
+    /// Per triangle, its piece (`NONE` while unassigned).
+    piece_of: Vec<u32>,
+    /// Last patch that queued or took a triangle (no repeated work).
+    queued: Vec<u32>,
+    /// Last growth round that collected a vertex.
+    vstamp: Vec<u32>,
+    queue: VecDeque<u32>,
+    /// The patch being grown (its growth order).
+    patch: Vec<u32>,
+    /// The patch's distinct vertices.
+    pverts: Vec<u32>,
+    attempt: u32,
+    vround: u32,
+}
+
+impl Growth<'_> {
+    /// Grows the piece of `seed` (at most `GROW_ROUNDS` rounds of growth and cutting back);
+    /// leaves its triangles in `self.patch` and returns its hull's points.
+    fn piece_from(&mut self, seed: u32, ctx: &mut Ctx<'_>) -> Result<Vec<DVec3>, PolycdError> {
+        self.attempt += 1;
+        self.patch.clear();
+        self.patch.push(seed);
+        self.queued[seed as usize] = self.attempt;
+        // Verified prefix: its length and its piece's vertices.
+        let mut known: Option<(usize, Vec<DVec3>)> = None;
+        let mut accepted: Option<(usize, Vec<DVec3>)> = None;
+        for _ in 0..GROW_ROUNDS {
+            let before = self.patch.len();
+            self.grow(ctx);
+            if self.patch.len() == before {
+                if let Some(k) = known.take() {
+                    accepted = Some(k);
+                    break;
+                }
+            }
+            if let Some(p) = ctx.piece_points(&self.patch) {
+                accepted = Some((self.patch.len(), p));
+                break;
+            }
+            // The longest passing prefix (bisection; every prefix is connected). The
+            // first triangle past it is refused for good, the rest may join again.
+            let (mut lo, mut hi) = (known.as_ref().map_or(0, |k| k.0), self.patch.len());
+            while hi - lo > 1 {
+                let mid = lo + (hi - lo) / 2;
+                match ctx.piece_points(&self.patch[..mid]) {
+                    Some(p) => {
+                        lo = mid;
+                        known = Some((mid, p));
+                    }
+                    None => hi = mid,
+                }
+            }
+            if lo == 0 {
+                let p = ctx.piece_points(&self.patch[..1]).ok_or_else(no_piece)?;
+                lo = 1;
+                known = Some((1, p));
+            }
+            for &g in &self.patch[lo + 1..] {
+                self.queued[g as usize] = NONE;
+            }
+            self.patch.truncate(lo);
+        }
+        let (len, pts) = match accepted.or(known) {
+            Some(k) => k,
+            None => (1, ctx.piece_points(&self.patch[..1]).ok_or_else(no_piece)?),
+        };
+        self.patch.truncate(len);
+        Ok(pts)
+    }
+
+    /// One round of growth: (re)collects the patch's vertices, queues its neighbours, and
+    /// adds them breadth-first while the patch stays convex (up to [`MAX_PATCH`] triangles).
+    fn grow(&mut self, ctx: &Ctx<'_>) {
+        let tris = &ctx.mesh.triangles;
+        self.vround += 1;
+        let vround = self.vround;
+        self.pverts.clear();
+        self.queue.clear();
+        for &g in &self.patch {
+            for &v in &tris[g as usize] {
+                if self.vstamp[v as usize] != vround {
+                    self.vstamp[v as usize] = vround;
+                    self.pverts.push(v);
+                }
+            }
+            self.queue
+                .extend(self.nbr[g as usize].iter().copied().filter(|&f| f != NONE));
+        }
+        let attempt = self.attempt;
+        while let Some(f) = self.queue.pop_front() {
+            if self.patch.len() >= MAX_PATCH {
+                break;
+            }
+            if self.piece_of[f as usize] != NONE || self.queued[f as usize] == attempt {
+                continue;
+            }
+            // Refused for convexity: refused for good (the test only gets stricter as the
+            // patch grows).
+            self.queued[f as usize] = attempt;
+            if !ctx.convex_with(&self.patch, &self.pverts, &self.vstamp, vround, f, self.planes) {
+                continue;
+            }
+            self.patch.push(f);
+            for &v in &tris[f as usize] {
+                if self.vstamp[v as usize] != vround {
+                    self.vstamp[v as usize] = vround;
+                    self.pverts.push(v);
+                }
+            }
+            let queued = &self.queued;
+            self.queue.extend(
+                self.nbr[f as usize]
+                    .iter()
+                    .copied()
+                    .filter(|&g| g != NONE && queued[g as usize] != attempt),
+            );
+        }
     }
 }
 
@@ -237,6 +294,32 @@ struct Ctx<'a> {
     poly: Vec<DVec3>,
     next: Vec<DVec3>,
     hits: Vec<u32>,
+    /// The checked patch's triangles: corners and edge cross product.
+    corners: Vec<([DVec3; 3], DVec3)>,
+    /// Balls (centre, radius) around runs of [`BLOCK`] and [`BLOCK`]² of `corners`.
+    blocks: Vec<(DVec3, f64)>,
+    groups: Vec<(DVec3, f64)>,
+}
+
+/// Triangles per run of `Ctx::covers`' ball culling (runs of runs: `BLOCK`²).
+const BLOCK: usize = 8;
+/// Relative rounding allowance of the ball culling (far above the few ulps of a dot product,
+/// so a culled run holds no triangle the direct test would find coplanar).
+const BALL_ROUNDING: f64 = 1e-12;
+
+/// Balls around consecutive runs of `run` triangles: centre of the run's box, radius the
+/// largest corner distance, widened by [`BALL_ROUNDING`].
+fn ball_runs(tris: &[([DVec3; 3], DVec3)], run: usize, out: &mut Vec<(DVec3, f64)>) {
+    out.clear();
+    for chunk in tris.chunks(run) {
+        let (lo, hi) = bounds(chunk.iter().flat_map(|(t, _)| t.iter().copied()));
+        let c = (lo + hi) * 0.5;
+        let r = chunk
+            .iter()
+            .flat_map(|(t, _)| t.iter())
+            .fold(0.0f64, |r, p| r.max((*p - c).length()));
+        out.push((c, r * (1.0 + BALL_ROUNDING) + BALL_ROUNDING * c.abs().max_element()));
+    }
 }
 
 impl Ctx<'_> {
@@ -339,19 +422,45 @@ impl Ctx<'_> {
     fn covers(&mut self, patch: &[u32], hull: &HullPlanes) -> bool {
         let m = self.mesh;
         let tol = 2.0 * self.tol;
-        let coplanar = |n: DVec3, o: f64, t: [DVec3; 3]| {
-            let [a, b, c] = t;
-            (b - a).cross(c - a).dot(n) > 0.0 && t.iter().all(|p| (n.dot(*p) - o).abs() <= tol)
+        // (The corners' distances first: most triangles are off the plane at the first one.)
+        let coplanar = |n: DVec3, o: f64, t: &[DVec3; 3], cross: DVec3| {
+            t.iter().all(|p| (n.dot(*p) - o).abs() <= tol) && cross.dot(n) > 0.0
         };
+        self.corners.clear();
+        for &g in patch {
+            let t = m.triangles[g as usize].map(|v| m.vertices[v as usize]);
+            let [a, b, c] = t;
+            self.corners.push((t, (b - a).cross(c - a)));
+        }
+        // Balls around runs of BLOCK and BLOCK² triangles (growth order: neighbours): a face
+        // plane more than `tol` (plus rounding) above a ball has no coplanar triangle in it, so
+        // the run is skipped — the same sums, without the O(faces × triangles) loop on curved
+        // patches (a face plane is near only the triangles next to its face).
+        ball_runs(&self.corners, BLOCK, &mut self.blocks);
+        ball_runs(&self.corners, BLOCK * BLOCK, &mut self.groups);
         for k in 0..hull.planes.len() {
             let ((n, o), area) = (hull.planes[k], hull.areas[k]);
             let slack = COVER_SLACK * area + 4.0 * self.tol * area.sqrt();
+            let below = |&(c, r): &(DVec3, f64)| {
+                let h = n.dot(c) - o + r;
+                h < -tol - BALL_ROUNDING * (3.0 * c.abs().max_element() + r + o.abs())
+            };
             let mut sum = 0.0;
-            for &g in patch {
-                let t = m.triangles[g as usize].map(|v| m.vertices[v as usize]);
-                if coplanar(n, o, t) {
-                    let [a, b, c] = t;
-                    sum += 0.5 * (b - a).cross(c - a).length();
+            for (gi, group) in self.groups.iter().enumerate() {
+                if below(group) {
+                    continue;
+                }
+                let blocks = gi * BLOCK..((gi + 1) * BLOCK).min(self.blocks.len());
+                for bi in blocks {
+                    if below(&self.blocks[bi]) {
+                        continue;
+                    }
+                    let run = bi * BLOCK..((bi + 1) * BLOCK).min(self.corners.len());
+                    for (t, cross) in &self.corners[run] {
+                        if coplanar(n, o, t, *cross) {
+                            sum += 0.5 * cross.length();
+                        }
+                    }
                 }
             }
             if sum == 0.0 || area - sum <= slack {
@@ -368,7 +477,8 @@ impl Ctx<'_> {
             let mut covered = 0.0;
             for &i in &self.hits {
                 let t = m.triangles[i as usize].map(|v| m.vertices[v as usize]);
-                if coplanar(n, o, t) {
+                let [a, b, c] = t;
+                if coplanar(n, o, &t, (b - a).cross(c - a)) {
                     covered += clipped_area(t, poly, n);
                 }
             }

@@ -130,7 +130,7 @@ pub use probe::{point_query, ray_cast, MeshPointAnswer, MeshRayHit};
 pub use repair::{MeshOptions, MeshRepair};
 pub use solid::{
     contact_set, contact_tolerance, distance, intersect, solid_contact_tolerance, MeshAnswer, MeshOverlap,
-    PieceContact, Side, Solid, SolidCache, SolidFeature,
+    PieceContact, Side, Solid, SolidCache, SolidFeature, NOT_MEASURED,
 };
 pub use store::DECOMPOSITION_VERSION;
 pub use surface::{Body, TriSurface};

@@ -8,17 +8,17 @@
 //! - a node pair whose bounding spheres or hulls are at least the best triangle distance so
 //!   far apart is pruned (a hull contains its triangles, so its distance is a lower bound);
 //! - a pair of leaves (two convex pieces) asks the convex distance of the two piece hulls
-//!   ([`query::distance`]); if the hulls overlap, the pair joins the *contact set* with its
+//!   ([`crate::query::distance`]); if the hulls overlap, the pair joins the *contact set* with its
 //!   exact convex penetration (GJK/EPA depth, direction and witnesses); then every pair of
 //!   the two pieces' actual triangles whose bounding boxes are nearer than the best distance
-//!   is measured by [`triangle_distance`].
+//!   is measured by [`triangle_distance`](super::triangle_distance).
 //!
 //! Node pairs whose hulls overlap are never pruned, so the contact set holds **every** pair of
 //! overlapping piece hulls.
 //!
 //! # Speed (issue 23 item 5)
 //! - Triangle pairs are pruned by the larger of their boxes' and balls' gaps; triangle pairs
-//!   whose boxes are apart skip the exact crossing tests ([`triangle_distance`]).
+//!   whose boxes are apart skip the exact crossing tests ([`triangle_distance`](super::triangle_distance)).
 //! - B's vertices are moved into A's frame once per query (a stamped buffer in the cache),
 //!   not once per leaf pair.
 //! - Coherence: the last query's closest triangle pair, measured first at the new poses,
@@ -70,16 +70,18 @@
 //! sum of the trees' depths); each leaf pair measures at most the product of its pieces'
 //! triangle counts ([`super::MAX_PATCH`]² at most).
 
-use super::bvtt::{FrontNode, MeshCache};
-use super::tri_dist::{triangle_distance, TriFeature};
+mod search;
+
+use super::bvtt::MeshCache;
+use super::tri_dist::TriFeature;
 use super::trimesh::TriMesh;
-use crate::contract::{checked_pose, pair_scale, Distance, Penetration, Status};
+use crate::contract::{checked_pose, pair_scale, Penetration, Status};
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Pose};
 use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL};
-use crate::query::{self, Algorithm};
 use crate::shape::feature::Feature;
 use crate::shape::polyhedron::ConvexPolyhedron;
+use search::{search, Best, LeafTriangle};
 
 /// A solid of either kind, for the entry points above both.
 #[derive(Clone, Copy, Debug)]
@@ -134,8 +136,14 @@ pub enum MeshOverlap {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum MeshAnswer {
     /// The solids do not overlap (touching when `distance` is within the contact tolerance).
+    ///
+    /// From [`intersect`], when the surfaces are more than twice the contact tolerance apart,
+    /// the search stops as soon as that is certain: `distance` is then a certified **lower
+    /// bound** of the distance (above the contact tolerance, so [`MeshAnswer::status`] is
+    /// exact), the points are NaN, and the features and pieces [`NOT_MEASURED`].
     Separated {
-        /// Exact distance of the two surfaces (minimum over their triangle pairs).
+        /// Exact distance of the two surfaces (minimum over their triangle pairs); a lower
+        /// bound from [`intersect`] when they are far apart (see above).
         distance: f64,
         /// Closest point on A (world).
         point_a: DVec3,
@@ -252,44 +260,6 @@ impl SolidCache {
     }
 }
 
-/// A triangle of B's leaf piece in A's frame, with its bounding box and ball (for pruning).
-#[derive(Clone, Copy, Debug)]
-struct LeafTriangle {
-    corners: [DVec3; 3],
-    lo: DVec3,
-    hi: DVec3,
-    centre: DVec3,
-    radius: f64,
-}
-
-impl LeafTriangle {
-    fn new(corners: [DVec3; 3]) -> LeafTriangle {
-        let lo = corners[0].min(corners[1]).min(corners[2]);
-        let hi = corners[0].max(corners[1]).max(corners[2]);
-        let centre = (lo + hi) * 0.5;
-        let radius = corners.iter().fold(0.0f64, |r, c| r.max((*c - centre).length()));
-        LeafTriangle {
-            corners,
-            lo,
-            hi,
-            centre,
-            radius,
-        }
-    }
-
-    /// A lower bound of the distance of the two triangles: the larger of their boxes' gap and
-    /// their balls' gap, the latter less the rounding of the centres and radii
-    /// ([`CONTACT_REL`] of the magnitudes, as [`Search::sphere_gap`]), so it never exceeds the
-    /// exact distance by more than rounding far below the contact tolerance.
-    fn gap(&self, o: &LeafTriangle) -> f64 {
-        let boxes = (o.lo - self.hi).max(self.lo - o.hi).max(DVec3::ZERO).length();
-        let slack =
-            CONTACT_REL * (self.centre.abs().max_element() + o.centre.abs().max_element() + self.radius + o.radius);
-        let balls = (o.centre - self.centre).length() - self.radius - o.radius - slack;
-        boxes.max(balls)
-    }
-}
-
 /// The contact tolerance of two meshes: [`CONTACT_REL`] × the pair scale of their root hulls
 /// ([`crate::contract::pair_scale`]).
 pub fn contact_tolerance(a: &TriMesh, pose_a: &Pose, b: &TriMesh, pose_b: &Pose) -> Result<f64, PolycdError> {
@@ -320,7 +290,11 @@ pub fn solid_contact_tolerance(
 /// both meshes' piece margins (2 · [`CCD_PIECE_REL`] × each mesh's scale: a piece hull may
 /// leave its solid by that much, so a shallower pair proves nothing); the contact set then
 /// holds the pairs met so far, and the witness is that pair (also when one solid contains
-/// the other: [`distance`] tells containment apart). Otherwise answers as [`distance`].
+/// the other: [`distance`] tells containment apart). Surfaces within twice the contact
+/// tolerance, or one solid inside the other: answers as [`distance`]. Surfaces farther
+/// apart: [`MeshAnswer::Separated`] with a certified lower bound of the distance only
+/// (`distance` > the contact tolerance, points NaN, features and pieces [`NOT_MEASURED`]) —
+/// the search prunes every pair farther than that instead of finding the closest one.
 pub fn intersect(
     a: Solid<'_>,
     pose_a: &Pose,
@@ -399,6 +373,10 @@ fn convex_feature(c: &ConvexPolyhedron, m: &TriMesh, t: u32, f: TriFeature) -> F
     }
 }
 
+/// The triangle, feature or piece of an [`intersect`] answer that measured no pair (surfaces
+/// apart by more than twice the contact tolerance): `u32::MAX`.
+pub const NOT_MEASURED: u32 = u32::MAX;
+
 /// What a search must find.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
@@ -430,22 +408,67 @@ fn run(
         // Intersect stops at a piece pair deeper than the pieces' margins could make it.
         let margin = CCD_PIECE_REL * (ma.scale() + mb.scale());
         let certain = tol + 2.0 * margin;
-        let raw = search(ma, pose_a, mb, pose_b, mode, certain, tol, cache)?;
+        if mode != Mode::Intersect {
+            let raw = search(ma, pose_a, mb, pose_b, mode, certain, tol, f64::INFINITY, cache)?;
+            return Ok(decide(a, ma, pose_a, b, mb, pose_b, tol, raw, cache));
+        }
+        // Intersect: only triangle pairs within the contact tolerance (plus the tie width)
+        // matter for the status; farther ones are pruned.
+        let raw = search(ma, pose_a, mb, pose_b, mode, certain, tol, tol, cache)?;
+        let Some(floor) = raw.filter(|r| !r.distance.is_finite()).map(|r| r.floor) else {
+            return Ok(decide(a, ma, pose_a, b, mb, pose_b, tol, raw, cache));
+        };
+        // No triangle pair within 2·tol: the surfaces are apart for certain. Disjoint unless
+        // one solid contains the other; then the exact search, for the contained answer's
+        // closest points and bound (as before this shortcut).
+        if contained(ma, pose_a, mb, pose_b).is_none() {
+            return Ok(MeshAnswer::Separated {
+                distance: floor,
+                point_a: DVec3::NAN,
+                point_b: DVec3::NAN,
+                features: (
+                    SolidFeature::Triangle(NOT_MEASURED),
+                    SolidFeature::Triangle(NOT_MEASURED),
+                ),
+                pieces: (NOT_MEASURED, NOT_MEASURED),
+            });
+        }
+        let raw = search(ma, pose_a, mb, pose_b, mode, certain, tol, f64::INFINITY, cache)?;
         Ok(decide(a, ma, pose_a, b, mb, pose_b, tol, raw, cache))
     })();
     cache.convex = conv;
     r
 }
 
-/// The best leaf result of a search (A's frame).
-#[derive(Clone, Copy, Debug)]
-struct Best {
-    distance: f64,
-    point_a: DVec3,
-    point_b: DVec3,
-    triangles: (u32, u32),
-    features: (TriFeature, TriFeature),
-    pieces: (u32, u32),
+/// The solid inside the other, for surfaces known to be apart: one vertex per closed shell
+/// decides (by the winding number), each shell lying wholly inside or outside.
+///
+/// A point clearly outside the other mesh's root hull (beyond rounding: [`CONTACT_REL`] of
+/// the magnitudes) is outside the solid without the winding sum over every triangle (the
+/// sum would say so too: the point is outside the hull and, the surfaces being apart, not
+/// near the surface).
+fn contained(ma: &TriMesh, pose_a: &Pose, mb: &TriMesh, pose_b: &Pose) -> Option<Side> {
+    let inside = |x: &TriMesh, px: &Pose, y: &TriMesh, py: &Pose| {
+        let root = y.nodes[y.root as usize].hull().ok();
+        x.component_vertices.iter().any(|&v| {
+            let w = px.transform_point(x.vertices[v as usize]);
+            let q = py.inverse_transform_point(w);
+            if let Some(h) = root {
+                let slack = CONTACT_REL * (q.abs().max_element() + h.magnitude());
+                if (0..h.faces().len() as u32).any(|f| h.face_plane(f).signed_distance(q) > slack) {
+                    return false;
+                }
+            }
+            y.contains_point(q)
+        })
+    };
+    if inside(ma, pose_a, mb, pose_b) {
+        Some(Side::A)
+    } else if inside(mb, pose_b, ma, pose_a) {
+        Some(Side::B)
+    } else {
+        None
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -484,20 +507,7 @@ fn decide(
         pose_a.transform_point(best.point_b),
     );
     if best.distance > tol {
-        let inside = |x: &TriMesh, px: &Pose, y: &TriMesh, py: &Pose| {
-            x.component_vertices.iter().any(|&v| {
-                let w = px.transform_point(x.vertices[v as usize]);
-                y.contains_point(py.inverse_transform_point(w))
-            })
-        };
-        let inner = if inside(ma, pose_a, mb, pose_b) {
-            Some(Side::A)
-        } else if inside(mb, pose_b, ma, pose_a) {
-            Some(Side::B)
-        } else {
-            None
-        };
-        if let Some(inner) = inner {
+        if let Some(inner) = contained(ma, pose_a, mb, pose_b) {
             let bound = deepest.map_or(0.0, |p| p.penetration.depth).max(best.distance);
             return MeshAnswer::Overlapping {
                 witness: MeshOverlap::Contained { inner },
@@ -522,302 +532,5 @@ fn decide(
             feature(b, mb, best.triangles.1, best.features.1),
         ),
         pieces: best.pieces,
-    }
-}
-
-/// The branch and bound; `None` when `stop` (intersect) and a piece pair overlaps deeper than
-/// `certain`.
-#[allow(clippy::too_many_arguments)]
-fn search(
-    a: &TriMesh,
-    pose_a: &Pose,
-    b: &TriMesh,
-    pose_b: &Pose,
-    mode: Mode,
-    certain: f64,
-    tie: f64,
-    cache: &mut SolidCache,
-) -> Result<Option<Best>, PolycdError> {
-    cache.mesh.begin_query();
-    cache.mesh.front.clear();
-    cache.contacts.clear();
-    let nv = b.vertices.len();
-    if cache.stamps.len() < nv {
-        // Grows once per mesh size (not per query in steady state).
-        cache.stamps.resize(nv, 0);
-        cache.verts_b.resize(nv, DVec3::ZERO);
-    }
-    cache.stamp = cache.stamp.wrapping_add(1);
-    if cache.stamp == 0 {
-        cache.stamps.fill(0);
-        cache.stamp = 1;
-    }
-    // Coherence: the last query's closest triangles, at the new poses, bound the distance
-    // (any pair's distance is at least the minimum), so most of the trees are pruned at once.
-    // Only a bound: the pair is found again by the search if it is still the closest.
-    let bound = match cache.last_pair {
-        Some((ta, tb)) if (ta as usize) < a.triangles.len() && (tb as usize) < b.triangles.len() => {
-            let tri_a = a.triangles[ta as usize].map(|v| a.vertices[v as usize]);
-            let tri_b = b.triangles[tb as usize]
-                .map(|v| pose_a.inverse_transform_point(pose_b.transform_point(b.vertices[v as usize])));
-            triangle_distance(&tri_a, &tri_b).distance
-        }
-        _ => f64::INFINITY,
-    };
-    let mut s = Search {
-        bound,
-        a,
-        pose_a,
-        b,
-        pose_b,
-        stop: (mode == Mode::Intersect).then_some(()),
-        certain,
-        deep: false,
-        tie,
-        min_seen: f64::INFINITY,
-        best_score: f64::NEG_INFINITY,
-        stopped: false,
-        mesh: &mut cache.mesh,
-        contacts: &mut cache.contacts,
-        tris_b: &mut cache.tris_b,
-        verts_b: &mut cache.verts_b,
-        stamps: &mut cache.stamps,
-        stamp: cache.stamp,
-        best: Best {
-            distance: f64::INFINITY,
-            point_a: DVec3::NAN,
-            point_b: DVec3::NAN,
-            triangles: (0, 0),
-            features: (TriFeature::Face, TriFeature::Face),
-            pieces: (0, 0),
-        },
-    };
-    s.visit(a.root, b.root)?;
-    let (stopped, best) = (s.stopped, s.best);
-    cache.last_pair = best.distance.is_finite().then_some(best.triangles);
-    Ok((!stopped).then_some(best))
-}
-
-struct Search<'a> {
-    a: &'a TriMesh,
-    pose_a: &'a Pose,
-    b: &'a TriMesh,
-    pose_b: &'a Pose,
-    /// Stop at the first pair overlapping for certain (intersect).
-    stop: Option<()>,
-    /// A piece pair deeper than this overlaps for certain (the contact tolerance plus both
-    /// meshes' piece margins).
-    certain: f64,
-    /// Whether such a pair was met.
-    deep: bool,
-    /// Distances within this of the best are ties (the contact tolerance), broken by the
-    /// triangles' facing (see [`Search::leaf_triangles`]).
-    tie: f64,
-    /// The least triangle distance met (the best pair's may exceed it by a tie).
-    min_seen: f64,
-    /// An upper bound of the least triangle distance known before the search (the last
-    /// query's closest pair at the new poses; +∞ without one).
-    bound: f64,
-    /// The facing score of the best pair.
-    best_score: f64,
-    stopped: bool,
-    mesh: &'a mut MeshCache,
-    contacts: &'a mut Vec<PieceContact>,
-    tris_b: &'a mut Vec<LeafTriangle>,
-    verts_b: &'a mut [DVec3],
-    stamps: &'a mut [u32],
-    stamp: u32,
-    best: Best,
-}
-
-impl Search<'_> {
-    /// A lower bound of the distance of nodes `i` (A) and `j` (B) by their bounding spheres
-    /// (0 when they meet), widened by the rounding of the poses.
-    fn sphere_gap(&self, i: u32, j: u32) -> f64 {
-        let (ca, ra) = self.a.nodes[i as usize].bounding_sphere();
-        let (cb, rb) = self.b.nodes[j as usize].bounding_sphere();
-        let (ca, cb) = (self.pose_a.transform_point(ca), self.pose_b.transform_point(cb));
-        let slack = CONTACT_REL * (ca.abs().max_element() + cb.abs().max_element() + ra + rb);
-        let gap = (cb - ca).length() - ra - rb - slack;
-        gap.max(0.0)
-    }
-
-    /// Node and triangle pairs whose distance bound exceeds this cannot be (or tie with) the
-    /// closest pair: the least distance known so far plus the tie width.
-    fn limit(&self) -> f64 {
-        self.min_seen.min(self.bound) + self.tie
-    }
-
-    fn push_front(&mut self, i: u32, j: u32, distance: f64) {
-        self.mesh.front.push(FrontNode {
-            node_a: i,
-            node_b: j,
-            distance,
-            point_a: DVec3::NAN,
-            point_b: DVec3::NAN,
-        });
-    }
-
-    fn visit(&mut self, i: u32, j: u32) -> Result<(), PolycdError> {
-        if self.stopped {
-            return Ok(());
-        }
-        let gap = self.sphere_gap(i, j);
-        if gap > 0.0 && gap > self.limit() {
-            self.push_front(i, j, gap);
-            return Ok(());
-        }
-        let (a, b) = (self.a, self.b);
-        let (na, nb) = (&a.nodes[i as usize], &b.nodes[j as usize]);
-        let pc = self.mesh.node_pair(i, j);
-        let leaves = na.children.is_none() && nb.children.is_none();
-        let d = if leaves {
-            query::distance(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, Algorithm::Auto, pc)?
-        } else {
-            query::distance_or_overlap(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, Algorithm::VClip, pc)?
-        };
-        let hull_distance = match d {
-            Distance::Separated { distance, .. } => distance,
-            Distance::Penetrating { penetration, .. } => {
-                if let (true, Some(p)) = (leaves, penetration) {
-                    self.contacts.push(PieceContact {
-                        pieces: (na.piece, nb.piece),
-                        penetration: p,
-                    });
-                    if p.relative_depth > self.certain {
-                        self.deep = true;
-                        if self.stop.is_some() {
-                            self.stopped = true;
-                            return Ok(());
-                        }
-                    }
-                }
-                0.0
-            }
-            Distance::NotConverged { iterations } => {
-                return Err(PolycdError::CcdNotConverged {
-                    iterations,
-                    t_free: 0.0,
-                })
-            }
-        };
-        if hull_distance > 0.0 && hull_distance > self.limit() {
-            self.push_front(i, j, hull_distance);
-            return Ok(());
-        }
-        match (na.children, nb.children) {
-            (None, None) => {
-                // Once the surfaces are known to meet and a pair overlaps for certain, the
-                // answer is an overlap whatever the other triangles' distances: skip them.
-                if !(self.deep && self.min_seen == 0.0) {
-                    self.leaf_triangles(na.piece, nb.piece);
-                }
-                self.push_front(i, j, hull_distance);
-                Ok(())
-            }
-            (ca, cb) => {
-                let split_b = match (ca, cb) {
-                    (None, _) => true,
-                    (_, None) => false,
-                    _ => nb.scale() >= na.scale(),
-                };
-                if split_b {
-                    let (l, r) = cb.unwrap_or((j, j));
-                    let (l, r) = if self.sphere_gap(i, l) <= self.sphere_gap(i, r) {
-                        (l, r)
-                    } else {
-                        (r, l)
-                    };
-                    self.visit(i, l)?;
-                    self.visit(i, r)
-                } else {
-                    let (l, r) = ca.unwrap_or((i, i));
-                    let (l, r) = if self.sphere_gap(l, j) <= self.sphere_gap(r, j) {
-                        (l, r)
-                    } else {
-                        (r, l)
-                    };
-                    self.visit(l, j)?;
-                    self.visit(r, j)
-                }
-            }
-        }
-    }
-
-    /// Exact distances of the two pieces' triangles (in A's frame), pruned by their boxes.
-    ///
-    /// Ties: where the closest points are not unique (parallel faces, an edge parallel to a
-    /// face), several triangle pairs are equally near — e.g. a cube's facing quad and the
-    /// quads that share its edges. Among pairs within [`Search::tie`] of the best distance, the
-    /// pair whose triangles face each other best is kept (the sum of the cosines of the
-    /// outward normals with the closest direction), so the features named are the facing
-    /// faces where there are such.
-    fn leaf_triangles(&mut self, pa: u32, pb: u32) {
-        let (a, b) = (self.a, self.b);
-        self.tris_b.clear();
-        for &t in &b.pieces[pb as usize] {
-            let tri = b.triangles[t as usize].map(|v| {
-                let v = v as usize;
-                if self.stamps[v] != self.stamp {
-                    self.stamps[v] = self.stamp;
-                    self.verts_b[v] = self
-                        .pose_a
-                        .inverse_transform_point(self.pose_b.transform_point(b.vertices[v]));
-                }
-                self.verts_b[v]
-            });
-            self.tris_b.push(LeafTriangle::new(tri));
-        }
-        let facing = |t: &[DVec3; 3], dir: DVec3| {
-            let n = (t[1] - t[0]).cross(t[2] - t[0]);
-            let l = n.length() * dir.length();
-            if l > 0.0 {
-                n.dot(dir) / l
-            } else {
-                0.0
-            }
-        };
-        for &ta in &a.pieces[pa as usize] {
-            let la = LeafTriangle::new(a.triangles[ta as usize].map(|v| a.vertices[v as usize]));
-            let tri_a = la.corners;
-            for (k, &tb) in b.pieces[pb as usize].iter().enumerate() {
-                let lb = self.tris_b[k];
-                if la.gap(&lb) > self.limit() {
-                    continue;
-                }
-                let tri_b = lb.corners;
-                let d = triangle_distance(&tri_a, &tri_b);
-                if d.distance > self.limit() {
-                    continue;
-                }
-                let dir = d.point_b - d.point_a;
-                let score = if d.distance > 0.0 {
-                    facing(&tri_a, dir) - facing(&tri_b, dir)
-                } else {
-                    // Touching: the triangles whose normals are most opposed.
-                    let nb = (tri_b[1] - tri_b[0]).cross(tri_b[2] - tri_b[0]);
-                    -facing(&tri_a, nb)
-                };
-                let better = if d.distance < self.min_seen - self.tie {
-                    true
-                } else if score != self.best_score {
-                    score > self.best_score
-                } else {
-                    d.distance < self.best.distance
-                };
-                self.min_seen = self.min_seen.min(d.distance);
-                if better {
-                    self.best_score = score;
-                    self.best = Best {
-                        distance: d.distance,
-                        point_a: d.point_a,
-                        point_b: d.point_b,
-                        triangles: (ta, tb),
-                        features: (d.feature_a, d.feature_b),
-                        pieces: (pa, pb),
-                    };
-                }
-            }
-        }
     }
 }

@@ -1,0 +1,385 @@
+//! The branch and bound of [`super::intersect`], [`super::distance`] and
+//! [`super::contact_set`] over the two hull trees, with exact triangle distances at the leaves
+//! (method, pruning and termination: the parent module's documentation).
+
+use super::{Mode, PieceContact, SolidCache};
+use crate::contract::Distance;
+use crate::core::error::PolycdError;
+use crate::core::math::{DVec3, Pose};
+use crate::core::tolerance::CONTACT_REL;
+use crate::mesh::bvtt::{FrontNode, MeshCache};
+use crate::mesh::tri_dist::{triangle_distance, TriFeature};
+use crate::mesh::trimesh::TriMesh;
+use crate::query::{self, Algorithm};
+
+/// A triangle of B's leaf piece in A's frame, with its bounding box and ball (for pruning).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LeafTriangle {
+    corners: [DVec3; 3],
+    lo: DVec3,
+    hi: DVec3,
+    centre: DVec3,
+    radius: f64,
+}
+
+impl LeafTriangle {
+    fn new(corners: [DVec3; 3]) -> LeafTriangle {
+        let lo = corners[0].min(corners[1]).min(corners[2]);
+        let hi = corners[0].max(corners[1]).max(corners[2]);
+        let centre = (lo + hi) * 0.5;
+        let radius = corners.iter().fold(0.0f64, |r, c| r.max((*c - centre).length()));
+        LeafTriangle {
+            corners,
+            lo,
+            hi,
+            centre,
+            radius,
+        }
+    }
+
+    /// A lower bound of the distance of the two triangles: the larger of their boxes' gap and
+    /// their balls' gap, the latter less the rounding of the centres and radii
+    /// ([`CONTACT_REL`] of the magnitudes, as [`Search::sphere_gap`]), so it never exceeds the
+    /// exact distance by more than rounding far below the contact tolerance.
+    fn gap(&self, o: &LeafTriangle) -> f64 {
+        let boxes = (o.lo - self.hi).max(self.lo - o.hi).max(DVec3::ZERO).length();
+        let slack =
+            CONTACT_REL * (self.centre.abs().max_element() + o.centre.abs().max_element() + self.radius + o.radius);
+        let balls = (o.centre - self.centre).length() - self.radius - o.radius - slack;
+        boxes.max(balls)
+    }
+}
+
+/// The best leaf result of a search (A's frame).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Best {
+    pub(super) distance: f64,
+    pub(super) point_a: DVec3,
+    pub(super) point_b: DVec3,
+    pub(super) triangles: (u32, u32),
+    pub(super) features: (TriFeature, TriFeature),
+    pub(super) pieces: (u32, u32),
+    /// A certified lower bound of the surfaces' distance, for a search that met no triangle
+    /// pair within its limit (`distance` then +∞): the least bound of the pruned node pairs,
+    /// and the limit itself at measured leaves.
+    pub(super) floor: f64,
+}
+
+/// The branch and bound; `None` when `stop` (intersect) and a piece pair overlaps deeper than
+/// `certain`. `cap` bounds the distances searched for: with a finite `cap`, triangle pairs
+/// farther than `cap` + `tie` are pruned, so a search whose surfaces are farther apart meets
+/// none (`Best::distance` +∞, `Best::floor` a lower bound); a nearer minimum is still found
+/// exactly (its pair's bounds never exceed it).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn search(
+    a: &TriMesh,
+    pose_a: &Pose,
+    b: &TriMesh,
+    pose_b: &Pose,
+    mode: Mode,
+    certain: f64,
+    tie: f64,
+    cap: f64,
+    cache: &mut SolidCache,
+) -> Result<Option<Best>, PolycdError> {
+    cache.mesh.begin_query();
+    cache.mesh.front.clear();
+    cache.contacts.clear();
+    let nv = b.vertices.len();
+    if cache.stamps.len() < nv {
+        // Grows once per mesh size (not per query in steady state).
+        cache.stamps.resize(nv, 0);
+        cache.verts_b.resize(nv, DVec3::ZERO);
+    }
+    cache.stamp = cache.stamp.wrapping_add(1);
+    if cache.stamp == 0 {
+        cache.stamps.fill(0);
+        cache.stamp = 1;
+    }
+    // Coherence: the last query's closest triangles, at the new poses, bound the distance
+    // (any pair's distance is at least the minimum), so most of the trees are pruned at once.
+    // Only a bound: the pair is found again by the search if it is still the closest.
+    let bound = match cache.last_pair {
+        Some((ta, tb)) if (ta as usize) < a.triangles.len() && (tb as usize) < b.triangles.len() => {
+            let tri_a = a.triangles[ta as usize].map(|v| a.vertices[v as usize]);
+            let tri_b = b.triangles[tb as usize]
+                .map(|v| pose_a.inverse_transform_point(pose_b.transform_point(b.vertices[v as usize])));
+            triangle_distance(&tri_a, &tri_b).distance
+        }
+        _ => f64::INFINITY,
+    }
+    .min(cap);
+    let mut s = Search {
+        bound,
+        a,
+        pose_a,
+        b,
+        pose_b,
+        stop: (mode == Mode::Intersect).then_some(()),
+        certain,
+        deep: false,
+        tie,
+        floor: f64::INFINITY,
+        min_seen: f64::INFINITY,
+        best_score: f64::NEG_INFINITY,
+        stopped: false,
+        mesh: &mut cache.mesh,
+        contacts: &mut cache.contacts,
+        tris_b: &mut cache.tris_b,
+        verts_b: &mut cache.verts_b,
+        stamps: &mut cache.stamps,
+        stamp: cache.stamp,
+        best: Best {
+            distance: f64::INFINITY,
+            point_a: DVec3::NAN,
+            point_b: DVec3::NAN,
+            triangles: (0, 0),
+            features: (TriFeature::Face, TriFeature::Face),
+            pieces: (0, 0),
+            floor: f64::INFINITY,
+        },
+    };
+    s.visit(a.root, b.root)?;
+    let (stopped, mut best) = (s.stopped, s.best);
+    best.floor = s.floor;
+    if best.distance.is_finite() {
+        cache.last_pair = Some(best.triangles);
+    } else if stopped || !cap.is_finite() {
+        cache.last_pair = None;
+    }
+    // (A capped search that met nothing keeps the last pair: it still bounds the next
+    // search, and a query nearby is likely to need it.)
+    Ok((!stopped).then_some(best))
+}
+
+struct Search<'a> {
+    a: &'a TriMesh,
+    pose_a: &'a Pose,
+    b: &'a TriMesh,
+    pose_b: &'a Pose,
+    /// Stop at the first pair overlapping for certain (intersect).
+    stop: Option<()>,
+    /// A piece pair deeper than this overlaps for certain (the contact tolerance plus both
+    /// meshes' piece margins).
+    certain: f64,
+    /// Whether such a pair was met.
+    deep: bool,
+    /// Distances within this of the best are ties (the contact tolerance), broken by the
+    /// triangles' facing (see [`Search::leaf_triangles`]).
+    tie: f64,
+    /// The least bound of the pairs pruned so far (and the limit at measured leaves): a
+    /// lower bound of the surfaces' distance when no triangle pair is within the limit.
+    floor: f64,
+    /// The least triangle distance met (the best pair's may exceed it by a tie).
+    min_seen: f64,
+    /// An upper bound of the least triangle distance known before the search (the last
+    /// query's closest pair at the new poses; +∞ without one).
+    bound: f64,
+    /// The facing score of the best pair.
+    best_score: f64,
+    stopped: bool,
+    mesh: &'a mut MeshCache,
+    contacts: &'a mut Vec<PieceContact>,
+    tris_b: &'a mut Vec<LeafTriangle>,
+    verts_b: &'a mut [DVec3],
+    stamps: &'a mut [u32],
+    stamp: u32,
+    best: Best,
+}
+
+impl Search<'_> {
+    /// A lower bound of the distance of nodes `i` (A) and `j` (B) by their bounding spheres
+    /// (0 when they meet), widened by the rounding of the poses.
+    fn sphere_gap(&self, i: u32, j: u32) -> f64 {
+        let (ca, ra) = self.a.nodes[i as usize].bounding_sphere();
+        let (cb, rb) = self.b.nodes[j as usize].bounding_sphere();
+        let (ca, cb) = (self.pose_a.transform_point(ca), self.pose_b.transform_point(cb));
+        let slack = CONTACT_REL * (ca.abs().max_element() + cb.abs().max_element() + ra + rb);
+        let gap = (cb - ca).length() - ra - rb - slack;
+        gap.max(0.0)
+    }
+
+    /// Node and triangle pairs whose distance bound exceeds this cannot be (or tie with) the
+    /// closest pair: the least distance known so far plus the tie width.
+    fn limit(&self) -> f64 {
+        self.min_seen.min(self.bound) + self.tie
+    }
+
+    fn push_front(&mut self, i: u32, j: u32, distance: f64) {
+        self.mesh.front.push(FrontNode {
+            node_a: i,
+            node_b: j,
+            distance,
+            point_a: DVec3::NAN,
+            point_b: DVec3::NAN,
+        });
+    }
+
+    fn visit(&mut self, i: u32, j: u32) -> Result<(), PolycdError> {
+        if self.stopped {
+            return Ok(());
+        }
+        let gap = self.sphere_gap(i, j);
+        if gap > 0.0 && gap > self.limit() {
+            self.floor = self.floor.min(gap);
+            self.push_front(i, j, gap);
+            return Ok(());
+        }
+        let (a, b) = (self.a, self.b);
+        let (na, nb) = (&a.nodes[i as usize], &b.nodes[j as usize]);
+        let pc = self.mesh.node_pair(i, j);
+        let leaves = na.children.is_none() && nb.children.is_none();
+        let d = if leaves {
+            query::distance(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, Algorithm::Auto, pc)?
+        } else {
+            query::distance_or_overlap(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, Algorithm::VClip, pc)?
+        };
+        let hull_distance = match d {
+            Distance::Separated { distance, .. } => distance,
+            Distance::Penetrating { penetration, .. } => {
+                if let (true, Some(p)) = (leaves, penetration) {
+                    self.contacts.push(PieceContact {
+                        pieces: (na.piece, nb.piece),
+                        penetration: p,
+                    });
+                    if p.relative_depth > self.certain {
+                        self.deep = true;
+                        if self.stop.is_some() {
+                            self.stopped = true;
+                            return Ok(());
+                        }
+                    }
+                }
+                0.0
+            }
+            Distance::NotConverged { iterations } => {
+                return Err(PolycdError::CcdNotConverged {
+                    iterations,
+                    t_free: 0.0,
+                })
+            }
+        };
+        if hull_distance > 0.0 && hull_distance > self.limit() {
+            self.floor = self.floor.min(hull_distance);
+            self.push_front(i, j, hull_distance);
+            return Ok(());
+        }
+        match (na.children, nb.children) {
+            (None, None) => {
+                // Once the surfaces are known to meet and a pair overlaps for certain, the
+                // answer is an overlap whatever the other triangles' distances: skip them.
+                if !(self.deep && self.min_seen == 0.0) {
+                    self.leaf_triangles(na.piece, nb.piece);
+                    // Every triangle pair left is farther than the limit (and the hulls).
+                    self.floor = self.floor.min(self.limit().max(hull_distance));
+                }
+                self.push_front(i, j, hull_distance);
+                Ok(())
+            }
+            (ca, cb) => {
+                let split_b = match (ca, cb) {
+                    (None, _) => true,
+                    (_, None) => false,
+                    _ => nb.scale() >= na.scale(),
+                };
+                if split_b {
+                    let (l, r) = cb.unwrap_or((j, j));
+                    let (l, r) = if self.sphere_gap(i, l) <= self.sphere_gap(i, r) {
+                        (l, r)
+                    } else {
+                        (r, l)
+                    };
+                    self.visit(i, l)?;
+                    self.visit(i, r)
+                } else {
+                    let (l, r) = ca.unwrap_or((i, i));
+                    let (l, r) = if self.sphere_gap(l, j) <= self.sphere_gap(r, j) {
+                        (l, r)
+                    } else {
+                        (r, l)
+                    };
+                    self.visit(l, j)?;
+                    self.visit(r, j)
+                }
+            }
+        }
+    }
+
+    /// Exact distances of the two pieces' triangles (in A's frame), pruned by their boxes.
+    ///
+    /// Ties: where the closest points are not unique (parallel faces, an edge parallel to a
+    /// face), several triangle pairs are equally near — e.g. a cube's facing quad and the
+    /// quads that share its edges. Among pairs within [`Search::tie`] of the best distance, the
+    /// pair whose triangles face each other best is kept (the sum of the cosines of the
+    /// outward normals with the closest direction), so the features named are the facing
+    /// faces where there are such.
+    fn leaf_triangles(&mut self, pa: u32, pb: u32) {
+        let (a, b) = (self.a, self.b);
+        self.tris_b.clear();
+        for &t in &b.pieces[pb as usize] {
+            let tri = b.triangles[t as usize].map(|v| {
+                let v = v as usize;
+                if self.stamps[v] != self.stamp {
+                    self.stamps[v] = self.stamp;
+                    self.verts_b[v] = self
+                        .pose_a
+                        .inverse_transform_point(self.pose_b.transform_point(b.vertices[v]));
+                }
+                self.verts_b[v]
+            });
+            self.tris_b.push(LeafTriangle::new(tri));
+        }
+        let facing = |t: &[DVec3; 3], dir: DVec3| {
+            let n = (t[1] - t[0]).cross(t[2] - t[0]);
+            let l = n.length() * dir.length();
+            if l > 0.0 {
+                n.dot(dir) / l
+            } else {
+                0.0
+            }
+        };
+        for &ta in &a.pieces[pa as usize] {
+            let la = LeafTriangle::new(a.triangles[ta as usize].map(|v| a.vertices[v as usize]));
+            let tri_a = la.corners;
+            for (k, &tb) in b.pieces[pb as usize].iter().enumerate() {
+                let lb = self.tris_b[k];
+                if la.gap(&lb) > self.limit() {
+                    continue;
+                }
+                let tri_b = lb.corners;
+                let d = triangle_distance(&tri_a, &tri_b);
+                if d.distance > self.limit() {
+                    continue;
+                }
+                let dir = d.point_b - d.point_a;
+                let score = if d.distance > 0.0 {
+                    facing(&tri_a, dir) - facing(&tri_b, dir)
+                } else {
+                    // Touching: the triangles whose normals are most opposed.
+                    let nb = (tri_b[1] - tri_b[0]).cross(tri_b[2] - tri_b[0]);
+                    -facing(&tri_a, nb)
+                };
+                let better = if d.distance < self.min_seen - self.tie {
+                    true
+                } else if score != self.best_score {
+                    score > self.best_score
+                } else {
+                    d.distance < self.best.distance
+                };
+                self.min_seen = self.min_seen.min(d.distance);
+                if better {
+                    self.best_score = score;
+                    self.best = Best {
+                        distance: d.distance,
+                        point_a: d.point_a,
+                        point_b: d.point_b,
+                        triangles: (ta, tb),
+                        features: (d.feature_a, d.feature_b),
+                        pieces: (pa, pb),
+                        floor: f64::INFINITY,
+                    };
+                }
+            }
+        }
+    }
+}
