@@ -3,6 +3,11 @@
 //! penetration witnesses of [`super::distance`].
 //!
 //! Outline ([`contact_manifold`]):
+//! 0. Fast paths (`sat.rs`, same answers): the last frame's normal or separating direction
+//!    (kept in the cache, A's frame) re-checked first — separating the cores by more than the
+//!    margin plus the contact and face tolerances, the pair is apart and has no manifold; two
+//!    small overlapping solids (box pairs) get `s` and `n` from a separating-axis test over
+//!    face normals and Gauss-map-pruned edge pairs, the exact penetration EPA computes.
 //! 1. The cores' signed distance `s` and contact normal `n` (A toward B) as the rounded
 //!    distance measures them (GJK, EPA when overlapping; the normal never from two nearly
 //!    coincident points: see `rounded.rs`). A pair whose (rounded) signed distance exceeds
@@ -34,6 +39,9 @@
 //! to the world at the end. [`ManifoldCache`] holds the pair cache, the clip buffers and the
 //! manifold: in steady state a query allocates nothing; it also matches each point to the
 //! last frame's by feature pair, so ids persist for warm-started impulses.
+//!
+//! Modules: `clip` (step 3's clip), `features` (supports, feature pairs, the reduction, the
+//! parallel segments), `sat` (step 0).
 //!
 //! Loops: the clip runs once per side plane of the reference face over at most
 //! `incident + reference` vertices; the face scans are over the shapes' faces; every loop is
