@@ -372,6 +372,21 @@ pub const MANIFOLD_PARALLEL_SIN: f64 = 1e-9;
 /// pair differ by finite angles.
 pub const MANIFOLD_MERGE_COS: f64 = 1.0 - 1e-9;
 
+/// Contact manifolds: the separating-axis depth of two small polytopes (the fast path before
+/// GJK/EPA) is used only when every candidate axis shows them overlapping by more than this
+/// fraction of the pair scale. Shallower overlaps, touching and near-touching pairs are
+/// measured by GJK/EPA, whose touching/overlap decision (at the contact tolerance, 1e-14) is
+/// the reference near contact; the margin of 1e5 contact tolerances leaves every such pair to
+/// it whatever the rounding of the face and edge separations (~1e-16 × scale).
+pub const MANIFOLD_SAT_DEPTH_REL: f64 = 1e-9;
+
+/// Contact manifolds: a crossing edge pair of the separating-axis depth whose directions make
+/// a sine below this hands the pair to GJK/EPA. The pair's axis is the normalised cross
+/// product of the edges; its rounding (~1e-16) divided by the sine is the axis's direction
+/// error, and that times the scale the separation's error: below 1e-12 × scale (the manifold
+/// oracle's agreement) for sines of at least 1e-4.
+pub const MANIFOLD_SAT_EDGE_SIN: f64 = 1e-4;
+
 /// Contact features at the time of contact ([`crate::ccd::contact_features`]): a closest
 /// point within this fraction of the pair's summed scales of a vertex (or of an edge) is
 /// named by that vertex (edge) rather than by the edge (face) it lies on. The closest points
