@@ -28,6 +28,8 @@
 //! - `brute force`: the same parry boxes, all n(n−1)/2 pairs tested: the floor a broad phase
 //!   must beat (timed up to `BRUTE_MAX` bodies).
 //!
+//! `POLYCD_MANY_BODY_N=1000,5000` (environment) runs only those body counts.
+//!
 //! Checks on the first repetition, every frame: polycd's candidate set equals the set of
 //! overlapping polycd boxes (`check_invariants`: an x-sorted sweep oracle, exact and
 //! O(n log n + pairs overlapping in x), so it runs at 10⁵ bodies); parry's BVH pairs equal the
@@ -385,6 +387,11 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
     } else {
         (&[100, 1000, 5000, 10_000, 100_000], &[0.05, 0.2], 101, 3)
     };
+    // `POLYCD_MANY_BODY_N=1000,5000` runs only these body counts (both densities).
+    let custom: Option<Vec<usize>> = std::env::var("POLYCD_MANY_BODY_N")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect());
+    let sizes: &[usize] = custom.as_deref().unwrap_or(sizes);
     // Fewer frames for the large worlds (the scene of every frame is held in memory).
     let frames_for = |n: usize| match n {
         0..=5000 => frames,
