@@ -28,7 +28,8 @@
 //! - `brute force`: the same parry boxes, all n(n−1)/2 pairs tested: the floor a broad phase
 //!   must beat (timed up to `BRUTE_MAX` bodies).
 //!
-//! `POLYCD_MANY_BODY_N=1000,5000` (environment) runs only those body counts.
+//! `POLYCD_MANY_BODY_N=1000,5000` (environment) runs only those body counts;
+//! `POLYCD_GRID_MIN=N` sets the grid threshold of the `polycd broad` methods (to measure it).
 //!
 //! Checks on the first repetition, every frame: polycd's candidate set equals the set of
 //! overlapping polycd boxes (`check_invariants`: an x-sorted sweep oracle, exact and
@@ -149,6 +150,8 @@ fn world(
     let mut w = World::new(options);
     if !grid {
         w.set_grid_threshold(usize::MAX);
+    } else if let Some(t) = std::env::var("POLYCD_GRID_MIN").ok().and_then(|v| v.parse().ok()) {
+        w.set_grid_threshold(t);
     }
     for (i, &s) in sc.shape.iter().enumerate() {
         w.insert(pool[s].1.clone(), sc.frames[0][i].pose)

@@ -59,6 +59,8 @@ const ROW_STEPS: [u64; 4] = [
 pub(super) struct Grid {
     /// Cell side (0: none chosen yet).
     cell: f64,
+    /// `fl(1 / cell)`: cell coordinates by one multiplication.
+    inv: f64,
     origin: DVec3,
     /// Largest extent a small box may have: `cell / (1 + GRID_CELL_SLACK)`.
     small_max: f64,
@@ -86,10 +88,11 @@ impl Grid {
     /// valid) and classes every live box small or large.
     ///
     /// No overlapping pair is missed: the key coordinate of a value `v` is
-    /// `⌊fl(fl(v − o) / c)⌋`, monotone in `v` (a correctly rounded subtraction and division by
-    /// a positive constant are monotone). For a small box `i`, `max_i − min_i ≤ c / (1 + s)`
-    /// with `s = GRID_CELL_SLACK`, and the two rounded quotients differ from the exact ones by
-    /// at most `2⁻⁵¹ · 2²⁰` cells (quotients below `2²¹`), far below `s / (1 + s)`; so the
+    /// `⌊fl(fl(v − o) · fl(1/c))⌋`, monotone in `v` (a correctly rounded subtraction and
+    /// multiplication by a positive constant are monotone). For a small box `i`,
+    /// `max_i − min_i ≤ c / (1 + s)` with `s = GRID_CELL_SLACK`, and the rounded products
+    /// differ from the exact quotients by a few ulps of at most `2²¹` cells (below 2⁻³⁰ cells),
+    /// far below `s / (1 + s)`; so the
     /// cells of `min_i` and `max_i` differ by at most one. If `j` overlaps `i` on an axis,
     /// `min_i ≤ max_j` and `min_j ≤ max_i`, so by monotony `cell(min_j) ≤ cell(max_i) ≤
     /// cell(min_i) + 1`, and the same with `i` and `j` exchanged: home cells at most one apart.
@@ -120,11 +123,12 @@ impl Grid {
             let far = (hi - origin) / cell;
             origin.cmple(lo).all() && far.max_element() < MAX_CELLS
         };
-        // Kept while the cell is large enough, at most twice what is needed, and the boxes
-        // stay inside the key range above the origin.
-        if !(self.cell >= need && self.cell <= 2.0 * need && fits(self.cell, self.origin)) {
-            // Room to spare: growth by a quarter and drift by a few cells keep this grid.
-            let cell = (need * 1.25).max(span / (MAX_CELLS - 16.0));
+        // Kept while the cell is large enough, at most half as large again as needed (the
+        // tests per box grow as the cube of the cell), and the boxes stay inside the key range
+        // above the origin.
+        if !(self.cell >= need && self.cell <= 1.5 * need && fits(self.cell, self.origin)) {
+            // Room to spare: growth by a tenth and drift by a few cells keep this grid.
+            let cell = (need * 1.1).max(span / (MAX_CELLS - 16.0));
             self.cell = cell;
             self.origin = lo - DVec3::splat(4.0 * cell);
             if !fits(cell, self.origin) {
@@ -133,6 +137,7 @@ impl Grid {
                 self.cell = 0.0;
             }
         }
+        self.inv = 1.0 / self.cell;
         self.small_max = if self.cell > 0.0 {
             self.cell / (1.0 + GRID_CELL_SLACK)
         } else {
@@ -143,7 +148,7 @@ impl Grid {
 
     #[inline]
     fn key_of(&self, b: &Aabb) -> u64 {
-        let q = (b.min - self.origin) / self.cell;
+        let q = (b.min - self.origin) * self.inv;
         // In [0, 2²⁰) by `cell_side`; +1 leaves the cell below free for the `x − 1` range.
         let c = |v: f64| (v.floor() as u64) + 1;
         c(q.x) | (c(q.y) << CELL_BITS) | (c(q.z) << (2 * CELL_BITS))
@@ -239,28 +244,33 @@ impl Grid {
         for p in 0..n {
             let k = keys[p];
             let (ax, ay, az, bx, by, bz) = (lx[p], ly[p], lz[p], hx[p], hy[p], hz[p]);
-            let mut test = |q: usize| {
-                let hit = (ax <= hx[q]) & (lx[q] <= bx) & (ay <= hy[q]) & (ly[q] <= by) & (az <= hz[q]) & (lz[q] <= bz);
-                if hit {
-                    out.push(pair_key(ids[p], ids[q]));
-                }
-            };
-            // Own cell (the boxes after this one) and the next cell of the row.
-            let mut q = p + 1;
-            while q < n && keys[q] <= k + 1 {
-                test(q);
-                q += 1;
+            // The boxes from `q` on while their key is at most `to`: the six comparisons
+            // joined without branches, one branch on the (rare) hit.
+            macro_rules! scan {
+                ($q:expr, $to:expr) => {{
+                    let mut q = $q;
+                    while q < n && keys[q] <= $to {
+                        let hit = (ax <= hx[q])
+                            & (lx[q] <= bx)
+                            & (ay <= hy[q])
+                            & (ly[q] <= by)
+                            & (az <= hz[q])
+                            & (lz[q] <= bz);
+                        if hit {
+                            out.push(pair_key(ids[p], ids[q]));
+                        }
+                        q += 1;
+                    }
+                }};
             }
+            // Own cell (the boxes after this one) and the next cell of the row.
+            scan!(p + 1, k + 1);
             for (c, &step) in cursor.iter_mut().zip(&ROW_STEPS) {
                 let (from, to) = (k + step - 1, k + step + 1);
                 while *c < n && keys[*c] < from {
                     *c += 1;
                 }
-                let mut q = *c;
-                while q < n && keys[q] <= to {
-                    test(q);
-                    q += 1;
-                }
+                scan!(*c, to);
             }
         }
     }
