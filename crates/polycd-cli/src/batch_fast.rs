@@ -409,7 +409,7 @@ fn decimal_f64(mut w: u64, mut e: i64) -> Option<f64> {
         return Some(0.0);
     }
     // Trailing zeros of a fraction moved to the exponent: `1.50000000000000000` is `15e-1`.
-    while e < 0 && w % 10 == 0 {
+    while e < 0 && w.is_multiple_of(10) {
         w /= 10;
         e += 1;
     }
