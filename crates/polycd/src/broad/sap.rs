@@ -296,7 +296,7 @@ impl<P: PairData> SweepAndPrune<P> {
     }
 
     /// From this many live boxes on, [`update`](Self::update) finds the candidates with the
-    /// grid of [`super::grid`] (default [`GRID_MIN_BOXES`]; 0: always, `usize::MAX`: never).
+    /// uniform grid described at [`GRID_MIN_BOXES`] (default [`GRID_MIN_BOXES`]; 0: always, `usize::MAX`: never).
     /// The candidate set and the pairs' data are the same either way.
     pub fn set_grid_threshold(&mut self, boxes: usize) {
         self.grid_min = boxes;
