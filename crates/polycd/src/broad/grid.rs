@@ -38,8 +38,8 @@ use crate::core::tolerance::GRID_CELL_SLACK;
 /// merged into the sorted candidate list so pairs keep their data) instead of the incremental
 /// sweep, whose end-point exchanges grow as `n^(2/3)` per body at a fixed density
 /// ([`set_grid_threshold`](super::SweepAndPrune::set_grid_threshold)
-/// changes it). Measured in `bench many-body` (BENCHMARKS.md, "Many bodies"): the grid is
-/// ahead of the incremental sweep from a few hundred bodies on at both densities.
+/// changes it). The value is provisional: the crossover with the sweep was not measured on a
+/// quiet machine (BENCHMARKS.md, "Many bodies"; `POLYCD_GRID_MIN` in `bench many-body`).
 pub const GRID_MIN_BOXES: usize = 400;
 
 /// A box whose largest extent exceeds this many times the mean extent does not set the cell
