@@ -15,7 +15,7 @@
 //! scales, far from the origin, bad poses, stale handles, determinism. Larger runs are
 //! `#[ignore]`d.
 
-use polycd::broad::{Aabb, BodyHandle, PairAnswer, PairQuery, SweepAndPrune, World, WorldOptions};
+use polycd::broad::{Aabb, BodyHandle, PairAnswer, PairData, PairQuery, SweepAndPrune, World, WorldOptions};
 use polycd::query::{self, Algorithm, Distance, Status};
 use polycd::tolerance::AABB_PAD_REL;
 use polycd::{oracle, shapes, ConvexPolyhedron, DQuat, DVec3, PolycdError, Pose};
@@ -232,7 +232,23 @@ fn grow(b: Aabb, d: f64) -> Aabb {
 /// A random scene run: `frames` frames, broad-phase checks every frame, narrow-phase checks
 /// every `narrow_every` frames, random insertions and removals when `churn`.
 fn run_scene(n: usize, frames: usize, s: f64, origin: DVec3, seed: u64, options: WorldOptions, churn: bool) -> usize {
+    run_scene_grid(n, frames, s, origin, seed, options, churn, usize::MAX)
+}
+
+/// [`run_scene`] with the broad phase's grid from `grid` bodies on (`World::set_grid_threshold`).
+#[allow(clippy::too_many_arguments)]
+fn run_scene_grid(
+    n: usize,
+    frames: usize,
+    s: f64,
+    origin: DVec3,
+    seed: u64,
+    options: WorldOptions,
+    churn: bool,
+    grid: usize,
+) -> usize {
     let mut sc = Scene::new(n, s, origin, seed, options);
+    sc.world.set_grid_threshold(grid);
     let mut contacts = 0;
     for f in 0..frames {
         sc.step();
@@ -678,4 +694,139 @@ fn world_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<World>();
     check::<SweepAndPrune>();
+}
+
+#[test]
+fn grid_scenes_match_brute_force() {
+    // The same random scenes with the grid path on every frame (threshold 0): boxes,
+    // candidates and narrow-phase answers checked as above, with churn, at every scale.
+    let contacts = run_scene_grid(60, 150, 1.0, DVec3::ZERO, 1, WorldOptions::default(), true, 0);
+    assert!(contacts > 150, "only {contacts} contacts over 150 frames");
+    run_scene_grid(50, 60, 1e-6, DVec3::ZERO, 4, WorldOptions::default(), true, 0);
+    run_scene_grid(50, 60, 1e6, DVec3::ZERO, 5, WorldOptions::default(), true, 0);
+    run_scene_grid(
+        50,
+        60,
+        1.0,
+        DVec3::new(1e6, -2e6, 3e6),
+        6,
+        WorldOptions::default(),
+        false,
+        0,
+    );
+    // Switching between the paths as the body count crosses the threshold.
+    run_scene_grid(50, 100, 1.0, DVec3::ZERO, 9, WorldOptions::default(), true, 50);
+}
+
+/// Pair data that remembers which pair it was given to (0: fresh or reset).
+#[derive(Default, Debug)]
+struct Tag(u64);
+
+impl PairData for Tag {
+    fn reset(&mut self) {
+        self.0 = 0;
+    }
+}
+
+#[test]
+fn grid_and_sweep_agree_and_keep_pair_data() {
+    // Boxes of every kind — ordinary, points, flat, one in 20 a 50–100× outlier (the grid's large
+    // boxes), on a lattice (ties) or not — moving, jumping and coming and going, with the path
+    // switched between grid and sweep every 25 frames. Every frame: the candidate set equals an
+    // O(n²) brute force written here, and a pair that stays a candidate keeps its data.
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    let mut sap: SweepAndPrune<Tag> = SweepAndPrune::new();
+    let n = 150;
+    let mut boxes: Vec<Option<Aabb>> = vec![None; n];
+    let random_box = |rng: &mut ChaCha8Rng| {
+        let lattice = rng.random_bool(0.3);
+        let lo: [f64; 3] = std::array::from_fn(|_| {
+            let x: f64 = rng.random_range(0.0..12.0);
+            if lattice {
+                x.floor()
+            } else {
+                x
+            }
+        });
+        let kind = rng.random_range(0..20);
+        let size: [f64; 3] = std::array::from_fn(|k| match kind {
+            0 => 0.0,
+            1 if k == 0 => 0.0,
+            2 => 100.0 * rng.random_range(0.5..1.0),
+            _ if lattice => f64::from(rng.random_range(0..3)),
+            _ => rng.random_range(0.0..1.5),
+        });
+        bx(lo, std::array::from_fn(|k| lo[k] + size[k]))
+    };
+    let mut next_tag = 1u64;
+    let mut last: std::collections::HashMap<(u32, u32), u64> = Default::default();
+    let mut grid_frames = 0;
+    for frame in 0..200 {
+        let grid = (frame / 25) % 2 == 0;
+        sap.set_grid_threshold(if grid { 0 } else { usize::MAX });
+        grid_frames += usize::from(grid);
+        for (id, slot) in boxes.iter_mut().enumerate() {
+            let id = id as u32;
+            match slot {
+                None if rng.random_bool(0.3) => {
+                    let b = random_box(&mut rng);
+                    sap.insert(id, b).unwrap();
+                    *slot = Some(b);
+                }
+                Some(_) if rng.random_bool(0.02) => {
+                    assert!(sap.remove(id));
+                    *slot = None;
+                }
+                Some(b) if rng.random_bool(0.5) => {
+                    let jump = if frame % 40 == 39 { 6.0 } else { 0.3 };
+                    let d = DVec3::from_array(std::array::from_fn(|_| rng.random_range(-jump..jump)));
+                    *b = Aabb {
+                        min: b.min + d,
+                        max: b.max + d,
+                    };
+                    sap.set_aabb(id, *b).unwrap();
+                }
+                _ => {}
+            }
+        }
+        let st = sap.update();
+        sap.check_invariants().unwrap_or_else(|e| panic!("frame {frame}: {e}"));
+        let mut want = Vec::new();
+        for i in 0..n {
+            for j in i + 1..n {
+                if let (Some(a), Some(b)) = (boxes[i], boxes[j]) {
+                    if a.overlaps(&b) {
+                        want.push((i as u32, j as u32));
+                    }
+                }
+            }
+        }
+        let have: Vec<(u32, u32)> = sap.pairs().collect();
+        assert_eq!(have, want, "frame {frame} (grid: {grid})");
+        assert_eq!(st.candidates, want.len());
+        let mut now = std::collections::HashMap::new();
+        sap.for_each_pair_mut(|a, b, t| {
+            if t.0 == 0 {
+                t.0 = next_tag;
+                next_tag += 1;
+            } else {
+                assert_eq!(
+                    last.get(&(a, b)),
+                    Some(&t.0),
+                    "frame {frame}: pair ({a}, {b}) got another's data"
+                );
+            }
+            now.insert((a, b), t.0);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        // A pair that was a candidate last frame and still is keeps its tag.
+        for (k, t) in &now {
+            if let Some(old) = last.get(k) {
+                assert_eq!(old, t, "frame {frame}: pair {k:?} lost its data (grid: {grid})");
+            }
+        }
+        last = now;
+    }
+    assert!(grid_frames >= 100);
 }

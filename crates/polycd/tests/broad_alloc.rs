@@ -10,7 +10,7 @@
 //! (recycled) and the narrow phase. Overlapping pairs are kept out of the scene on purpose:
 //! V-Clip's penetration depth comes from EPA, whose scratch growth is a known exception of
 //! `tests/alloc.rs`; bodies here come close (well within their margins) but do not touch.
-//! A teleport frame (the rebuild path) is then measured too.
+//! A teleport frame (the rebuild path) is then measured too, and a period on the grid path.
 
 use polycd::broad::{World, WorldOptions};
 use polycd::{shapes, DQuat, DVec3, Pose};
@@ -89,4 +89,17 @@ fn world_frames_do_not_allocate() {
         }
     });
     assert_eq!(n, 0, "rebuild frames allocated {n} times");
+    // The grid path (from `GRID_MIN_BOXES` bodies on; here forced): two periods to warm up,
+    // then a third must not allocate either.
+    world.set_grid_threshold(0);
+    for f in 0..2 * PERIOD {
+        frame(&mut world, f);
+    }
+    let n = count(|| {
+        for f in 2 * PERIOD..3 * PERIOD {
+            let st = frame(&mut world, f);
+            assert_eq!(st.sweep.swaps, 0, "the grid path makes no exchanges");
+        }
+    });
+    assert_eq!(n, 0, "grid frames allocated {n} times");
 }

@@ -10,11 +10,14 @@
 //!
 //! Methods, each over the same frames (time per frame: the frames' total over their count,
 //! median over the repetitions, methods interleaved per repetition):
-//! - `polycd SAP`: `broad::World` — set every pose (which recomputes the body's box by six
-//!   warm support climbs) and run the sweep-and-prune;
-//! - `polycd SAP + V-Clip`: the same plus V-Clip distance on every candidate pair (each pair
+//! - `polycd broad`: `broad::World` — set every pose (which recomputes the body's box by six
+//!   warm support climbs, or one pass over a small hull's vertices) and run the broad phase
+//!   (incremental sweep-and-prune below `broad::GRID_MIN_BOXES` bodies, the grid from there);
+//! - `polycd broad + V-Clip`: the same plus V-Clip distance on every candidate pair (each pair
 //!   keeps its `PairCache` while it is a candidate: the World's default);
-//! - `polycd SAP + GJK ∩`: the same with GJK's boolean intersection test;
+//! - `polycd broad + GJK ∩`: the same with GJK's boolean intersection test;
+//! - `polycd sweep only`: `polycd broad` with the grid turned off (`set_grid_threshold(MAX)`):
+//!   the incremental sweep at every n, to show where it loses;
 //! - `parry3d BVH`: `parry3d_f64::partitioning::Bvh` — every leaf updated from
 //!   `ConvexPolyhedron::aabb` (all vertices through the pose), `refit`, `optimize_incremental`
 //!   (as rapier uses it every step), then `traverse_bvtt_single_tree` without change detection
@@ -23,10 +26,15 @@
 //!   (parry keeps no per-pair state; `distance` stops at 0 for overlapping shapes, so
 //!   `contact` measures their depth, as polycd's distance answer carries it);
 //! - `brute force`: the same parry boxes, all n(n−1)/2 pairs tested: the floor a broad phase
-//!   must beat.
+//!   must beat (timed up to `BRUTE_MAX` bodies).
 //!
-//! Checks on the first repetition, every frame: polycd's candidate set equals the O(n²) set of
-//! overlapping polycd boxes (its invariant); parry's BVH pairs equal the brute force's; the
+//! `POLYCD_MANY_BODY_N=1000,5000` (environment) runs only those body counts;
+//! `POLYCD_GRID_MIN=N` sets the grid threshold of the `polycd broad` methods (to measure it).
+//!
+//! Checks on the first repetition, every frame: polycd's candidate set equals the set of
+//! overlapping polycd boxes (`check_invariants`: an x-sorted sweep oracle, exact and
+//! O(n log n + pairs overlapping in x), so it runs at 10⁵ bodies); parry's BVH pairs equal the
+//! brute force's count (above `BRUTE_MAX`, the same x-sorted sweep's count); the
 //! contacts (touching or overlapping pairs) of V-Clip, of GJK's test and of parry's
 //! `intersection_test` are the same set (a pair polycd calls *touching* may go either way).
 
@@ -48,14 +56,15 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// The methods, in table order.
-const METHODS: [&str; 7] = [
-    "polycd SAP",
-    "polycd SAP + V-Clip",
-    "polycd SAP + GJK ∩",
+const METHODS: [&str; 8] = [
+    "polycd broad",
+    "polycd broad + V-Clip",
+    "polycd broad + GJK ∩",
     "parry3d BVH",
     "parry3d BVH + ∩",
     "parry3d BVH + distance",
     "brute force",
+    "polycd sweep only",
 ];
 
 /// The shapes bodies are drawn from (polycd hull and parry twin).
@@ -132,8 +141,18 @@ pub(crate) fn scene(
 
 /// A polycd world with the scene's first frame in it (one update done: the timed frames are
 /// the coherent ones).
-fn world(pool: &[(Body, Arc<polycd::ConvexPolyhedron>)], sc: &Scene, options: WorldOptions) -> Result<World, String> {
+fn world(
+    pool: &[(Body, Arc<polycd::ConvexPolyhedron>)],
+    sc: &Scene,
+    options: WorldOptions,
+    grid: bool,
+) -> Result<World, String> {
     let mut w = World::new(options);
+    if !grid {
+        w.set_grid_threshold(usize::MAX);
+    } else if let Some(t) = std::env::var("POLYCD_GRID_MIN").ok().and_then(|v| v.parse().ok()) {
+        w.set_grid_threshold(t);
+    }
     for (i, &s) in sc.shape.iter().enumerate() {
         w.insert(pool[s].1.clone(), sc.frames[0][i].pose)
             .map_err(|e| e.to_string())?;
@@ -151,16 +170,18 @@ struct Log {
     pairs: Vec<usize>,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn polycd_run(
     pool: &[(Body, Arc<polycd::ConvexPolyhedron>)],
     sc: &Scene,
     options: WorldOptions,
     narrow: bool,
+    grid: bool,
     log: Option<&mut Log>,
     ctx: &mut Context,
     case: &str,
 ) -> Result<(f64, f64), String> {
-    let mut w = world(pool, sc, options)?;
+    let mut w = world(pool, sc, options, grid)?;
     let handles: Vec<_> = w.handles().collect();
     let mut log = log;
     let mut total = 0.0;
@@ -178,7 +199,7 @@ fn polycd_run(
         total += start.elapsed().as_secs_f64();
         swaps += w.stats().sweep.swaps;
         if let Some(log) = log.as_deref_mut() {
-            // Outside the clock: the invariant against brute force (same boxes).
+            // Outside the clock: the invariant against the sweep oracle (same boxes).
             if let Err(e) = w.broad_phase().check_invariants() {
                 ctx.disagree(
                     format!("{case}, frame {f}"),
@@ -273,25 +294,57 @@ fn parry_run(
     total / (sc.frames.len() - 1) as f64
 }
 
+/// Above this many bodies the brute force is not timed (n²/2 box tests a frame: seconds at
+/// 10⁵); its pair count, which checks parry's BVH, then comes from [`sweep_count`].
+const BRUTE_MAX: usize = 5000;
+
+/// The number of overlapping pairs of `boxes` by sorting on the lower x bound and testing each
+/// box against the following ones that start before it ends: every pair skipped is apart in x,
+/// so the count equals the brute force's (O(n log n + pairs overlapping in x)).
+fn sweep_count(boxes: &[ParryAabb]) -> usize {
+    let mut idx: Vec<usize> = (0..boxes.len()).collect();
+    idx.sort_by(|&i, &j| boxes[i].mins.x.total_cmp(&boxes[j].mins.x));
+    let mut count = 0;
+    for (a, &i) in idx.iter().enumerate() {
+        for &j in &idx[a + 1..] {
+            if boxes[j].mins.x > boxes[i].maxs.x {
+                break;
+            }
+            count += usize::from(boxes[i].intersects(&boxes[j]));
+        }
+    }
+    count
+}
+
 fn brute_run(pool: &[(Body, Arc<polycd::ConvexPolyhedron>)], sc: &Scene, log: Option<&mut Log>) -> f64 {
     let n = sc.shape.len();
     let mut boxes: Vec<ParryAabb> = Vec::with_capacity(n);
     let mut log = log;
+    if n > BRUTE_MAX && log.is_none() {
+        return f64::NAN;
+    }
     let mut total = 0.0;
     for frame in sc.frames.iter().skip(1) {
         let start = Instant::now();
         boxes.clear();
         boxes.extend((0..n).map(|i| pool[sc.shape[i]].0.parry.aabb(&frame[i].parry)));
         let mut count = 0usize;
-        for i in 0..n {
-            for j in i + 1..n {
-                count += usize::from(boxes[i].intersects(&boxes[j]));
+        if n > BRUTE_MAX {
+            count = sweep_count(&boxes);
+        } else {
+            for i in 0..n {
+                for j in i + 1..n {
+                    count += usize::from(boxes[i].intersects(&boxes[j]));
+                }
             }
         }
         total += start.elapsed().as_secs_f64();
         if let Some(log) = log.as_deref_mut() {
             log.pairs.push(count);
         }
+    }
+    if n > BRUTE_MAX {
+        return f64::NAN;
     }
     total / (sc.frames.len() - 1) as f64
 }
@@ -333,9 +386,20 @@ fn mean_usize(v: &[usize]) -> f64 {
 
 pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
     let (sizes, densities, frames, reps): (&[usize], &[f64], usize, usize) = if opts.quick {
-        (&[100, 300], &[0.1], 12, 1)
+        (&[100, 300, 2000], &[0.1], 12, 1)
     } else {
-        (&[100, 1000, 5000], &[0.05, 0.2], 101, 3)
+        (&[100, 1000, 5000, 10_000, 100_000], &[0.05, 0.2], 101, 3)
+    };
+    // `POLYCD_MANY_BODY_N=1000,5000` runs only these body counts (both densities).
+    let custom: Option<Vec<usize>> = std::env::var("POLYCD_MANY_BODY_N")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect());
+    let sizes: &[usize] = custom.as_deref().unwrap_or(sizes);
+    // Fewer frames for the large worlds (the scene of every frame is held in memory).
+    let frames_for = |n: usize| match n {
+        0..=5000 => frames,
+        5001..=20_000 => frames.min(41),
+        _ => frames.min(11),
     };
     let pool = pool()?;
     ctx.peers.push(METHODS[3]);
@@ -343,8 +407,10 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
     ctx.peers.push(METHODS[5]);
     ctx.start_progress((sizes.len() * densities.len() * reps) as u64);
     ctx.table.push_str(&format!(
-        "== many-body: n convex bodies moving coherently, ms per frame ({} frames, median of {reps}) ==\n",
-        frames - 1
+        "== many-body: n convex bodies moving coherently, ms per frame ({} frames, {} at 10 000, {} at 100 000; median of {reps}; brute force timed up to {BRUTE_MAX}) ==\n",
+        frames - 1,
+        frames_for(10_000) - 1,
+        frames_for(100_000) - 1
     ));
     let mut header: Vec<String> = vec!["n".into(), "density".into()];
     header.extend(METHODS.iter().map(|m| m.to_string()));
@@ -353,8 +419,9 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             "candidates",
             "parry pairs",
             "contacts",
-            "swaps",
+            "sweep swaps",
             "parry ÷ polycd: broad",
+            "sweep only",
             "∩",
             "distance",
         ]
@@ -368,6 +435,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
         for &n in sizes {
             let case = format!("n = {n}, density {density}");
             let seed = opts.seed.wrapping_add(7000 + n as u64 + (density * 1e3) as u64);
+            let frames = frames_for(n);
             let sc = scene(&pool, n, density, frames, seed);
             let vclip = WorldOptions::default();
             let gjk = WorldOptions {
@@ -381,15 +449,16 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
                 let first = rep == 0;
                 let mut l = logs.iter_mut();
                 let mut next = || l.next().filter(|_| first);
-                let (t0, s) = polycd_run(&pool, &sc, vclip, false, next(), ctx, &case)?;
-                swaps = s;
-                times[0].push(t0);
-                times[1].push(polycd_run(&pool, &sc, vclip, true, next(), ctx, &case)?.0);
-                times[2].push(polycd_run(&pool, &sc, gjk, true, next(), ctx, &case)?.0);
+                times[0].push(polycd_run(&pool, &sc, vclip, false, true, next(), ctx, &case)?.0);
+                times[1].push(polycd_run(&pool, &sc, vclip, true, true, next(), ctx, &case)?.0);
+                times[2].push(polycd_run(&pool, &sc, gjk, true, true, next(), ctx, &case)?.0);
                 times[3].push(parry_run(&pool, &sc, ParryNarrow::None, next()));
                 times[4].push(parry_run(&pool, &sc, ParryNarrow::Intersect, next()));
                 times[5].push(parry_run(&pool, &sc, ParryNarrow::Distance, next()));
                 times[6].push(brute_run(&pool, &sc, next()));
+                let (t7, s) = polycd_run(&pool, &sc, vclip, false, false, next(), ctx, &case)?;
+                swaps = s;
+                times[7].push(t7);
                 ctx.progress.tick(1);
             }
             // Checks (first repetition).
@@ -403,6 +472,14 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
                     );
                 }
             }
+            if logs[7].pairs != logs[0].pairs {
+                ctx.disagree(
+                    case.clone(),
+                    METHODS[7],
+                    METHODS[0],
+                    "candidate counts differ".to_string(),
+                );
+            }
             compare_contacts(ctx, &case, METHODS[2], METHODS[1], &logs[2], &logs[1]);
             compare_contacts(ctx, &case, METHODS[4], METHODS[1], &logs[4], &logs[1]);
             compare_contacts(ctx, &case, METHODS[5], METHODS[1], &logs[5], &logs[1]);
@@ -412,22 +489,32 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             let contacts =
                 logs[1].contacts.iter().map(|c| c.len()).sum::<usize>() as f64 / logs[1].contacts.len().max(1) as f64;
             let mut r = vec![n.to_string(), format!("{density}")];
-            r.extend(ms.iter().map(|x| format!("{x:.3}")));
+            r.extend(
+                ms.iter()
+                    .map(|x| if x.is_nan() { "–".into() } else { format!("{x:.3}") }),
+            );
             r.push(format!("{cand:.0}"));
             r.push(format!("{parry_pairs:.0}"));
             r.push(format!("{contacts:.1}"));
             r.push(format!("{swaps:.0}"));
             // Same question on both sides: broad phase, boolean test, distance (with depth).
             r.push(ratio(ms[3] / ms[0]));
+            r.push(ratio(ms[3] / ms[7]));
             r.push(ratio(ms[4] / ms[2]));
             r.push(ratio(ms[5] / ms[1]));
             t.row(r);
             let mut csv = vec![n.to_string(), format!("{density}"), (frames - 1).to_string()];
-            csv.extend(ms.iter().map(|x| crate::csv::num(*x)));
-            csv.extend([cand, parry_pairs, contacts, swaps].iter().map(|x| crate::csv::num(*x)));
+            csv.extend(ms[..7].iter().map(|x| crate::csv::num(*x)));
+            csv.extend(
+                [cand, parry_pairs, contacts, swaps, ms[7]]
+                    .iter()
+                    .map(|x| crate::csv::num(*x)),
+            );
             rows.push(csv);
             for (m, &x) in ms.iter().enumerate() {
-                curves[di][m].push((n as f64, x));
+                if x.is_finite() {
+                    curves[di][m].push((n as f64, x));
+                }
             }
         }
     }
@@ -468,6 +555,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
         "parry_pairs_mean",
         "contacts_mean",
         "swaps_mean",
+        "polycd_sweep_only_ms",
     ]
     .to_vec();
     csv_out(ctx, "many-body.csv", &header, &rows)

@@ -60,9 +60,11 @@
 //! the candidates through [`crate::query`] with the chosen [`Algorithm`](crate::query::Algorithm), and lists the
 //! answers in a deterministic order (sorted by body handle).
 
+mod grid;
 mod sap;
 mod world;
 
+pub use grid::{GRID_MIN_BOXES, LARGE_BOX_FACTOR};
 pub use sap::{Aabb, PairData, SweepAndPrune, SweepStats, REBUILD_SWAPS_PER_ENDPOINT};
 pub use world::{
     BodyHandle, PairAnswer, PairQuery, PairReport, PairState, World, WorldOptions, WorldStats, PARALLEL_MIN_PAIRS,

@@ -418,6 +418,13 @@ impl World {
         self.serial = !on;
     }
 
+    /// From this many bodies on, the broad phase finds its candidates by a uniform grid
+    /// instead of the incremental sweep ([`SweepAndPrune::set_grid_threshold`]; default
+    /// [`super::GRID_MIN_BOXES`]). The reports are the same either way.
+    pub fn set_grid_threshold(&mut self, bodies: usize) {
+        self.sap.set_grid_threshold(bodies);
+    }
+
     /// The figures of the last update.
     pub fn stats(&self) -> WorldStats {
         self.stats

@@ -187,6 +187,13 @@ pub const COVER_SLACK: f64 = 1e-9;
 /// candidates in practice.
 pub const AABB_PAD_REL: f64 = 1e-13;
 
+/// The broad phase's grid ([`crate::broad::SweepAndPrune`] with many boxes) makes its cell
+/// side this fraction larger than the largest box it holds. The home cells of two overlapping
+/// boxes are then at most one apart per axis even after the rounding of the cell coordinates
+/// (a few ulps of at most 2²⁰ cells, ~1e-10 of a cell): the slack only has to exceed that.
+/// It decides which pairs are tested, never the answer (every test is exact).
+pub const GRID_CELL_SLACK: f64 = 1e-3;
+
 /// A quaternion given to the broad phase's world ([`crate::broad::World::set_pose`]) must have
 /// a squared length within this of 1; it is then normalised. Rounding drift of unit
 /// quaternions is far smaller (one product moves the length by a few ulps; a million

@@ -1,0 +1,303 @@
+//! Candidate pairs of many boxes by a uniform grid, recomputed every frame: the path
+//! [`SweepAndPrune`](super::SweepAndPrune) takes from [`GRID_MIN_BOXES`] live boxes on.
+//!
+//! **Why not the sweep there.** Incremental sweep-and-prune costs one step per end-point
+//! exchange. Bodies spread through a volume pass each other's end points on every axis, and the
+//! exchanges per body grow as `n^(2/3)` at a fixed density (15 per body at 5 000 bodies in
+//! `bench many-body`, about 110 at 100 000), each touching two boxes at random places in
+//! memory. A single sorted axis instead tests every pair whose x intervals overlap: `n²·w/L`
+//! for boxes of width `w` in a world of side `L`. The grid's work per frame is linear: each box
+//! is tested against the boxes of 13.5 neighbouring cells on average.
+//!
+//! **Method.** The cell side `c` is at least the largest extent of every *small* box (all
+//! boxes except outliers larger than [`LARGE_BOX_FACTOR`] × the mean extent), so a box spans
+//! at most two cells per axis. Each small box is keyed by the cell of its min corner (`x`
+//! fastest); boxes are kept sorted by key (insertion sort of the previous frame's order under
+//! coherence, a full sort otherwise). Two overlapping small boxes have home cells at most one
+//! apart per axis, so each box is tested against the boxes after it in its own cell, in the
+//! next cell of its row, and in the three cells `x − 1 … x + 1` of four forward rows
+//! (`(y + 1, z)`, `(y − 1 … y + 1, z + 1)`): 13 forward neighbour cells, each unordered pair
+//! once. The rows' key ranges grow with the box's key, so four cursors walk the sorted keys
+//! once per frame (no search). Large boxes are tested against every box. Every test is the
+//! exact closed-box test [`Aabb::overlaps`]'s comparisons, so the result is exactly the set of
+//! overlapping pairs whatever the cell arithmetic rounds (that only decides which pairs are
+//! tested; the proof that no overlapping pair is missed is at [`Grid::cell_side`]).
+//!
+//! The cell side and origin are kept from frame to frame while they stay valid (so keys, and
+//! the sorted order, change only as boxes move), and recomputed with room to spare otherwise.
+
+use super::sap::Aabb;
+use crate::core::hash::pair_key;
+use crate::core::math::DVec3;
+use crate::core::tolerance::GRID_CELL_SLACK;
+
+/// From this many live boxes on, [`SweepAndPrune::update`](super::SweepAndPrune::update)
+/// finds the candidates with a uniform grid, recomputed every frame (cell side: the largest
+/// box extent, outliers beyond [`LARGE_BOX_FACTOR`] × the mean tested against every box; each
+/// box tested exactly against the boxes of its own and 13 forward neighbour cells; the result
+/// merged into the sorted candidate list so pairs keep their data) instead of the incremental
+/// sweep, whose end-point exchanges grow as `n^(2/3)` per body at a fixed density
+/// ([`set_grid_threshold`](super::SweepAndPrune::set_grid_threshold)
+/// changes it). The value is provisional: the crossover with the sweep was not measured on a
+/// quiet machine (BENCHMARKS.md, "Many bodies"; `POLYCD_GRID_MIN` in `bench many-body`).
+pub const GRID_MIN_BOXES: usize = 400;
+
+/// A box whose largest extent exceeds this many times the mean extent does not set the cell
+/// size: it is tested against every box instead (a ground plane among pebbles).
+pub const LARGE_BOX_FACTOR: f64 = 8.0;
+
+/// Bits of a cell coordinate in the key (three per key, `x` lowest).
+const CELL_BITS: u32 = 21;
+/// The largest cell coordinate range used: keys leave one cell of room on both sides.
+const MAX_CELLS: f64 = (1u64 << 20) as f64;
+/// Row offsets in key space of the four forward rows: `(dy, dz)` = `(1, 0)`, `(−1, 1)`,
+/// `(0, 1)`, `(1, 1)`.
+const ROW_STEPS: [u64; 4] = [
+    1 << CELL_BITS,
+    (1 << (2 * CELL_BITS)) - (1 << CELL_BITS),
+    1 << (2 * CELL_BITS),
+    (1 << (2 * CELL_BITS)) + (1 << CELL_BITS),
+];
+
+/// The grid's state (cell side and origin kept across frames) and scratch.
+#[derive(Debug, Default)]
+pub(super) struct Grid {
+    /// Cell side (0: none chosen yet).
+    cell: f64,
+    /// `fl(1 / cell)`: cell coordinates by one multiplication.
+    inv: f64,
+    origin: DVec3,
+    /// Largest extent a small box may have: `cell / (1 + GRID_CELL_SLACK)`.
+    small_max: f64,
+    /// `(key, id)` of the small boxes, sorted by key (kept: next frame's starting order).
+    order: Vec<(u64, u32)>,
+    /// Scratch: the next order being assembled.
+    next: Vec<(u64, u32)>,
+    /// Per id: the frame it was last placed in `next` (to append boxes new to the grid).
+    seen: Vec<u32>,
+    /// Per id: 0 dead, 1 small, 2 large (this frame).
+    class: Vec<u8>,
+    /// Per id: this frame's key (small boxes).
+    key: Vec<u64>,
+    large: Vec<u32>,
+    /// Sorted keys and the boxes' bounds in sorted order (contiguous for the inner loops).
+    keys: Vec<u64>,
+    ids: Vec<u32>,
+    lo: [Vec<f64>; 3],
+    hi: [Vec<f64>; 3],
+    stamp: u32,
+}
+
+impl Grid {
+    /// Chooses the cell side and origin for this frame (keeps the last ones when still
+    /// valid) and classes every live box small or large.
+    ///
+    /// No overlapping pair is missed: the key coordinate of a value `v` is
+    /// `⌊fl(fl(v − o) · fl(1/c))⌋`, monotone in `v` (a correctly rounded subtraction and
+    /// multiplication by a positive constant are monotone). For a small box `i`,
+    /// `max_i − min_i ≤ c / (1 + s)` with `s = GRID_CELL_SLACK`, and the rounded products
+    /// differ from the exact quotients by a few ulps of at most `2²¹` cells (below 2⁻³⁰ cells),
+    /// far below `s / (1 + s)`; so the
+    /// cells of `min_i` and `max_i` differ by at most one. If `j` overlaps `i` on an axis,
+    /// `min_i ≤ max_j` and `min_j ≤ max_i`, so by monotony `cell(min_j) ≤ cell(max_i) ≤
+    /// cell(min_i) + 1`, and the same with `i` and `j` exchanged: home cells at most one apart.
+    fn cell_side(&mut self, boxes: &[Aabb], live: &[bool]) -> bool {
+        let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+        let (mut sum, mut count) = (0.0, 0usize);
+        for (b, _) in boxes.iter().zip(live).filter(|(_, &l)| l) {
+            lo = lo.min(b.min);
+            hi = hi.max(b.max);
+            sum += (b.max - b.min).max_element();
+            count += 1;
+        }
+        if count == 0 {
+            return false;
+        }
+        let cut = LARGE_BOX_FACTOR * (sum / count as f64);
+        let mut rmax: f64 = 0.0;
+        for (b, _) in boxes.iter().zip(live).filter(|(_, &l)| l) {
+            let e = (b.max - b.min).max_element();
+            if e <= cut {
+                rmax = rmax.max(e);
+            }
+        }
+        let span = (hi - lo).max_element();
+        let need = (rmax * (1.0 + GRID_CELL_SLACK)).max(span / MAX_CELLS);
+        let need = if need > 0.0 { need } else { 1.0 };
+        let fits = |cell: f64, origin: DVec3| {
+            let far = (hi - origin) / cell;
+            origin.cmple(lo).all() && far.max_element() < MAX_CELLS
+        };
+        // Kept while the cell is large enough, at most half as large again as needed (the
+        // tests per box grow as the cube of the cell), and the boxes stay inside the key range
+        // above the origin.
+        if !(self.cell >= need && self.cell <= 1.5 * need && fits(self.cell, self.origin)) {
+            // Room to spare: growth by a tenth and drift by a few cells keep this grid.
+            let cell = (need * 1.1).max(span / (MAX_CELLS - 16.0));
+            self.cell = cell;
+            self.origin = lo - DVec3::splat(4.0 * cell);
+            if !fits(cell, self.origin) {
+                // Unreachable for finite boxes (the cell covers the span in MAX_CELLS − 16
+                // cells); stay exact by treating every box as large.
+                self.cell = 0.0;
+            }
+        }
+        self.inv = 1.0 / self.cell;
+        self.small_max = if self.cell > 0.0 {
+            self.cell / (1.0 + GRID_CELL_SLACK)
+        } else {
+            -1.0
+        };
+        true
+    }
+
+    #[inline]
+    fn key_of(&self, b: &Aabb) -> u64 {
+        let q = (b.min - self.origin) * self.inv;
+        // In [0, 2²⁰) by `cell_side`; +1 leaves the cell below free for the `x − 1` range.
+        let c = |v: f64| (v.floor() as u64) + 1;
+        c(q.x) | (c(q.y) << CELL_BITS) | (c(q.z) << (2 * CELL_BITS))
+    }
+
+    /// The pair keys ([`pair_key`]) of every two live boxes that overlap (closed boxes), sorted,
+    /// into `out` (cleared first).
+    pub(super) fn pairs(&mut self, boxes: &[Aabb], live: &[bool], out: &mut Vec<u64>) {
+        out.clear();
+        if !self.cell_side(boxes, live) {
+            self.order.clear();
+            return;
+        }
+        let n_ids = boxes.len();
+        if self.class.len() < n_ids {
+            self.class.resize(n_ids, 0);
+            self.key.resize(n_ids, 0);
+            self.seen.resize(n_ids, 0);
+        }
+        self.large.clear();
+        for (i, (b, &l)) in boxes.iter().zip(live).enumerate() {
+            self.class[i] = if !l {
+                0
+            } else if (b.max - b.min).max_element() <= self.small_max {
+                self.key[i] = self.key_of(b);
+                1
+            } else {
+                self.large.push(i as u32);
+                2
+            };
+        }
+        // Last frame's order first (nearly sorted under coherence), then boxes new to the grid.
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen.iter_mut().for_each(|s| *s = 0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        self.next.clear();
+        for &(_, id) in &self.order {
+            let i = id as usize;
+            if i < n_ids && self.class[i] == 1 && self.seen[i] != stamp {
+                self.seen[i] = stamp;
+                self.next.push((self.key[i], id));
+            }
+        }
+        for i in 0..n_ids {
+            if self.class[i] == 1 && self.seen[i] != stamp {
+                self.seen[i] = stamp;
+                self.next.push((self.key[i], i as u32));
+            }
+        }
+        std::mem::swap(&mut self.order, &mut self.next);
+        sort_coherent(&mut self.order);
+        self.keys.clear();
+        self.ids.clear();
+        for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
+            v.clear();
+        }
+        for &(k, id) in &self.order {
+            let b = &boxes[id as usize];
+            self.keys.push(k);
+            self.ids.push(id);
+            for a in 0..3 {
+                self.lo[a].push(b.min[a]);
+                self.hi[a].push(b.max[a]);
+            }
+        }
+        self.sweep(out);
+        // Large boxes against every live box (a pair of large boxes once).
+        for &l in &self.large {
+            let bl = &boxes[l as usize];
+            for (j, b) in boxes.iter().enumerate() {
+                let c = self.class[j];
+                let take = c == 1 || (c == 2 && j as u32 > l);
+                if take && bl.overlaps(b) {
+                    out.push(pair_key(l, j as u32));
+                }
+            }
+        }
+        out.sort_unstable();
+    }
+
+    /// The small boxes' pairs (see the module docs).
+    fn sweep(&self, out: &mut Vec<u64>) {
+        let n = self.keys.len();
+        let keys = &self.keys[..];
+        let [lx, ly, lz] = &self.lo;
+        let [hx, hy, hz] = &self.hi;
+        let (lx, ly, lz, hx, hy, hz) = (&lx[..n], &ly[..n], &lz[..n], &hx[..n], &hy[..n], &hz[..n]);
+        let ids = &self.ids[..n];
+        let mut cursor = [0usize; 4];
+        for p in 0..n {
+            let k = keys[p];
+            let (ax, ay, az, bx, by, bz) = (lx[p], ly[p], lz[p], hx[p], hy[p], hz[p]);
+            // The boxes from `q` on while their key is at most `to`: the six comparisons
+            // joined without branches, one branch on the (rare) hit.
+            macro_rules! scan {
+                ($q:expr, $to:expr) => {{
+                    let mut q = $q;
+                    while q < n && keys[q] <= $to {
+                        let hit = (ax <= hx[q])
+                            & (lx[q] <= bx)
+                            & (ay <= hy[q])
+                            & (ly[q] <= by)
+                            & (az <= hz[q])
+                            & (lz[q] <= bz);
+                        if hit {
+                            out.push(pair_key(ids[p], ids[q]));
+                        }
+                        q += 1;
+                    }
+                }};
+            }
+            // Own cell (the boxes after this one) and the next cell of the row.
+            scan!(p + 1, k + 1);
+            for (c, &step) in cursor.iter_mut().zip(&ROW_STEPS) {
+                let (from, to) = (k + step - 1, k + step + 1);
+                while *c < n && keys[*c] < from {
+                    *c += 1;
+                }
+                scan!(*c, to);
+            }
+        }
+    }
+}
+
+/// Sorts by key: insertion sort while the order is nearly sorted (at most a few moves per
+/// entry), a full sort otherwise.
+fn sort_coherent(v: &mut [(u64, u32)]) {
+    let budget = 4 * v.len() + 64;
+    let mut moves = 0usize;
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].0 > e.0 {
+            v[j] = v[j - 1];
+            j -= 1;
+            moves += 1;
+        }
+        v[j] = e;
+        if moves > budget {
+            v.sort_unstable_by_key(|e| e.0);
+            return;
+        }
+    }
+}
