@@ -38,9 +38,10 @@ use crate::core::tolerance::GRID_CELL_SLACK;
 /// merged into the sorted candidate list so pairs keep their data) instead of the incremental
 /// sweep, whose end-point exchanges grow as `n^(2/3)` per body at a fixed density
 /// ([`set_grid_threshold`](super::SweepAndPrune::set_grid_threshold)
-/// changes it). The value is provisional: the crossover with the sweep was not measured on a
-/// quiet machine (BENCHMARKS.md, "Many bodies"; `POLYCD_GRID_MIN` in `bench many-body`).
-pub const GRID_MIN_BOXES: usize = 400;
+/// changes it). The value comes from one loaded run of `bench many-body` (BENCHMARKS.md,
+/// "Many bodies"): the sweep was faster at 1 000 bodies at both densities, the grid at 5 000;
+/// the crossover was not measured on a quiet machine (`POLYCD_GRID_MIN` in the bench).
+pub const GRID_MIN_BOXES: usize = 2_000;
 
 /// A box whose largest extent exceeds this many times the mean extent does not set the cell
 /// size: it is tested against every box instead (a ground plane among pebbles).
