@@ -2,13 +2,20 @@
 //! Dobkin & Kirkpatrick, "Determining the separation of preprocessed polyhedra", 1990).
 //!
 //! Outline:
-//! 1. Level 0 is the polyhedron. Level i+1 is the convex hull of level i's vertices minus an
-//!    independent set `R_i` of vertices of degree ≤ [`MAX_REMOVED_DEGREE`], chosen greedily in
-//!    order of increasing residual degree (the number of still-free neighbours: a vertex that
-//!    blocks few others goes first, so the set is large).
+//! 1. Level 0 is the polyhedron, its polygonal faces triangulated by a fan from their first
+//!    corner (a simplicial polyhedron is unchanged). Level i+1 is the convex hull of level i's
+//!    vertices minus an independent set `R_i` of vertices of degree ≤ [`MAX_REMOVED_DEGREE`],
+//!    chosen greedily in order of increasing residual degree (the number of still-free
+//!    neighbours: a vertex that blocks few others goes first, so the set is large). Every
+//!    level is kept as a rotation system (each vertex's neighbours counter-clockwise, two
+//!    consecutive ones spanning a triangle), and level i+1 is built from level i by filling
+//!    each removed vertex's hole (its link, ≤ 11 corners) by ear clipping under exact
+//!    `orient3d` tests (`fill_hole`), the survivors' rings patched in place — O(n) per
+//!    level, O(n) in all, no hull.
 //! 2. The construction stops when a level has at most [`TOP_SIZE`] vertices, when fewer than
-//!    1/[`MIN_REMOVED_FRACTION`] of the vertices can be removed, or when the hull of the
-//!    survivors would not keep every survivor as a vertex (tolerant facet merging).
+//!    1/[`MIN_REMOVED_FRACTION`] of the vertices can be removed, or when a hole cannot be
+//!    filled convexly (no valid ear, a repeated edge, or a new edge that is not locally
+//!    convex: only on degenerate input; the levels so far are kept).
 //! 3. Per level we store, for each surviving vertex `v`, its index on the level below and the
 //!    positions and indices of its *removed* neighbours on the level below (contiguous), and
 //!    the top level's positions (contiguous, scanned linearly).
@@ -31,8 +38,17 @@
 //!
 //! Departures from the paper: the descent examines only the removed neighbours of the current
 //! maximiser (a plain list rather than the paper's cone test, the same set of candidates with
-//! no extra geometry), and the levels are built by re-running the hull on the survivors rather
-//! than re-triangulating holes, which keeps the hull code the single source of topology.
+//! no extra geometry); polygonal faces are triangulated first, so flat regions carry diagonals
+//! (harmless: a local maximum over a supergraph of the edge graph is still a global one).
+//!
+//! Cost (10⁶ points on a sphere, BENCHMARKS.md "Building large hulls"): the hierarchy was
+//! built by re-running the hull on each level's survivors (≈ 1.3 n more points through
+//! Quickhull and the merge, about half of `polycd info`); the hole filling costs a few exact
+//! `orient3d` per removed vertex. The levels' vertex sets are the same kind as before, but a
+//! level's ring order — and so the greedy choice on the levels above the first — is now the
+//! rotation order rather than the hull's face order: level sizes above level 1 may differ from
+//! the hull-based build, and hierarchical supports still return a maximiser (ties may pick
+//! another of the tied vertices).
 
 use crate::core::math::DVec3;
 use crate::core::predicates::{orient3d, Orientation};
