@@ -299,6 +299,13 @@ impl Rotation {
     /// vertices keep their rings unchanged, so a simplicial polyhedron's rotation is its
     /// adjacency. O(E).
     fn of_polyhedron(poly: &TopologyView) -> Self {
+        if poly.faces().iter().all(|f| f.len == 3) {
+            // Simplicial: the rings are the adjacency (one sequential copy, no face reads).
+            return Self {
+                start: poly.adj_start.to_vec(),
+                adj: poly.adj_vertex.to_vec(),
+            };
+        }
         let mut start = Vec::with_capacity(poly.vertices().len() + 1);
         let mut adj = Vec::with_capacity(poly.adj_vertex.len());
         start.push(0u32);
