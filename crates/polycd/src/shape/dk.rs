@@ -122,12 +122,13 @@ impl DkHierarchy {
         // Current level: positions and rotation system in local indices.
         let mut pos: Vec<DVec3> = poly.vertices().to_vec();
         let mut rot = Rotation::of_polyhedron(poly);
+        let mut fixed = corners_of_bent_faces(poly);
         let mut scratch = Scratch::default();
         observe(&pos, &rot, None);
         // Each level removes at least one vertex, so at most n levels.
         while pos.len() > TOP_SIZE {
             let n = pos.len();
-            let count = independent_set(&rot, &mut scratch);
+            let count = independent_set(&rot, &fixed, &mut scratch);
             if count == 0 || count * MIN_REMOVED_FRACTION < n {
                 break;
             }
@@ -154,6 +155,9 @@ impl DkHierarchy {
             }
             meta.push([u32::MAX, cands.len() as u32]);
             levels.push(Level { meta, cands });
+            if !fixed.is_empty() {
+                fixed = (0..n).filter(|&v| state[v] != REMOVED).map(|v| fixed[v]).collect();
+            }
             pos = next.pos;
             rot = next.rot;
             observe(&pos, &rot, levels.last());
@@ -340,6 +344,38 @@ impl Rotation {
     }
 }
 
+/// Which vertices are corners of a *bent* face: a polygonal face whose corners are not
+/// exactly coplanar (the hull merges facets within its coplanarity tolerance). Its fan
+/// triangles may meet at an edge that is reflex by a rounding error, so the exact hole filling
+/// would refuse every hole next to it: such corners and their neighbours are never removed,
+/// and the fan stays as it is on every level. Empty when there is no bent face (every
+/// simplicial polyhedron, and exactly planar faces such as a box's). O(E).
+fn corners_of_bent_faces(poly: &TopologyView) -> Vec<bool> {
+    let he = poly.half_edges();
+    let mut fixed: Vec<bool> = Vec::new();
+    for face in poly.faces().iter().filter(|f| f.len > 3) {
+        let mut corners = Vec::with_capacity(face.len as usize);
+        let mut h = face.half_edge;
+        for _ in 0..face.len {
+            corners.push(he[h as usize].origin);
+            h = he[h as usize].next;
+        }
+        let p = |k: usize| poly.vertex(corners[k]);
+        let bent = corners[3..]
+            .iter()
+            .any(|&c| orient3d(p(0), p(1), p(2), poly.vertex(c)) != Orientation::On)
+            || orient3d(p(0), p(1), p(2), p(0) + poly.face(he[face.half_edge as usize].face).normal)
+                == Orientation::On;
+        if bent {
+            fixed.resize(poly.vertices().len(), false);
+            for &c in &corners {
+                fixed[c as usize] = true;
+            }
+        }
+    }
+    fixed
+}
+
 /// Scratch reused across levels.
 #[derive(Default)]
 struct Scratch {
@@ -359,7 +395,7 @@ struct Scratch {
 /// A lazy bucket queue: an entry is stale when its vertex is no longer free or its residual
 /// degree has dropped since it was pushed. Each vertex is pushed once initially and at most
 /// once per neighbour that becomes blocked, so the loop is bounded by n + 2·(edges).
-fn independent_set(rot: &Rotation, s: &mut Scratch) -> usize {
+fn independent_set(rot: &Rotation, fixed: &[bool], s: &mut Scratch) -> usize {
     let n = rot.start.len() - 1;
     s.by_degree.resize(MAX_REMOVED_DEGREE + 1, Vec::new());
     for b in &mut s.by_degree {
@@ -375,6 +411,13 @@ fn independent_set(rot: &Rotation, s: &mut Scratch) -> usize {
     }
     s.state.clear();
     s.state.resize(n, FREE);
+    // A corner of a bent face, or a neighbour of one, stays (see `corners_of_bent_faces`).
+    for (v, _) in fixed.iter().enumerate().filter(|(_, &f)| f) {
+        s.state[v] = BLOCKED;
+        for &w in rot.around(v as u32) {
+            s.state[w as usize] = BLOCKED;
+        }
+    }
     let mut count = 0usize;
     let mut bucket = 0usize;
     while bucket <= MAX_REMOVED_DEGREE {

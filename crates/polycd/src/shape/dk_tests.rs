@@ -232,3 +232,30 @@ fn lattices_and_polygonal_faces_give_convex_nested_levels_and_exact_ties() {
         check_supports(p, &random_dirs(5_000, 9), false, name);
     }
 }
+
+/// A face merged within the hull's coplanarity tolerance but not exactly planar (a square
+/// with one corner raised by 2⁻⁵⁰) does not stop the hierarchy: its corners and their
+/// neighbours stay, the rest of the surface is coarsened, and supports are maximisers. (A
+/// 10⁶-point sphere has such a face: before, its hierarchy stopped at level 0.)
+#[test]
+fn a_bent_face_does_not_stop_the_hierarchy() {
+    let r = 3f64.sqrt();
+    let mut pts: Vec<DVec3> = sphere_points(4000, 11, true)
+        .into_iter()
+        .map(|p| p * r)
+        .filter(|p| p.z < 0.999)
+        .collect();
+    pts.extend([
+        DVec3::new(1.0, 1.0, 1.0),
+        DVec3::new(-1.0, 1.0, 1.0),
+        DVec3::new(-1.0, -1.0, 1.0),
+        DVec3::new(1.0, -1.0, 1.0 + f64::powi(2.0, -50)),
+    ]);
+    let p = ConvexPolyhedron::from_points(&pts).unwrap();
+    assert!(p.faces().iter().any(|f| f.len == 4), "the square is one (bent) face");
+    assert!(!corners_of_bent_faces(&p.topology()).is_empty());
+    let sizes = p.hierarchy().level_sizes();
+    assert!(*sizes.last().unwrap() <= 64, "{sizes:?}");
+    check_supports(&p, &random_dirs(20_000, 5), false, "bent square");
+    check_supports(&p, &[DVec3::Z, -DVec3::Z, DVec3::X, DVec3::Y], false, "bent square");
+}
