@@ -364,8 +364,7 @@ fn corners_of_bent_faces(poly: &TopologyView) -> Vec<bool> {
         let bent = corners[3..]
             .iter()
             .any(|&c| orient3d(p(0), p(1), p(2), poly.vertex(c)) != Orientation::On)
-            || orient3d(p(0), p(1), p(2), p(0) + poly.face(he[face.half_edge as usize].face).normal)
-                == Orientation::On;
+            || orient3d(p(0), p(1), p(2), p(0) + face.normal) == Orientation::On;
         if bent {
             fixed.resize(poly.vertices().len(), false);
             for &c in &corners {

@@ -120,9 +120,10 @@ impl ConvexPolyhedron {
     ///   ≈ 30 %, [`Phase::Topology`] (half-edges by sorted edge lists, rings, planes,
     ///   O(E log d)) ≈ 25 %, [`Phase::Tables`] (support hints, cones, CD-Dual's table, O(V))
     ///   ≈ 13 %. Not here: the DK hierarchy ([`hierarchy`](Self::hierarchy)) and V-Clip's
-    ///   tables are built on first use — the hierarchy re-runs the hull on the survivors of
-    ///   each level (≈ 1.3 n more points, ≈ 20 s of CPU at 10⁶, as much again as all of
-    ///   the above); [`validate`](Self::validate) is O(V + E + F), about 1 s.
+    ///   tables are built on first use — the hierarchy fills each removed vertex's hole
+    ///   locally (O(n) in all, a few seconds of CPU at 10⁶; it re-ran the hull on each
+    ///   level's survivors before, ≈ 20 s); [`validate`](Self::validate) is O(V + E + F),
+    ///   about 1 s. The construction steps are in `shape/construct.rs`.
     pub fn from_points_with_progress(
         points: &[DVec3],
         progress: &mut dyn FnMut(Phase, u64, u64),
@@ -382,8 +383,8 @@ impl ConvexPolyhedron {
         }
         face.1
     }
-    /// The Dobkin–Kirkpatrick hierarchy of this shape, built on the first call (O(n log n):
-    /// a hull of each level's survivors; about half of a 10⁶-vertex hull's construction).
+    /// The Dobkin–Kirkpatrick hierarchy of this shape, built on the first call (O(n): each
+    /// level's holes filled locally, see [`crate::shape::dk`]).
     pub fn hierarchy(&self) -> &DkHierarchy {
         self.dk.get_or_init(|| DkHierarchy::build(&self.topology()))
     }
