@@ -301,11 +301,14 @@ fn link_twins(half_edges: &mut [HalfEdge], (out_start, by_origin): ByOrigin) -> 
     Ok(edges)
 }
 
+/// `(start, neighbours, outgoing half-edges)`: see [`vertex_rings`].
+type Rings = (Vec<u32>, Vec<u32>, Vec<u32>);
+
 /// Each vertex's neighbours and outgoing half-edges, counter-clockwise seen from outside,
 /// starting from its last outgoing half-edge in face order: `(start, vertices, half_edges)`
 /// in CSR form. Refuses a vertex on no face, a non-manifold vertex (more than one fan), and a
 /// vertex of fewer than three edges.
-fn vertex_rings(half_edges: &[HalfEdge], nv: usize) -> Result<(Vec<u32>, Vec<u32>, Vec<u32>), PolycdError> {
+fn vertex_rings(half_edges: &[HalfEdge], nv: usize) -> Result<Rings, PolycdError> {
     let mut out: Vec<u32> = vec![u32::MAX; nv];
     let mut degree: Vec<u32> = vec![0; nv];
     for (i, h) in half_edges.iter().enumerate() {

@@ -160,7 +160,7 @@ fn sphere_points(n: usize, seed: u64, on_surface: bool) -> Vec<DVec3> {
             rng.random_range(-1.0..1.0),
         );
         let l = p.length();
-        if l > 1.0 || l < 1e-3 {
+        if !(1e-3..=1.0).contains(&l) {
             continue;
         }
         out.push(if on_surface { p / l } else { p });

@@ -190,7 +190,7 @@ impl FlatTopology {
             t.adj_half_edge.extend_from_slice(&[k, n + back]);
             t.adj_start.push(t.adj_vertex.len() as u32);
         }
-        t.face_vertex.extend_from_slice(&boundary);
+        t.face_vertex.extend_from_slice(boundary);
         t.face_start.push(n);
         t.face_vertex.push(boundary[0]);
         t.face_vertex.extend(boundary[1..].iter().rev());

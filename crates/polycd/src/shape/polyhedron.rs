@@ -121,8 +121,8 @@ impl ConvexPolyhedron {
     ///   O(E log d)) ≈ 25 %, [`Phase::Tables`] (support hints, cones, CD-Dual's table, O(V))
     ///   ≈ 13 %. Not here: the DK hierarchy ([`hierarchy`](Self::hierarchy)) and V-Clip's
     ///   tables are built on first use — the hierarchy fills each removed vertex's hole
-    ///   locally (O(n) in all, a few seconds of CPU at 10⁶; it re-ran the hull on each
-    ///   level's survivors before, ≈ 20 s); [`validate`](Self::validate) is O(V + E + F),
+    ///   locally (O(n) in all, ≈ 14 s of CPU at 10⁶, mostly memory traffic; it re-ran the
+    ///   hull on each level's survivors before, ≈ 20 s); [`validate`](Self::validate) is O(V + E + F),
     ///   about 1 s. The construction steps are in `shape/construct.rs`.
     pub fn from_points_with_progress(
         points: &[DVec3],
