@@ -80,6 +80,170 @@ pub fn require_solids(
     Ok(())
 }
 
+/// The topology arrays of a point, segment or polygon, and its centroid.
+struct FlatTopology {
+    half_edges: Vec<HalfEdge>,
+    edges: Vec<Edge>,
+    faces: Vec<Face>,
+    adj_start: Vec<u32>,
+    adj_vertex: Vec<u32>,
+    adj_half_edge: Vec<u32>,
+    face_start: Vec<u32>,
+    face_vertex: Vec<u32>,
+    centroid: DVec3,
+}
+
+impl FlatTopology {
+    fn empty(centroid: DVec3) -> Self {
+        Self {
+            half_edges: Vec::new(),
+            edges: Vec::new(),
+            faces: Vec::new(),
+            adj_start: vec![0u32],
+            adj_vertex: Vec::new(),
+            adj_half_edge: Vec::new(),
+            face_start: vec![0u32],
+            face_vertex: Vec::new(),
+            centroid,
+        }
+    }
+
+    /// A point: one vertex, no edge, no face.
+    fn point(p: DVec3) -> Self {
+        let mut t = Self::empty(p);
+        t.adj_start.push(0);
+        t
+    }
+
+    /// A segment: one edge, its two half-edges, no face.
+    fn segment(vertices: &[DVec3]) -> Self {
+        let mut t = Self::empty(DVec3::ZERO);
+        for (k, (o, e)) in [(0u32, 0u32), (1, 1)].into_iter().enumerate() {
+            t.half_edges.push(HalfEdge {
+                origin: o,
+                twin: 1 - e,
+                next: 1 - e,
+                prev: 1 - e,
+                face: NO_FACE,
+                edge: 0,
+            });
+            t.adj_vertex.push(1 - o);
+            t.adj_half_edge.push(k as u32);
+            t.adj_start.push(k as u32 + 1);
+        }
+        t.edges.push(Edge {
+            vertices: [0, 1],
+            faces: [NO_FACE, NO_FACE],
+            half_edge: 0,
+        });
+        t.centroid = vertices[0] + (vertices[1] - vertices[0]) * 0.5;
+        t
+    }
+
+    /// A polygon from its boundary (counter-clockwise about face 0's normal): two faces,
+    /// face 0 and its reverse; normal and centroid on coordinates scaled by `s`.
+    fn polygon(vertices: &[DVec3], boundary: &[u32], s: f64) -> Result<Self, PolycdError> {
+        let nv = vertices.len();
+        let inv = 1.0 / s;
+        let mut t = Self::empty(DVec3::ZERO);
+        let n = boundary.len() as u32;
+        if n < 3 || boundary.len() != nv {
+            return Err(PolycdError::InvalidBoundary(format!(
+                "internal: a polygon of {nv} vertices with a boundary of {n}"
+            )));
+        }
+        let at = |k: u32| boundary[(k % n) as usize];
+        // Face 0's half-edges k: at(k) → at(k+1); face 1's n + k: at(k+1) → at(k).
+        for k in 0..n {
+            t.half_edges.push(HalfEdge {
+                origin: at(k),
+                twin: n + k,
+                next: (k + 1) % n,
+                prev: (k + n - 1) % n,
+                face: 0,
+                edge: k,
+            });
+        }
+        for k in 0..n {
+            t.half_edges.push(HalfEdge {
+                origin: at(k + 1),
+                twin: k,
+                next: n + (k + n - 1) % n,
+                prev: n + (k + 1) % n,
+                face: 1,
+                edge: k,
+            });
+            t.edges.push(Edge {
+                vertices: [at(k), at(k + 1)],
+                faces: [0, 1],
+                half_edge: k,
+            });
+        }
+        // Vertex rings: the outgoing half-edge on face 0, then the one on face 1.
+        let mut pos = vec![0u32; nv];
+        for k in 0..n {
+            pos[at(k) as usize] = k;
+        }
+        for &k in &pos {
+            let back = (k + n - 1) % n;
+            t.adj_vertex.extend_from_slice(&[at(k + 1), at(back)]);
+            t.adj_half_edge.extend_from_slice(&[k, n + back]);
+            t.adj_start.push(t.adj_vertex.len() as u32);
+        }
+        t.face_vertex.extend_from_slice(boundary);
+        t.face_start.push(n);
+        t.face_vertex.push(boundary[0]);
+        t.face_vertex.extend(boundary[1..].iter().rev());
+        t.face_start.push(2 * n);
+        // Newell normal (on scaled coordinates about the vertex mean) and the area
+        // centroid by a fan from corner 0.
+        let mean = vertices.iter().fold(DVec3::ZERO, |a, p| a + *p) / nv as f64;
+        let rel = |v: u32| (vertices[v as usize] - mean) * s;
+        let mut normal = DVec3::ZERO;
+        for k in 0..n {
+            normal += rel(at(k)).cross(rel(at(k + 1)));
+        }
+        let len = normal.length();
+        if !(len > 0.0) || !len.is_finite() {
+            return Err(PolycdError::InvalidBoundary("the polygon has zero area".into()));
+        }
+        let normal = normal / len;
+        let (mut area, mut moment) = (0.0, DVec3::ZERO);
+        for k in 1..n - 1 {
+            let (a, b, c) = (rel(at(0)), rel(at(k)), rel(at(k + 1)));
+            let w = (b - a).cross(c - a).dot(normal);
+            area += w;
+            moment += (a + b + c) * w;
+        }
+        t.centroid = if area > 0.0 {
+            mean + moment / (3.0 * area) * inv
+        } else {
+            mean
+        };
+        let offset = vertices
+            .iter()
+            .map(|v| normal.dot(*v))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let back = vertices
+            .iter()
+            .map(|v| -normal.dot(*v))
+            .fold(f64::NEG_INFINITY, f64::max);
+        t.faces.push(Face {
+            normal,
+            offset,
+            half_edge: 0,
+            len: n,
+        });
+        t.faces.push(Face {
+            normal: -normal,
+            offset: back,
+            half_edge: n + n - 1,
+            len: n,
+        });
+        Ok(t)
+    }
+}
+
 /// The face id stored where a segment's edge and half-edges would name a face (it has none).
 pub const NO_FACE: u32 = u32::MAX;
 
@@ -92,7 +256,6 @@ impl ConvexPolyhedron {
             source,
             boundary,
         } = h;
-        let nv = vertices.len();
         let magnitude = vertices.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
         let s = pow2_normaliser(magnitude).unwrap_or(1.0);
         let inv = 1.0 / s;
@@ -101,138 +264,22 @@ impl ConvexPolyhedron {
             lo = lo.min(*p);
             hi = hi.max(*p);
         }
-        let mut half_edges = Vec::new();
-        let mut edges = Vec::new();
-        let mut faces = Vec::new();
-        let mut adj_start = vec![0u32];
-        let mut adj_vertex = Vec::new();
-        let mut adj_half_edge = Vec::new();
-        let mut face_start = vec![0u32];
-        let mut face_vertex = Vec::new();
-        let centroid;
-        match dimension {
-            0 => {
-                adj_start.push(0);
-                centroid = vertices[0];
-            }
-            1 => {
-                for (k, (o, e)) in [(0u32, 0u32), (1, 1)].into_iter().enumerate() {
-                    half_edges.push(HalfEdge {
-                        origin: o,
-                        twin: 1 - e,
-                        next: 1 - e,
-                        prev: 1 - e,
-                        face: NO_FACE,
-                        edge: 0,
-                    });
-                    adj_vertex.push(1 - o);
-                    adj_half_edge.push(k as u32);
-                    adj_start.push(k as u32 + 1);
-                }
-                edges.push(Edge {
-                    vertices: [0, 1],
-                    faces: [NO_FACE, NO_FACE],
-                    half_edge: 0,
-                });
-                centroid = vertices[0] + (vertices[1] - vertices[0]) * 0.5;
-            }
-            _ => {
-                let n = boundary.len() as u32;
-                if n < 3 || boundary.len() != nv {
-                    return Err(PolycdError::InvalidBoundary(format!(
-                        "internal: a polygon of {nv} vertices with a boundary of {n}"
-                    )));
-                }
-                let at = |k: u32| boundary[(k % n) as usize];
-                // Face 0's half-edges k: at(k) → at(k+1); face 1's n + k: at(k+1) → at(k).
-                for k in 0..n {
-                    half_edges.push(HalfEdge {
-                        origin: at(k),
-                        twin: n + k,
-                        next: (k + 1) % n,
-                        prev: (k + n - 1) % n,
-                        face: 0,
-                        edge: k,
-                    });
-                }
-                for k in 0..n {
-                    half_edges.push(HalfEdge {
-                        origin: at(k + 1),
-                        twin: k,
-                        next: n + (k + n - 1) % n,
-                        prev: n + (k + 1) % n,
-                        face: 1,
-                        edge: k,
-                    });
-                    edges.push(Edge {
-                        vertices: [at(k), at(k + 1)],
-                        faces: [0, 1],
-                        half_edge: k,
-                    });
-                }
-                // Vertex rings: the outgoing half-edge on face 0, then the one on face 1.
-                let mut pos = vec![0u32; nv];
-                for k in 0..n {
-                    pos[at(k) as usize] = k;
-                }
-                for &k in &pos {
-                    let back = (k + n - 1) % n;
-                    adj_vertex.extend_from_slice(&[at(k + 1), at(back)]);
-                    adj_half_edge.extend_from_slice(&[k, n + back]);
-                    adj_start.push(adj_vertex.len() as u32);
-                }
-                face_vertex.extend_from_slice(&boundary);
-                face_start.push(n);
-                face_vertex.push(boundary[0]);
-                face_vertex.extend(boundary[1..].iter().rev());
-                face_start.push(2 * n);
-                // Newell normal (on scaled coordinates about the vertex mean) and the area
-                // centroid by a fan from corner 0.
-                let mean = vertices.iter().fold(DVec3::ZERO, |a, p| a + *p) / nv as f64;
-                let rel = |v: u32| (vertices[v as usize] - mean) * s;
-                let mut normal = DVec3::ZERO;
-                for k in 0..n {
-                    normal += rel(at(k)).cross(rel(at(k + 1)));
-                }
-                let len = normal.length();
-                if !(len > 0.0) || !len.is_finite() {
-                    return Err(PolycdError::InvalidBoundary("the polygon has zero area".into()));
-                }
-                let normal = normal / len;
-                let (mut area, mut moment) = (0.0, DVec3::ZERO);
-                for k in 1..n - 1 {
-                    let (a, b, c) = (rel(at(0)), rel(at(k)), rel(at(k + 1)));
-                    let w = (b - a).cross(c - a).dot(normal);
-                    area += w;
-                    moment += (a + b + c) * w;
-                }
-                centroid = if area > 0.0 {
-                    mean + moment / (3.0 * area) * inv
-                } else {
-                    mean
-                };
-                let offset = vertices
-                    .iter()
-                    .map(|v| normal.dot(*v))
-                    .fold(f64::NEG_INFINITY, f64::max);
-                let back = vertices
-                    .iter()
-                    .map(|v| -normal.dot(*v))
-                    .fold(f64::NEG_INFINITY, f64::max);
-                faces.push(Face {
-                    normal,
-                    offset,
-                    half_edge: 0,
-                    len: n,
-                });
-                faces.push(Face {
-                    normal: -normal,
-                    offset: back,
-                    half_edge: n + n - 1,
-                    len: n,
-                });
-            }
-        }
+        let t = match dimension {
+            0 => FlatTopology::point(vertices[0]),
+            1 => FlatTopology::segment(&vertices),
+            _ => FlatTopology::polygon(&vertices, &boundary, s)?,
+        };
+        let FlatTopology {
+            half_edges,
+            edges,
+            faces,
+            adj_start,
+            adj_vertex,
+            adj_half_edge,
+            face_start,
+            face_vertex,
+            centroid,
+        } = t;
         let sphere_center = (lo + hi) * 0.5;
         let sphere_radius = vertices
             .iter()

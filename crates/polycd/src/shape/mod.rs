@@ -3,6 +3,7 @@
 //! mapping, the Dobkin–Kirkpatrick hierarchy, shape generators and file formats. It knows
 //! no algorithm.
 
+pub(crate) mod construct;
 pub mod dk;
 pub mod feature;
 pub mod flat;
