@@ -26,7 +26,7 @@
 //! The cell side and origin are kept from frame to frame while they stay valid (so keys, and
 //! the sorted order, change only as boxes move), and recomputed with room to spare otherwise.
 
-use super::sap::Aabb;
+use super::aabb::Aabb;
 use crate::core::hash::pair_key;
 use crate::core::math::DVec3;
 use crate::core::tolerance::GRID_CELL_SLACK;

@@ -60,6 +60,7 @@
 //! the candidates through [`crate::query`] with the chosen [`Algorithm`](crate::query::Algorithm), and lists the
 //! answers in a deterministic order (sorted by body handle).
 
+mod aabb;
 mod grid;
 mod sap;
 mod world;
