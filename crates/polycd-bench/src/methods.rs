@@ -225,12 +225,12 @@ impl Method {
         match self.engine {
             Engine::Polycd(alg) => match self.question {
                 Question::Intersect => query::intersect(&a.poly, &pa.pose, &b.poly, &pb.pose, alg, cache)
-                    .map(from_intersection)
-                    .map_err(polycd_err),
+                    .map_err(polycd_err)
+                    .and_then(from_intersection),
                 Question::Distance | Question::ClosestPoints => {
                     query::distance(&a.poly, &pa.pose, &b.poly, &pb.pose, alg, cache)
-                        .map(from_distance)
                         .map_err(polycd_err)
+                        .and_then(from_distance)
                 }
             },
             Engine::Parry => match self.question {
@@ -286,19 +286,20 @@ impl Method {
     }
 }
 
-fn from_intersection(r: Intersection) -> Outcome {
+fn from_intersection(r: Intersection) -> Result<Outcome, MethodError> {
     let verdict = match r {
         Intersection::Disjoint { .. } => Verdict::Disjoint,
         Intersection::Touching { .. } => Verdict::Touching,
         Intersection::Overlapping { .. } => Verdict::Overlapping,
         Intersection::NotConverged { .. } => Verdict::NotConverged,
+        other => return Err(MethodError::Failed(format!("unknown intersection answer {other:?}"))),
     };
     let mut o = Outcome::new(verdict);
     o.iterations = Some(r.iterations());
-    o
+    Ok(o)
 }
 
-fn from_distance(r: Distance) -> Outcome {
+fn from_distance(r: Distance) -> Result<Outcome, MethodError> {
     let mut o = match r {
         Distance::Separated {
             distance,
@@ -319,9 +320,10 @@ fn from_distance(r: Distance) -> Outcome {
             o
         }
         Distance::NotConverged { .. } => Outcome::new(Verdict::NotConverged),
+        other => return Err(MethodError::Failed(format!("unknown distance answer {other:?}"))),
     };
     o.iterations = Some(r.iterations());
-    o
+    Ok(o)
 }
 
 /// What an answer means once the pair's contact tolerance is applied.

@@ -211,7 +211,20 @@ pub fn status_name(s: Status) -> &'static str {
         Status::Disjoint => "disjoint",
         Status::Touching => "touching",
         Status::Overlapping => "overlapping",
-        Status::Unknown => "error",
+        // Unknown, and any status a newer polycd adds: no contact status can be claimed.
+        _ => "error",
+    }
+}
+
+/// The error answer for an answer variant this CLI does not know (the library's answer
+/// enums are `#[non_exhaustive]`: a newer polycd may add one). Never a guessed status.
+pub fn unknown_answer(what: &str, answer: &dyn std::fmt::Debug) -> Answer {
+    Answer {
+        status: "error",
+        error: Some(format!(
+            "polycd gave a {what} answer this CLI does not know: {answer:?}"
+        )),
+        ..Answer::default()
     }
 }
 
@@ -256,6 +269,7 @@ fn solid_feature_json(f: SolidFeature) -> Value {
         SolidFeature::Convex(Feature::Vertex(i)) => json!({"kind": "vertex", "id": i}),
         SolidFeature::Convex(Feature::Edge(i)) => json!({"kind": "edge", "id": i}),
         SolidFeature::Convex(Feature::Face(i)) => json!({"kind": "face", "id": i}),
+        other => json!({"kind": format!("{other:?}")}),
     }
 }
 
@@ -269,6 +283,7 @@ pub fn solid_feature_text(f: SolidFeature) -> String {
     match f {
         SolidFeature::Triangle(i) => format!("triangle of input face {i}"),
         SolidFeature::Convex(f) => feature_text(f),
+        other => format!("{other:?}"),
     }
 }
 

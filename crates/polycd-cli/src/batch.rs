@@ -4,7 +4,7 @@
 //! (invalid JSON, a bad shape, an unsupported algorithm…) gets `"status": "error"` with a
 //! message, and the batch goes on.
 
-use crate::answer::{not_converged, status_name, Answer, QueryKind, RayOut};
+use crate::answer::{not_converged, status_name, unknown_answer, Answer, QueryKind, RayOut};
 use crate::meshq::BatchSolid;
 use crate::schema::{check_keys, optional_vec3, pose_of, vec3, LINE_KEYS, SHAPE_KEYS};
 use crate::shape_cache::{LineCtx, ShapeKey};
@@ -123,6 +123,7 @@ pub fn intersection_answer(
                 ..Answer::default()
             }
         }
+        ref other => unknown_answer("intersection", other),
     }
 }
 
@@ -172,6 +173,7 @@ pub fn distance_answer(
                 ..Answer::default()
             }
         }
+        ref other => unknown_answer("distance", other),
     }
 }
 
@@ -190,6 +192,7 @@ pub fn directional_answer(
         Directional::NotConverged { iterations } => return Ok(not_converged(iterations)),
         Directional::Contact { t, iterations, .. } => (Some(t), iterations),
         Directional::Never { iterations } => (None, iterations),
+        ref other => return Ok(unknown_answer("directional", other)),
     };
     let status = match t {
         Some(t) if t.abs() <= tol => "touching",
@@ -285,6 +288,8 @@ fn witness_point(
         OverlapWitness::Features { features, point } => (Some(point), Some(features)),
         // The simplex's barycentric point: common to both shapes.
         OverlapWitness::Simplex(s) => (s.common_point(a, pa, b, pb), None),
+        // A witness this CLI does not know: the answer keeps its status, without a point.
+        _ => (None, None),
     }
 }
 
@@ -486,11 +491,10 @@ fn toc_line(obj: &Map<String, Value>, a: BatchSolid, ctx: &LineCtx) -> Result<An
         },
     };
     let algorithm = algorithm_of(obj)?;
-    let options = polycd::ccd::CcdOptions {
-        distance_threshold: threshold,
-        max_iterations: polycd::ccd::DEFAULT_MAX_ITERATIONS,
-        algorithm,
-    };
+    let options = polycd::ccd::CcdOptions::default()
+        .with_distance_threshold(threshold)
+        .with_max_iterations(polycd::ccd::DEFAULT_MAX_ITERATIONS)
+        .with_algorithm(algorithm);
     let (Some(sa), Some(sb)) = (a.solid(), b.solid()) else {
         return Err("toc on a surface (\"kind\": \"surface\") is not supported yet: the motion needs closed solids or convex shapes".into());
     };
@@ -557,7 +561,7 @@ fn manifold_options(obj: &Map<String, Value>) -> Result<ManifoldOptions, String>
         Some(Value::Bool(r)) => *r,
         Some(v) => return Err(format!("reduce: must be true or false, got {v}")),
     };
-    Ok(ManifoldOptions { margin, reduce })
+    Ok(ManifoldOptions::default().with_margin(margin).with_reduce(reduce))
 }
 
 /// A line's shape object of either kind (`"kind"`: convex by default, or a closed mesh).

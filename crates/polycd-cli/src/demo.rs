@@ -218,7 +218,8 @@ fn report(a: &ConvexPolyhedron, b: &ConvexPolyhedron, pairs: &[Pair]) -> Result<
                     _ => match query::directional(a, &pa, b, &p.pose_b, p.dir, algo, &mut cache) {
                         Ok(Directional::Contact { t, .. }) => (Ok(Some(Status::Disjoint)), Some(Some(t))),
                         Ok(Directional::Never { .. }) => (Ok(Some(Status::Disjoint)), Some(None)),
-                        Ok(Directional::NotConverged { .. }) => (Ok(None), None),
+                        // Not converged, or an answer this CLI does not know: counted as failed.
+                        Ok(_) => (Ok(None), None),
                         Err(e) => (Err(e), None),
                     },
                 };

@@ -321,11 +321,10 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
                 pose_a: (pa, pa1),
                 pose_b: (pb, pb1),
                 mesh: v.mesh,
-                options: polycd::ccd::CcdOptions {
-                    distance_threshold: v.threshold,
-                    max_iterations: v.max_iterations,
-                    algorithm,
-                },
+                options: polycd::ccd::CcdOptions::default()
+                    .with_distance_threshold(v.threshold)
+                    .with_max_iterations(v.max_iterations)
+                    .with_algorithm(algorithm),
             })?
         } else {
             let kind = QueryKind::parse(&v.query)?;
@@ -339,10 +338,9 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
             if !(margin.is_finite() && margin >= 0.0) {
                 return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
             }
-            let options = polycd::ManifoldOptions {
-                margin,
-                reduce: v.reduce,
-            };
+            let options = polycd::ManifoldOptions::default()
+                .with_margin(margin)
+                .with_reduce(v.reduce);
             if v.mesh {
                 if !matches!(kind, QueryKind::Intersect | QueryKind::Distance | QueryKind::Manifold) {
                     return Err("view --mesh shows --query intersect, distance and manifold".into());
@@ -478,11 +476,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 pose_a: (pa0, pa1),
                 pose_b: (pb0, pb1),
                 mesh,
-                options: polycd::ccd::CcdOptions {
-                    distance_threshold: threshold,
-                    max_iterations,
-                    algorithm,
-                },
+                options: polycd::ccd::CcdOptions::default()
+                    .with_distance_threshold(threshold)
+                    .with_max_iterations(max_iterations)
+                    .with_algorithm(algorithm),
             };
             let v = toc::run(&input)?;
             if json {
@@ -727,7 +724,9 @@ fn query_command(args: QueryArgs) -> Result<ExitCode, String> {
     if !(margin.is_finite() && margin >= 0.0) {
         return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
     }
-    let options = polycd::ManifoldOptions { margin, reduce };
+    let options = polycd::ManifoldOptions::default()
+        .with_margin(margin)
+        .with_reduce(reduce);
     if kind.single_shape() {
         let load = if hull { Load::Hull } else { Load::Convex };
         return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, load);

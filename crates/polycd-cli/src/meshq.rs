@@ -13,7 +13,7 @@
 //! run): meshes are kept in a process-wide cache keyed by their content (the vertices' and
 //! faces' bytes; a file by its path and a 128-bit hash of its bytes; a spec by its text).
 
-use crate::answer::{status_name, Answer, QueryKind};
+use crate::answer::{status_name, unknown_answer, Answer, QueryKind};
 use polycd::mesh::{self, Body, MeshAnswer, Solid, SolidCache, TriSurface};
 use polycd::{Algorithm, DVec3, PolycdError, Pose};
 use serde_json::{Map, Value};
@@ -398,6 +398,7 @@ fn from_mesh_answer(kind: QueryKind, ans: MeshAnswer, tol: f64) -> Answer {
             point_b: finite(point_b),
             ..Answer::default()
         },
+        (_, other) => unknown_answer("mesh", &other),
     }
 }
 
@@ -552,6 +553,12 @@ fn directional_answer(
         Ok(match s {
             Solid::Mesh(m) => std::borrow::Cow::Borrowed(m),
             Solid::Convex(c) => std::borrow::Cow::Owned(polycd::mesh::TriMesh::from_convex(c)?),
+            _ => {
+                return Err(PolycdError::Unsupported {
+                    algorithm: "mesh directional (CLI)",
+                    query: "a kind of solid this CLI does not know",
+                })
+            }
         })
     }
     let (ma, mb) = (as_mesh(a)?, as_mesh(b)?);
@@ -609,6 +616,7 @@ fn probe_inner(
             _ if r.signed_distance.abs() <= tol => "touching",
             Containment::Inside => "overlapping",
             Containment::Outside => "disjoint",
+            other => return Ok(unknown_answer("point containment", &other)),
         };
         return Ok(Answer {
             status,

@@ -205,6 +205,9 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
                                 }
                             }
                         }
+                        other => {
+                            return Err(format!("polycd gave a mesh distance this CLI does not know: {other:?}"));
+                        }
                     }
                     let (sa, sb) = (polycd::mesh::Solid::Mesh(&a), polycd::mesh::Solid::Mesh(&b));
                     add_contacts(
@@ -410,6 +413,10 @@ pub fn solve(
         match s {
             Solid::Mesh(m) => Ok(std::borrow::Cow::Borrowed(m)),
             Solid::Convex(c) => convex_to_mesh(c).map(std::borrow::Cow::Owned),
+            _ => Err(PolycdError::Unsupported {
+                algorithm: "mesh time of contact (CLI)",
+                query: "a kind of solid this CLI does not know",
+            }),
         }
     }
     let (ma_, mb_) = (as_mesh(a)?, as_mesh(b)?);
@@ -485,6 +492,8 @@ fn overlap_points(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Po
                     Some((p, p))
                 }
                 polycd::OverlapWitness::Simplex(s) => s.common_point(a, pa, b, pb).map(|p| (p, p)),
+                // A witness this CLI does not know: no points (they are optional).
+                _ => None,
             },
         },
         _ => None,

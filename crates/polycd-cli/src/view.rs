@@ -563,7 +563,8 @@ pub fn pair_scene(p: &PairInput) -> Value {
             Ok(Intersection::Overlapping { witness, .. }) => {
                 overlap_layers(&mut layers, &witness, (a, pa), (b, pb));
             }
-            Ok(Intersection::NotConverged { .. }) | Err(_) => notes.push(NO_GEOMETRY.into()),
+            // Not converged, failed, or an answer this viewer does not know.
+            _ => notes.push(NO_GEOMETRY.into()),
         },
         QueryKind::Distance | QueryKind::Manifold => match query::distance(a, pa, b, pb, p.algorithm, &mut cache) {
             Ok(Distance::Separated {
@@ -612,7 +613,8 @@ pub fn pair_scene(p: &PairInput) -> Value {
                     ));
                 }
             }
-            Ok(Distance::NotConverged { .. }) | Err(_) => notes.push(NO_GEOMETRY.into()),
+            // Not converged, failed, or an answer this viewer does not know.
+            _ => notes.push(NO_GEOMETRY.into()),
         },
         QueryKind::Directional => {
             let s = p.direction.unwrap_or(DVec3::ZERO);
@@ -752,6 +754,8 @@ fn overlap_layers(
                 witness_layers(layers, "overlap", "overlap witness: the simplex's common point", q, q);
             }
         }
+        // A witness this viewer does not know: the answer's own fields still show it.
+        _ => {}
     }
 }
 
@@ -781,6 +785,7 @@ fn solid_json(name: &str, spec: &str, color: &str, s: PSolid) -> Value {
     match s {
         PSolid::Convex(c) => body_json(name, spec, color, c),
         PSolid::Mesh(m) => mesh_body_json(name, spec, color, m),
+        _ => json!({"name": name, "spec": spec, "error": "a kind of solid this viewer does not know"}),
     }
 }
 
@@ -792,6 +797,9 @@ fn solid_radius(s: PSolid) -> f64 {
             .iter()
             .map(|v| (*v - m.centroid()).length())
             .fold(0.0, f64::max),
+        // A kind of solid this viewer does not know (not drawn, see `solid_json`): a unit
+        // radius for the view's scale.
+        _ => 1.0,
     }
 }
 
@@ -865,7 +873,8 @@ pub fn solid_pair_scene(p: &SolidPairInput) -> Value {
                     );
                 }
             }
-            Err(_) => notes.push(NO_GEOMETRY.into()),
+            // Failed, or an answer this viewer does not know.
+            _ => notes.push(NO_GEOMETRY.into()),
         }
     }
     for (id, name, s, pose) in [("pieces_a", "A", a, pa), ("pieces_b", "B", b, pb)] {
@@ -1000,6 +1009,7 @@ pub fn toc_scene(input: &TocInput) -> Result<Value, String> {
                                             Some(q)
                                         }
                                         OverlapWitness::Simplex(s) => s.common_point(ha, &t.pose_a, hb, &t.pose_b),
+                                        _ => None,
                                     },
                                     _ => None,
                                 };
@@ -1015,6 +1025,8 @@ pub fn toc_scene(input: &TocInput) -> Result<Value, String> {
                                 }
                             }
                         }
+                        // An answer this viewer does not know: the time and poses, no witness.
+                        _ => {}
                     }
                     Some((t.t, t.pose_a, t.pose_b))
                 }
@@ -1172,10 +1184,9 @@ pub fn batch_line_scene(path: &str, n: usize) -> Result<Value, String> {
         Some(d) => Some(crate::schema::vec3(d).map_err(|e| at(format!("direction: {e}")))?),
     };
     // The batch checked these (an invalid one made the answer an error, shown as such).
-    let options = ManifoldOptions {
-        margin: obj.get("margin").and_then(Value::as_f64).unwrap_or(0.0),
-        reduce: obj.get("reduce").and_then(Value::as_bool).unwrap_or(false),
-    };
+    let options = ManifoldOptions::default()
+        .with_margin(obj.get("margin").and_then(Value::as_f64).unwrap_or(0.0))
+        .with_reduce(obj.get("reduce").and_then(Value::as_bool).unwrap_or(false));
     use crate::meshq::BatchSolid;
     let mut s = match (&a, &b) {
         (BatchSolid::Convex(ca), BatchSolid::Convex(cb)) => pair_scene(&PairInput {

@@ -71,6 +71,8 @@ fn tuple(f: SolidFeature) -> (&'static str, u32) {
         SolidFeature::Convex(Feature::Vertex(i)) => ("vertex", i),
         SolidFeature::Convex(Feature::Edge(i)) => ("edge", i),
         SolidFeature::Convex(Feature::Face(i)) => ("face", i),
+        // A feature kind these bindings do not know: no id to give.
+        _ => ("unknown", u32::MAX),
     }
 }
 
@@ -170,6 +172,7 @@ fn convex_manifold(m: &ContactManifold) -> PyManifold {
         ManifoldKind::FaceA(f) => ("face_a", Some(f)),
         ManifoldKind::FaceB(f) => ("face_b", Some(f)),
         ManifoldKind::Point => ("point", None),
+        _ => ("unknown", None),
     };
     PyManifold {
         normal: m.normal,
@@ -218,7 +221,7 @@ pub fn manifold<'py>(
     if !(margin.is_finite() && margin >= 0.0) {
         return Err(input(format!("margin: must be a finite number ≥ 0, got {margin}")));
     }
-    let options = ManifoldOptions { margin, reduce };
+    let options = ManifoldOptions::default().with_margin(margin).with_reduce(reduce);
     if let (BatchSolid::Convex(x), BatchSolid::Convex(y)) = (&sa, &sb) {
         let run = |c: &mut ManifoldCache| {
             polycd::query::contact_manifold(x, &pa, y, &pb, &options, c).map(|m| m.map(convex_manifold))

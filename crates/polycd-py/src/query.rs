@@ -163,6 +163,8 @@ fn solid_feature_tuple(f: SolidFeature) -> (&'static str, u32) {
     match f {
         SolidFeature::Triangle(i) => ("triangle", i),
         SolidFeature::Convex(f) => feature_tuple(f),
+        // A feature kind these bindings do not know: no id to give.
+        _ => ("unknown", u32::MAX),
     }
 }
 
@@ -242,6 +244,11 @@ fn witness_dict<'py>(py: Python<'py>, w: &OverlapWitness) -> PyResult<Bound<'py,
         OverlapWitness::Simplex(s) => {
             d.set_item("kind", "minkowski_simplex")?;
             d.set_item("pairs", s.pairs().to_vec())?;
+        }
+        // A witness these bindings do not know: named by its Rust form, never guessed.
+        ref other => {
+            d.set_item("kind", "unknown")?;
+            d.set_item("debug", format!("{other:?}"))?;
         }
     }
     Ok(d)
@@ -365,6 +372,7 @@ impl PyAnswer {
                 }
                 Intersection::Overlapping { witness, .. } => return Ok(Some(witness_dict(py, witness)?)),
                 Intersection::NotConverged { .. } => return Ok(None),
+                _ => return Ok(None),
             },
             Checked::Distance(r) => match r {
                 Distance::Separated {
@@ -399,6 +407,7 @@ impl PyAnswer {
                     }
                 }
                 Distance::NotConverged { .. } => return Ok(None),
+                _ => return Ok(None),
             },
             Checked::Directional { answer, .. } => match answer {
                 Directional::Contact { t, plane, .. } => {
@@ -410,7 +419,10 @@ impl PyAnswer {
                     d.set_item("kind", "never")?;
                 }
                 Directional::NotConverged { .. } => return Ok(None),
+                _ => return Ok(None),
             },
+            // A kind of answer these bindings do not know: no certificate to show.
+            _ => return Ok(None),
         }
         Ok(Some(d))
     }
@@ -739,11 +751,10 @@ pub fn toc(
             return Err(input(format!("threshold: must be a finite number > 0, got {t}")));
         }
     }
-    let options = CcdOptions {
-        distance_threshold: threshold,
-        max_iterations,
-        algorithm: algorithm_arg(algorithm)?,
-    };
+    let options = CcdOptions::default()
+        .with_distance_threshold(threshold)
+        .with_max_iterations(max_iterations)
+        .with_algorithm(algorithm_arg(algorithm)?);
     let (Some(_), Some(_)) = (sa.solid(), sb.solid()) else {
         return Err(crate::errors::UnsupportedError::new_err(
             "toc on a surface (kind \"surface\") is not supported: the motion needs closed solids or convex shapes",

@@ -70,10 +70,11 @@ impl PyWorld {
             other => return Err(input(format!("query: '{other}' (known: distance, intersect)"))),
         };
         Ok(Self {
-            world: World::new(WorldOptions {
-                algorithm: algorithm_arg(algorithm)?,
-                query,
-            }),
+            world: World::new(
+                WorldOptions::default()
+                    .with_algorithm(algorithm_arg(algorithm)?)
+                    .with_query(query),
+            ),
             handles: Vec::new(),
             ids: HashMap::new(),
         })

@@ -109,6 +109,7 @@ impl MinkowskiSimplex {
 
 /// Why two shapes are known to intersect.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum OverlapWitness {
     /// A point common to both shapes (world frame).
     CommonPoint(DVec3),
@@ -126,6 +127,7 @@ pub enum OverlapWitness {
 
 /// Answer to [`intersect`](crate::query::intersect).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Intersection {
     /// Disjoint. A lies in `normal · x < offset`, B in `normal · x > offset`.
     Disjoint {
@@ -179,6 +181,7 @@ pub struct Penetration {
 
 /// Answer to [`distance`](crate::query::distance).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Distance {
     /// Separated (or touching, when `distance` is within the contact tolerance).
     Separated {
@@ -211,6 +214,7 @@ pub enum Distance {
 
 /// Answer to [`directional`](crate::query::directional): translating B by `t · direction` (unit direction, world frame).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Directional {
     /// After translating B by `t · direction` the shapes just touch; `t` is the
     /// smallest-magnitude such value (first contact when apart, shortest separating
@@ -240,6 +244,7 @@ pub enum Directional {
 /// each face's plane, the plane through three of the face's vertices (its first, and the ones a
 /// third and two thirds of the way round it): no tolerance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Containment {
     /// Strictly below every face plane: in the interior.
     Inside,
@@ -320,6 +325,7 @@ pub fn point_contact_tolerance(shape: &ConvexPolyhedron, pose: &Pose, point: DVe
 
 /// Contact status of a pair, as reported by the CLI and batch format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Status {
     /// Strictly apart.
     Disjoint,
@@ -553,6 +559,7 @@ pub struct ContactPoint {
 
 /// Which shape's face a face contact was clipped on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ManifoldKind {
     /// A face of A is the reference face (the normal is its outward normal).
     FaceA(u32),
@@ -584,6 +591,7 @@ impl ContactManifold {
 
 /// Options of a contact-manifold query.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct ManifoldOptions {
     /// Speculative margin (≥ 0): points apart by up to this are reported (with positive
     /// separation); a pair apart by more gives no manifold.
@@ -598,5 +606,23 @@ impl Default for ManifoldOptions {
             margin: 0.0,
             reduce: false,
         }
+    }
+}
+
+/// Builders: the struct is `#[non_exhaustive]`, so callers outside polycd start from
+/// [`ManifoldOptions::default`] and set what they need.
+impl ManifoldOptions {
+    /// With [`ManifoldOptions::margin`] set.
+    #[must_use]
+    pub fn with_margin(mut self, margin: f64) -> Self {
+        self.margin = margin;
+        self
+    }
+
+    /// With [`ManifoldOptions::reduce`] set.
+    #[must_use]
+    pub fn with_reduce(mut self, reduce: bool) -> Self {
+        self.reduce = reduce;
+        self
     }
 }

@@ -193,6 +193,7 @@ fn check_narrow(world: &World, d: f64) {
                     assert_eq!(i.status(), want, "oracle {truth}");
                 }
             }
+            other => panic!("a variant this test does not know: {other:?}"),
         }
         answered += 1;
     }
@@ -278,15 +279,13 @@ fn random_scenes_match_brute_force() {
     let contacts = run_scene(60, 150, 1.0, DVec3::ZERO, 1, WorldOptions::default(), false);
     // The scene is dense enough to be a test of something.
     assert!(contacts > 150, "only {contacts} contacts over 150 frames");
-    let gjk = WorldOptions {
-        algorithm: Algorithm::Gjk,
-        query: PairQuery::Distance,
-    };
+    let gjk = WorldOptions::default()
+        .with_algorithm(Algorithm::Gjk)
+        .with_query(PairQuery::Distance);
     run_scene(50, 100, 1.0, DVec3::ZERO, 2, gjk, true);
-    let boolean = WorldOptions {
-        algorithm: Algorithm::Gjk,
-        query: PairQuery::Intersect,
-    };
+    let boolean = WorldOptions::default()
+        .with_algorithm(Algorithm::Gjk)
+        .with_query(PairQuery::Intersect);
     run_scene(50, 100, 1.0, DVec3::ZERO, 3, boolean, true);
 }
 
@@ -331,10 +330,9 @@ fn large_random_scenes() {
     run_scene(300, 1000, 1.0, DVec3::ZERO, 11, WorldOptions::default(), true);
     run_scene(200, 500, 1e-6, DVec3::splat(1e-3), 12, WorldOptions::default(), true);
     run_scene(200, 500, 1e6, DVec3::splat(1e8), 13, WorldOptions::default(), true);
-    let gjk = WorldOptions {
-        algorithm: Algorithm::Gjk,
-        query: PairQuery::Distance,
-    };
+    let gjk = WorldOptions::default()
+        .with_algorithm(Algorithm::Gjk)
+        .with_query(PairQuery::Distance);
     run_scene(300, 500, 1.0, DVec3::ZERO, 14, gjk, true);
 }
 
@@ -585,10 +583,11 @@ fn bad_poses_are_typed_errors() {
     assert!(world.set_pose(g, Pose::IDENTITY).is_err());
     assert!(world.pose(g).is_none());
     // An algorithm that does not answer the question.
-    let mut w = World::new(WorldOptions {
-        algorithm: Algorithm::HsJump,
-        query: PairQuery::Distance,
-    });
+    let mut w = World::new(
+        WorldOptions::default()
+            .with_algorithm(Algorithm::HsJump)
+            .with_query(PairQuery::Distance),
+    );
     let c = Arc::new(shapes::cuboid(1.0, 1.0, 1.0).unwrap());
     w.insert(c.clone(), Pose::IDENTITY).unwrap();
     w.insert(c, Pose::IDENTITY).unwrap();

@@ -374,10 +374,7 @@ fn bad_input_is_a_typed_error() {
     assert!(RigidMotion::new(Pose::IDENTITY, inf, DVec3::ZERO).is_err());
     let a = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
     let m = stationary(Pose::IDENTITY);
-    let o = CcdOptions {
-        distance_threshold: Some(-1.0),
-        ..opts()
-    };
+    let o = opts().with_distance_threshold(Some(-1.0));
     assert!(matches!(
         ccd::time_of_contact(&a, &m, &a, &m, &o, &mut CcdCache::default()),
         Err(PolycdError::InvalidOption { .. })
@@ -391,10 +388,7 @@ fn bad_input_is_a_typed_error() {
     )
     .unwrap();
     let s = shapes::icosphere(2, 0.5).unwrap();
-    let o = CcdOptions {
-        max_iterations: 1,
-        ..opts()
-    };
+    let o = opts().with_max_iterations(1);
     match ccd::time_of_contact(&s, &ma, &a, &m, &o, &mut CcdCache::default()) {
         Err(PolycdError::CcdNotConverged { iterations: 1, t_free }) => assert!(t_free > 0.0 && t_free < 1.0),
         other => panic!("{other:?}"),
@@ -584,10 +578,7 @@ fn mesh_validation_errors_are_typed() {
     deg.push(vec![0, 8, 1]);
     let repaired = TriMesh::new(&dv, &deg).unwrap();
     assert_eq!(repaired.repair().dropped_degenerate, vec![deg.len() as u32 - 1]);
-    let raw = polycd::mesh::MeshOptions {
-        repair: false,
-        ..Default::default()
-    };
+    let raw = polycd::mesh::MeshOptions::default().with_repair(false);
     assert!(matches!(
         TriMesh::with_options(&dv, &deg, &raw),
         Err(PolycdError::InvalidMesh(d)) if matches!(*d, MeshDefect::DegenerateTriangle { .. })
@@ -672,6 +663,7 @@ fn mesh_distance_matches_brute_force() {
                 assert!((distance - o).abs() <= slack, "case {k}: bvtt {distance} oracle {o}");
             }
             MeshDistance::Overlapping { .. } => assert!(o <= slack, "case {k}: overlap, oracle {o}"),
+            other => panic!("a variant this test does not know: {other:?}"),
         }
     }
     assert!(apart > 10);
@@ -897,6 +889,7 @@ fn mesh_front_tracking_matches_restart() {
                     let d = match fresh {
                         MeshDistance::Separated { distance, .. } => distance,
                         MeshDistance::Overlapping { .. } => 0.0,
+                        other => panic!("a variant this test does not know: {other:?}"),
                     };
                     assert!(d <= thr, "case {case}: distance {d:e} at {} > threshold", toc.t);
                     let o = at(toc.t);

@@ -44,6 +44,7 @@ fn world(s: Solid<'_>, pose: &Pose) -> World {
                 .map(|(t, tri)| (t as u32, tri.to_vec()))
                 .collect(),
         },
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 
@@ -158,6 +159,7 @@ fn scale(s: Solid<'_>) -> f64 {
     match s {
         Solid::Convex(c) => c.scale(),
         Solid::Mesh(m) => m.scale(),
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 

@@ -129,6 +129,7 @@ fn all_pairs(world: &CcdWorld, handles: &[CcdHandle]) -> Vec<CcdContact> {
                     let as_mesh = |s: &CcdShape| match s {
                         CcdShape::Convex(c) => TriMesh::from_convex(c).unwrap(),
                         CcdShape::Mesh(m) => (**m).clone(),
+                        other => panic!("a shape this test does not know: {other:?}"),
                     };
                     let (p, q) = (as_mesh(x), as_mesh(y));
                     mesh_ccd::time_of_contact(&p, ma, &q, mb, &opts, &mut MeshToiCache::default())
@@ -137,6 +138,7 @@ fn all_pairs(world: &CcdWorld, handles: &[CcdHandle]) -> Vec<CcdContact> {
                             let d = match r.answer {
                                 MeshDistance::Separated { distance, .. } => distance,
                                 MeshDistance::Overlapping { .. } => 0.0,
+                                other => panic!("a variant this test does not know: {other:?}"),
                             };
                             (r.t, d, r.iterations)
                         })
@@ -317,6 +319,7 @@ fn swept_boxes_hold_the_bodies() {
         let verts: Vec<DVec3> = match world.shape(h).unwrap() {
             CcdShape::Convex(c) => c.vertices().to_vec(),
             CcdShape::Mesh(m) => m.vertices().to_vec(),
+            other => panic!("a shape this test does not know: {other:?}"),
         };
         for i in 0..=64 {
             let pose = m.pose_at(i as f64 / 64.0);

@@ -181,6 +181,7 @@ fn check_boolean(
             eprintln!("{what}: not converged");
         }
         Intersection::Touching { .. } => {}
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 
@@ -418,7 +419,7 @@ fn frame_coherence_gives_same_answers_faster() {
             DVec3::new(1.3 * (2.0 * s).cos(), 0.4 * s.sin(), 0.2),
         );
         check_boolean(&a, &pa, &b, &pb, &mut cache, &mut t, &format!("frame {i}"));
-        let full = SearchOptions { early_exit: false };
+        let full = SearchOptions::default().with_early_exit(false);
         let mut fresh = CdDualCache::default();
         let cold = cd_dual::search(&a, &pa, &b, &pb, &mut fresh, full).unwrap();
         let warm = cd_dual::search(&a, &pa, &b, &pb, &mut cache, full).unwrap();
@@ -451,13 +452,14 @@ fn alpha_matches_bisection_along_c_to_o() {
         let (a, b) = (&fa.shape, &fb.shape);
         let (pa, pb) = random_pair(&mut rng, a, b);
         let mut cache = CdDualCache::default();
-        let opts = SearchOptions { early_exit: false };
+        let opts = SearchOptions::default().with_early_exit(false);
         let rep = cd_dual::search(a, &pa, b, &pb, &mut cache, opts).unwrap();
         assert!(rep.converged);
         kinds[match rep.kind() {
             FaceKind::Fv => 0,
             FaceKind::Vf => 1,
             FaceKind::Ee => 2,
+            other => panic!("a variant this test does not know: {other:?}"),
         }] += 1;
         let c = rep.interior_point;
         let scale = pair_scale(a, &pa, b, &pb);
@@ -591,7 +593,7 @@ fn report_counts_phases() {
     let b = shapes::ellipsoid(80, 1.0, 0.5, 0.5, 2).unwrap();
     let pa = Pose::IDENTITY;
     let mut cache = CdDualCache::default();
-    let opts = SearchOptions { early_exit: true };
+    let opts = SearchOptions::default().with_early_exit(true);
     let near = Pose::from_translation(DVec3::new(0.3, 0.1, 0.0));
     let r = cd_dual::search(&a, &pa, &b, &near, &mut cache, opts).unwrap();
     assert!(r.converged && !r.separated && !r.early_exit);
@@ -610,7 +612,7 @@ fn report_counts_phases() {
 fn observer_sees_balanced_phases() {
     let a = polycd::shapes::ellipsoid(200, 2.0, 1.0, 1.0, 3).unwrap();
     let b = polycd::shapes::ellipsoid(200, 2.0, 1.0, 1.0, 4).unwrap();
-    let opts = SearchOptions { early_exit: true };
+    let opts = SearchOptions::default().with_early_exit(true);
     for x in [0.5, 1.5, 3.9, 6.0] {
         let pb = Pose::from_translation(DVec3::new(x, 0.2, -0.1));
         let mut open: Option<usize> = None;
@@ -625,6 +627,7 @@ fn observer_sees_balanced_phases() {
                 open = None;
                 phases += 1;
             }
+            other => panic!("a variant this test does not know: {other:?}"),
         };
         let mut cache = CdDualCache::default();
         let r = cd_dual::search_observed(&a, &Pose::IDENTITY, &b, &pb, &mut cache, opts, &mut observe).unwrap();

@@ -451,6 +451,7 @@ fn answers(alg: Algorithm) -> [bool; 3] {
         Algorithm::VClip | Algorithm::Qp | Algorithm::QpFast => [true, true, false],
         Algorithm::CdDual => [true, false, true],
         Algorithm::HsJump => [true, false, false],
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 

@@ -672,10 +672,7 @@ fn world_and_ccd_do_not_panic_on_flat_shapes() {
     ];
     // The default narrow phase (V-Clip) refuses them with a typed error; GJK answers.
     for alg in [Algorithm::VClip, Algorithm::Auto] {
-        let mut w = World::new(WorldOptions {
-            algorithm: alg,
-            ..WorldOptions::default()
-        });
+        let mut w = World::new(WorldOptions::default().with_algorithm(alg));
         for (i, t) in [0.0, 0.5, 0.2, 1.2, 5.0].iter().enumerate() {
             w.insert(shapes[i % 4].clone(), at(v(*t, 0.0, 0.0))).unwrap();
         }

@@ -101,6 +101,7 @@ fn check_pair(
             }
         }
         Intersection::NotConverged { .. } => fail(format!("intersect not converged {r:?}")),
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 
     // Distance (cold cache), then again warm: same answer.
@@ -155,6 +156,7 @@ fn check_pair(
                 }
             }
             Distance::NotConverged { .. } => fail(format!("[{k}] distance not converged {d:?}")),
+            other => panic!("a variant this test does not know: {other:?}"),
         }
     }
     if let (Some(x), Some(y)) = (d.signed_distance(), d2.signed_distance()) {
@@ -203,6 +205,7 @@ fn check_pair(
             }
         }
         (_, Directional::NotConverged { .. }) => fail(format!("directional not converged {g:?}")),
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 

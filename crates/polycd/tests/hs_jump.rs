@@ -164,6 +164,7 @@ fn verify(r: &Intersection, a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedro
             'T'
         }
         Intersection::NotConverged { .. } => 'N',
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 

@@ -38,9 +38,16 @@ const ID: Pose = Pose::IDENTITY;
 
 fn manifold(a: &ConvexPolyhedron, b: &ConvexPolyhedron, margin: f64, reduce: bool) -> Option<ContactManifold> {
     let mut c = ManifoldCache::default();
-    contact_manifold(a, &ID, b, &ID, &ManifoldOptions { margin, reduce }, &mut c)
-        .unwrap()
-        .cloned()
+    contact_manifold(
+        a,
+        &ID,
+        b,
+        &ID,
+        &ManifoldOptions::default().with_margin(margin).with_reduce(reduce),
+        &mut c,
+    )
+    .unwrap()
+    .cloned()
 }
 
 // ---------------------------------------------------------------- exact arithmetic
@@ -229,6 +236,7 @@ fn check(
             }
             return Ok(());
         }
+        other => panic!("a variant this test does not know: {other:?}"),
     };
     tally.face += 1;
     let face = rs.face(f);
@@ -573,10 +581,7 @@ fn resting_box_keeps_its_ids_for_1000_jittered_frames() {
     let block = shapes::cuboid(2.0, 2.0, 2.0).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(1000);
     let mut cache = ManifoldCache::default();
-    let options = ManifoldOptions {
-        margin: 1e-6,
-        reduce: false,
-    };
+    let options = ManifoldOptions::default().with_margin(1e-6).with_reduce(false);
     let mut first: Option<Vec<(u32, polycd::FeaturePair)>> = None;
     let mut prev_ids: Vec<u32> = Vec::new();
     for frame in 0..1000 {
@@ -685,10 +690,7 @@ fn warm_manifold_queries_do_not_allocate() {
                 ),
             )
         };
-        let options = ManifoldOptions {
-            margin: 0.05,
-            reduce: k % 2 == 0,
-        };
+        let options = ManifoldOptions::default().with_margin(0.05).with_reduce(k % 2 == 0);
         let ask = |i: usize, cache: &mut ManifoldCache| {
             contact_manifold(&table, &ID, b, &pose(i), &options, cache)
                 .unwrap()

@@ -279,6 +279,7 @@ fn cd_t(r: Directional) -> Option<f64> {
         Directional::Contact { t, .. } => Some(t),
         Directional::Never { .. } => None,
         Directional::NotConverged { .. } => panic!("CD-Dual did not converge"),
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 

@@ -87,10 +87,7 @@ fn triangle_soup_is_welded_and_errors_without_repair() {
         }
     }
     // Without repair: the first face's first edge is open (its twin uses other vertices).
-    let opts = MeshOptions {
-        repair: false,
-        ..MeshOptions::default()
-    };
+    let opts = MeshOptions::default().with_repair(false);
     match defect(TriMesh::with_options(&v, &f, &opts).unwrap_err()) {
         MeshDefect::OpenEdge { a, b, face, .. } => {
             assert_eq!((a.index, b.index, face.index), (0, 1, 0));
@@ -123,10 +120,7 @@ fn zero_area_triangles_are_dropped_and_named() {
         "{line}"
     );
     // Without repair, the first such face is named, as before.
-    let opts = MeshOptions {
-        repair: false,
-        ..MeshOptions::default()
-    };
+    let opts = MeshOptions::default().with_repair(false);
     match defect(TriMesh::with_options(&v, &f, &opts).unwrap_err()) {
         MeshDefect::DegenerateTriangle { face, .. } => assert_eq!(face.index, 12),
         d => panic!("{d}"),
@@ -152,10 +146,7 @@ fn repeated_face_is_dropped_and_ids_are_input_faces() {
     let m = TriMesh::new(&v, &f).unwrap();
     same_solid(&m);
     assert_eq!(m.repair().dropped_duplicates, vec![12]);
-    let opts = MeshOptions {
-        repair: false,
-        ..MeshOptions::default()
-    };
+    let opts = MeshOptions::default().with_repair(false);
     match defect(TriMesh::with_options(&v, &f, &opts).unwrap_err()) {
         MeshDefect::NonManifoldEdge { first, second, .. } => assert_eq!((first.index, second.index), (5, 12)),
         d => panic!("{d}"),
@@ -282,10 +273,7 @@ fn tolerance_weld_is_opt_in_and_bounded() {
         defect(TriMesh::new(&v, &f).unwrap_err()),
         MeshDefect::OpenEdge { .. }
     ));
-    let opts = MeshOptions {
-        weld_tolerance: true,
-        ..MeshOptions::default()
-    };
+    let opts = MeshOptions::default().with_weld_tolerance(true);
     let m = TriMesh::with_options(&v, &f, &opts).unwrap();
     assert_eq!(m.triangles().len(), 12);
     assert!((m.volume() - 1.0).abs() < 1e-5);

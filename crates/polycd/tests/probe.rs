@@ -449,6 +449,7 @@ fn random_hulls_points_and_rays_against_brute_force() {
                 Containment::Inside => assert!(want <= tol),
                 Containment::Outside => assert!(want >= -tol),
                 Containment::Boundary => assert!(want.abs() <= tol),
+                other => panic!("a variant this test does not know: {other:?}"),
             }
             // The closest point is at that distance and on its feature.
             assert!(((a.point - x).length() - a.signed_distance.abs()).abs() <= tol);

@@ -160,6 +160,7 @@ fn cd_dual_symmetric_shapes_agree_with_oracle() {
             }
             Intersection::Touching { .. } => sd.abs() <= tol,
             Intersection::NotConverged { .. } => sd.abs() <= tol,
+            other => panic!("a variant this test does not know: {other:?}"),
         };
         if !ok {
             bad.push(format!("{what}: intersect {r:?}, oracle {sd:e}"));
@@ -930,6 +931,7 @@ fn slender_pairs_near_contact() {
                 match witness {
                     OverlapWitness::Simplex(s) => inside(s.common_point(&a, &pa, &b, &pb).expect("a point")),
                     OverlapWitness::CommonPoint(p) | OverlapWitness::Features { point: p, .. } => inside(p),
+                    other => panic!("a variant this test does not know: {other:?}"),
                 }
             }
             if let Ok(d) = query::distance(&a, &pa, &b, &pb, algo, &mut PairCache::default()) {

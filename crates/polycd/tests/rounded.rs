@@ -338,6 +338,7 @@ fn contact_t(r: Directional) -> Option<f64> {
         Directional::Contact { t, .. } => Some(t),
         Directional::Never { .. } => None,
         Directional::NotConverged { .. } => panic!("not converged"),
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 
@@ -688,6 +689,7 @@ fn random_rounded_pairs_against_the_oracle() {
                 assert!(least > -tol, "pair {pair}: 'never' but the gap reaches {least}");
             }
             Directional::NotConverged { .. } => panic!("pair {pair}: not converged"),
+            other => panic!("a variant this test does not know: {other:?}"),
         }
     }
     assert!(checked > 40, "only {checked} contacts");

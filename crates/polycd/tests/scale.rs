@@ -163,6 +163,7 @@ fn witness(w: &OverlapWitness, lengths: &mut Vec<f64>) -> String {
             format!("features {features:?}")
         }
         OverlapWitness::Simplex(s) => format!("simplex {s:?}"),
+        other => panic!("a witness this test does not know: {other:?}"),
     }
 }
 
@@ -187,6 +188,7 @@ fn parts_i(r: &Result<Intersection, PolycdError>) -> Parts {
             format!("overlapping {} {iterations}", witness(w, &mut lengths))
         }
         Ok(Intersection::NotConverged { iterations }) => format!("not converged {iterations}"),
+        Ok(other) => panic!("a variant this test does not know: {other:?}"),
     };
     Parts { fixed, lengths }
 }
@@ -225,6 +227,7 @@ fn parts_d(r: &Result<Distance, PolycdError>) -> Parts {
             format!("penetrating {w} {n} {iterations}")
         }
         Ok(Distance::NotConverged { iterations }) => format!("not converged {iterations}"),
+        Ok(other) => panic!("a variant this test does not know: {other:?}"),
     };
     Parts { fixed, lengths }
 }
@@ -242,6 +245,7 @@ fn parts_r(r: &Result<Directional, PolycdError>) -> Parts {
         }
         Ok(Directional::Never { iterations }) => format!("never {iterations}"),
         Ok(Directional::NotConverged { iterations }) => format!("not converged {iterations}"),
+        Ok(other) => panic!("a variant this test does not know: {other:?}"),
     };
     Parts { fixed, lengths }
 }
@@ -468,6 +472,7 @@ fn world_scales_exactly() {
                 let fixed = match p.answer {
                     PairAnswer::Distance(d) => parts_d(&Ok(d)).fixed,
                     PairAnswer::Intersection(r) => parts_i(&Ok(r)).fixed,
+                    other => panic!("a pair answer this test does not know: {other:?}"),
                 };
                 (p.a.index(), p.b.index(), p.signed_distance(), fixed)
             })

@@ -189,6 +189,7 @@ fn check(a: Body<'_>, pa: &Pose, b: Body<'_>, pb: &Pose, oracle_ans: (f64, bool)
             assert!(matches!(i, MeshAnswer::Overlapping { .. }), "{what}: intersect {i:?}");
             2
         }
+        other => panic!("{what}: an answer this test does not know: {other:?}"),
     }
 }
 

@@ -150,6 +150,7 @@ fn check_pair(
             assert!(outside(b, pb, point) <= agree, "{name}: witness not in B");
         }
         Distance::NotConverged { iterations } => panic!("{name}: not converged after {iterations}"),
+        other => panic!("a variant this test does not know: {other:?}"),
     }
     // Warm start from a stale pair gives the same answer.
     match (d, warm) {
@@ -178,6 +179,7 @@ fn check_pair(
         }
         Intersection::Overlapping { .. } => assert!(o < tol, "{name}: overlapping but oracle {o}"),
         Intersection::NotConverged { .. } => panic!("{name}: boolean not converged"),
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 
@@ -362,6 +364,7 @@ fn degeneracy(seed: u64, trials: usize, check_oracle_every: usize) -> (usize, us
             }
             Distance::Penetrating { .. } => (None, false, false),
             Distance::NotConverged { .. } => (None, false, true),
+            other => panic!("a variant this test does not know: {other:?}"),
         }
     };
     for _ in 0..trials {
@@ -558,6 +561,7 @@ fn certify(
             assert!(outside(b, pb, point) <= eps, "pair {k}: witness not in B");
         }
         Distance::NotConverged { iterations } => panic!("pair {k}: not converged ({iterations})"),
+        other => panic!("a variant this test does not know: {other:?}"),
     }
 }
 

@@ -160,10 +160,7 @@ struct Log {
 }
 
 fn polycd_run(sc: &Scene, log: Option<&mut Log>) -> Result<f64, String> {
-    let options = ManifoldOptions {
-        margin: MARGIN,
-        reduce: false,
-    };
+    let options = ManifoldOptions::default().with_margin(MARGIN).with_reduce(false);
     let mut caches: Vec<ManifoldCache> = (0..sc.pairs.len()).map(|_| ManifoldCache::default()).collect();
     let mut log = log;
     let mut total = 0.0;

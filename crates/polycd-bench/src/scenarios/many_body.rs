@@ -438,10 +438,9 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             let frames = frames_for(n);
             let sc = scene(&pool, n, density, frames, seed);
             let vclip = WorldOptions::default();
-            let gjk = WorldOptions {
-                algorithm: Algorithm::Gjk,
-                query: PairQuery::Intersect,
-            };
+            let gjk = WorldOptions::default()
+                .with_algorithm(Algorithm::Gjk)
+                .with_query(PairQuery::Intersect);
             let mut times: Vec<Vec<f64>> = vec![Vec::new(); METHODS.len()];
             let mut logs: Vec<Log> = (0..METHODS.len()).map(|_| Log::default()).collect();
             let mut swaps = 0.0;

@@ -176,16 +176,18 @@ fn first_contact(m: &TriMesh, r: DQuat, dir: DVec3, cache: &mut SolidCache) -> R
                 }
             }
             MeshAnswer::Overlapping { .. } => return Ok(Some(t)),
+            other => return Err(format!("unknown mesh answer {other:?}")),
         }
     }
     Ok(None)
 }
 
-fn bucket_of(ans: &MeshAnswer, s: f64) -> Bucket {
+fn bucket_of(ans: &MeshAnswer, s: f64) -> Result<Bucket, String> {
     match ans {
-        MeshAnswer::Overlapping { .. } => Bucket::Overlapping,
-        MeshAnswer::Separated { distance, .. } if *distance < 0.01 * s => Bucket::Near,
-        MeshAnswer::Separated { .. } => Bucket::Separated,
+        MeshAnswer::Overlapping { .. } => Ok(Bucket::Overlapping),
+        MeshAnswer::Separated { distance, .. } if *distance < 0.01 * s => Ok(Bucket::Near),
+        MeshAnswer::Separated { .. } => Ok(Bucket::Separated),
+        other => Err(format!("unknown mesh answer {other:?}")),
     }
 }
 
@@ -304,7 +306,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             for off in [0.25, 0.002, -0.05] {
                 let p = pose_at(k, r, dir, t0 + off * s);
                 let ans = mesh::distance(a, &id, a, &p, &mut setup).map_err(|e| e.to_string())?;
-                poses.push((p, bucket_of(&ans, s), ans));
+                poses.push((p, bucket_of(&ans, s)?, ans));
             }
         }
         // First query on a fresh mesh (lazy node hulls) against the same query warm.

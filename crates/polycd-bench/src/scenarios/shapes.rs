@@ -448,6 +448,7 @@ fn run_one(m: usize, a: &Side, b: &Side, p: &Pair, cache: &mut PairCache) -> Res
                 overlap: Some(true),
             }),
             Ok(Distance::NotConverged { .. }) => Err("not converged".into()),
+            Ok(other) => Err(format!("unknown distance answer {other:?}")),
             Err(e) => Err(e.to_string()),
         },
         (Who::Polycd(alg), Ask::Intersect) => match query::intersect(&a.poly, &p.pa, &b.poly, &p.pb, alg, cache) {
@@ -464,6 +465,7 @@ fn run_one(m: usize, a: &Side, b: &Side, p: &Pair, cache: &mut PairCache) -> Res
                 overlap: Some(true),
             }),
             Ok(Intersection::NotConverged { .. }) => Err("not converged".into()),
+            Ok(other) => Err(format!("unknown intersection answer {other:?}")),
             Err(e) => Err(e.to_string()),
         },
         (Who::Parry, Ask::Distance) => {

@@ -256,16 +256,24 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             for c in &cases {
                 for _ in 0..reps {
                     let mut cc = CdDualCache::default();
-                    let opts = SearchOptions { early_exit: true };
+                    let opts = SearchOptions::default().with_early_exit(true);
                     // Each phase timed from outside, between the search's phase events.
                     let mut nanos = [0u64; 3];
                     let mut t0 = Instant::now();
+                    let mut unknown = None;
                     let mut observe = |e: PhaseEvent| match e {
                         PhaseEvent::Start(_) => t0 = Instant::now(),
                         PhaseEvent::End(kind) => nanos[kind as usize] += t0.elapsed().as_nanos() as u64,
+                        other => unknown = Some(other),
                     };
                     let (a, pa, b, pb) = (&c.a.poly, &c.pa.pose, &c.b.poly, &c.pb.pose);
-                    if cd_dual::search_observed(a, pa, b, pb, &mut cc, opts, &mut observe).is_ok() {
+                    let searched = cd_dual::search_observed(a, pa, b, pb, &mut cc, opts, &mut observe);
+                    if let Some(e) = unknown {
+                        return Err(format!(
+                            "cd_dual::search_observed reported a phase event this bench does not time: {e:?}"
+                        ));
+                    }
+                    if searched.is_ok() {
                         for (a, n) in acc.iter_mut().zip(nanos) {
                             *a += n;
                         }

@@ -228,10 +228,7 @@ impl World {
     /// Finds the contact points of every near pair, warm-started from last step's impulses.
     fn collide(&mut self) -> Result<(), PolycdError> {
         let n = self.bodies.len();
-        let options = ManifoldOptions {
-            margin: MARGIN,
-            reduce: true,
-        };
+        let options = ManifoldOptions::default().with_margin(MARGIN).with_reduce(true);
         self.contacts.clear();
         for i in 0..n {
             for j in i + 1..n {

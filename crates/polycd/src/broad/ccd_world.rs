@@ -83,6 +83,7 @@ impl CcdHandle {
 
 /// The shape of a [`CcdWorld`] body.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum CcdShape {
     /// A convex polyhedron (radius 0).
     Convex(Arc<ConvexPolyhedron>),

@@ -34,6 +34,7 @@ impl BodyHandle {
 
 /// Which narrow-phase question a [`World`] asks of its candidate pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum PairQuery {
     /// [`query::distance`]: distance and closest points, or penetration.
     #[default]
@@ -44,6 +45,7 @@ pub enum PairQuery {
 
 /// Options of a [`World`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct WorldOptions {
     /// The narrow-phase algorithm. Default V-Clip: the candidates of a coherent simulation
     /// are queried frame after frame, which is what V-Clip's feature tracking is fast at.
@@ -61,8 +63,27 @@ impl Default for WorldOptions {
     }
 }
 
+/// Builders: the struct is `#[non_exhaustive]`, so callers outside polycd start from
+/// [`WorldOptions::default`] and set what they need.
+impl WorldOptions {
+    /// With [`WorldOptions::algorithm`] set.
+    #[must_use]
+    pub fn with_algorithm(mut self, algorithm: Algorithm) -> Self {
+        self.algorithm = algorithm;
+        self
+    }
+
+    /// With [`WorldOptions::query`] set.
+    #[must_use]
+    pub fn with_query(mut self, query: PairQuery) -> Self {
+        self.query = query;
+        self
+    }
+}
+
 /// The narrow phase's answer for one candidate pair (world frame, body `a` as shape A).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum PairAnswer {
     /// From [`query::distance`].
     Distance(Distance),

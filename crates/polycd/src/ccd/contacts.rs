@@ -37,6 +37,7 @@ use std::collections::HashMap;
 /// A boundary element of one solid, as the contact set's key: a vertex, an edge (its two
 /// vertices, the smaller first) or a face (a convex face id, or a mesh triangle index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum ContactElement {
     /// A vertex (index into the solid's vertices).
     Vertex(u32),

@@ -32,28 +32,25 @@
 //!
 //! # Departures from the paper
 //! - Front tracking across the steps of one query (above); each node pair's coherence cache is
-//!   kept as well, for the node pairs used by the last [`NODE_CACHE_QUERIES`](crate::mesh::NODE_CACHE_QUERIES) queries (the map
-//!   held every node pair ever visited before: 65 000 caches after 400 random motions of two
-//!   2 880-triangle knots, and 1.5 ms instead of 2.7 ms per query on them). The paper re-evaluates every front pair at each step (Voronoi marching,
-//!   cheap with coherence) and moves the front up as well as down; here a pair whose
-//!   decreased gap still exceeds the best distance is kept without a query, and the front is
-//!   never collapsed upward within a query (the bodies approach during an advancement, and
-//!   each query starts from the roots, so fronts stay small: 26–70 pairs on the bench's
-//!   knots). The previous front is visited in its depth-first order, not sorted by distance
+//!   kept as well, for the node pairs used by the last [`NODE_CACHE_QUERIES`](crate::mesh::NODE_CACHE_QUERIES) queries only
+//!   (the map does not grow with every node pair ever visited). The paper re-evaluates every
+//!   front pair at each step (Voronoi marching, cheap with coherence) and moves the front up
+//!   as well as down; here a pair whose decreased gap still exceeds the best distance is kept
+//!   without a query, and the front is never collapsed upward within a query (the bodies
+//!   approach during an advancement, and each query starts from the roots, so fronts stay
+//!   small). The previous front is visited in its depth-first order, not sorted by distance
 //!   (sorting lowers the best distance at once and leaves coarser fronts, whose inner pairs
-//!   then limit the step: measured 4.33 steps and 2.3 M instructions per query against 4.17
-//!   and 2.1 M, before pairs were kept without a query). [`MeshToiCache::set_front_tracking`]
-//!   turns it off (every step restarts at the roots). Measured on the bench's 2 880-triangle
-//!   knots (6 motions, callgrind): 4.5 M instructions per query restarting at every step,
-//!   1.6 M tracked (3.8 and 4.0 steps per query).
+//!   then limit the step). [`MeshToiCache::set_front_tracking`] turns tracking off (every
+//!   step restarts at the roots).
 //! - The containment test at `t = 0` skips the winding number for a vertex outside the other
-//!   mesh's bounding ball (1.35 M instructions per query on the bench's knots before).
+//!   mesh's bounding ball.
 //! - The motion bound of a front node uses the node's hull (as the paper does), plus the
 //!   within-step rotation term of [`crate::ccd`]. A pair kept without a query keeps its
 //!   direction, and its bound from the previous step advanced by that step (the angular term
-//!   plus slope × step, capped), a valid bound at no support query (callgrind, `bench ccd`'s
-//!   40 motions of the 2 880-triangle knot: 83.2 → 77.9 M instructions, the same steps and
-//!   times); a kept pair that limits the step is measured afresh, as before.
+//!   plus slope × step, capped), a valid bound at no support query; a kept pair that limits
+//!   the step is measured afresh.
+//!
+//! Figures for each of these choices: BENCHMARKS.md, "Continuous collision, torus knots".
 
 use super::{closing, directional_bound, safe_step, CcdOptions, DirectionalBound, RigidMotion};
 use crate::core::error::PolycdError;

@@ -78,6 +78,7 @@ pub const DEFAULT_MAX_ITERATIONS: u32 = 10_000;
 
 /// Options of a continuous query.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct CcdOptions {
     /// Stop when the distance is at most this (absolute length). `None`: [`CCD_DISTANCE_REL`]
     /// times the sum of the two shapes' scales (bounding radii).
@@ -100,6 +101,31 @@ impl Default for CcdOptions {
             max_iterations: DEFAULT_MAX_ITERATIONS,
             algorithm: Algorithm::Auto,
         }
+    }
+}
+
+/// Builders: the struct is `#[non_exhaustive]`, so callers outside polycd start from
+/// [`CcdOptions::default`] and set what they need.
+impl CcdOptions {
+    /// With [`CcdOptions::distance_threshold`] set.
+    #[must_use]
+    pub fn with_distance_threshold(mut self, distance_threshold: Option<f64>) -> Self {
+        self.distance_threshold = distance_threshold;
+        self
+    }
+
+    /// With [`CcdOptions::max_iterations`] set.
+    #[must_use]
+    pub fn with_max_iterations(mut self, max_iterations: u32) -> Self {
+        self.max_iterations = max_iterations;
+        self
+    }
+
+    /// With [`CcdOptions::algorithm`] set.
+    #[must_use]
+    pub fn with_algorithm(mut self, algorithm: Algorithm) -> Self {
+        self.algorithm = algorithm;
+        self
     }
 }
 
@@ -157,6 +183,15 @@ pub struct TimeOfContact {
 pub struct CcdCache {
     /// The distance queries' cache.
     pub pair: PairCache,
+}
+
+impl CcdCache {
+    /// Forgets all coherence state (the next query starts cold, as with a new cache) but
+    /// keeps the scratch buffers' capacity: reuse one cache for unrelated pairs without
+    /// allocating.
+    pub fn forget(&mut self) {
+        self.pair.forget();
+    }
 }
 
 /// The first time of contact of convex A moving by `motion_a` and convex B moving by
@@ -248,4 +283,54 @@ pub(crate) fn advance(t: f64, dt: f64, iterations: u32) -> Result<Option<f64>, P
         return Err(PolycdError::CcdNotConverged { iterations, t_free: t });
     }
     Ok(Some(t + dt))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::math::DQuat;
+    use crate::shape::shapes;
+
+    /// After `forget()`, a cache that served other pairs and motions answers exactly as a new
+    /// cache.
+    #[test]
+    fn forget_answers_as_a_fresh_cache() {
+        let shapes = [
+            shapes::cuboid(1.0, 0.6, 0.8).unwrap(),
+            shapes::icosphere(2, 0.7).unwrap(),
+            shapes::prism(7, 0.5, 1.2).unwrap(),
+        ];
+        let motion = |k: usize, far: f64| {
+            let start = Pose::new(
+                DQuat::from_rotation_z(0.3 * k as f64),
+                DVec3::new(-3.0, 0.1 * k as f64, 0.0),
+            );
+            let end = Pose::new(DQuat::from_rotation_x(0.4 + k as f64), DVec3::new(3.0, far, 0.2));
+            RigidMotion::new(start, end, DVec3::ZERO).unwrap()
+        };
+        let fixed = RigidMotion::stationary(Pose::IDENTITY).unwrap();
+        let options = CcdOptions::default();
+        let mut used = CcdCache::default();
+        let (mut hits, mut misses) = (0, 0);
+        for (i, a) in shapes.iter().enumerate() {
+            for (j, b) in shapes.iter().enumerate() {
+                for far in [0.0, 0.9, 5.0] {
+                    // Warm the cache on another pair first.
+                    let (wa, wb) = (&shapes[(i + 1) % 3], &shapes[(j + 2) % 3]);
+                    time_of_contact(wa, &motion(j, 0.3), wb, &fixed, &options, &mut used).unwrap();
+                    used.forget();
+                    let m = motion(i + j, far);
+                    let want = time_of_contact(a, &m, b, &fixed, &options, &mut CcdCache::default()).unwrap();
+                    let got = time_of_contact(a, &m, b, &fixed, &options, &mut used).unwrap();
+                    assert_eq!(got, want, "shapes {i}, {j}, offset {far}");
+                    match want {
+                        Some(_) => hits += 1,
+                        None => misses += 1,
+                    }
+                }
+            }
+        }
+        // The motions cover both answers.
+        assert!(hits >= 3 && misses >= 3, "{hits} contacts, {misses} misses");
+    }
 }

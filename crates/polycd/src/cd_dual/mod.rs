@@ -235,6 +235,7 @@ use search::{quiet, run};
 
 /// Which of the three face families of `M = P ⊕ (−Q)` a face belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum FaceKind {
     /// A face of P translated by a vertex of −Q.
     Fv,
@@ -246,6 +247,7 @@ pub enum FaceKind {
 
 /// A face of `M` by its generating features (ids into A's and B's topology).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DualFace {
     /// Face of A, supporting vertex of B (the vertex of −B supporting that face's normal).
     Fv {
@@ -300,6 +302,7 @@ impl DualFace {
 
 /// Options of [`search`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SearchOptions {
     /// Stop at the first face with positive signed distance (the boolean query). With `false`
     /// the search always reaches `f_opt`, so `alpha` is the exact distance along `c → o`.
@@ -312,9 +315,20 @@ impl Default for SearchOptions {
     }
 }
 
+impl SearchOptions {
+    /// With [`SearchOptions::early_exit`] set (the struct is `#[non_exhaustive]`: callers
+    /// outside polycd start from [`SearchOptions::default`]).
+    #[must_use]
+    pub fn with_early_exit(mut self, early_exit: bool) -> Self {
+        self.early_exit = early_exit;
+        self
+    }
+}
+
 /// Where [`search_observed`] is in its phases: each of Search-FV, Search-VF and Search-EE
 /// (named by the face family it walks) that runs is started and then ended, in that order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PhaseEvent {
     /// The phase begins.
     Start(FaceKind),

@@ -4,6 +4,7 @@ use thiserror::Error;
 
 /// Errors from building shapes, reading files and validating queries.
 #[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum PolycdError {
     /// No points were given (a shape needs at least one), or a face list has fewer than four
     /// vertices (a face list describes a solid).
@@ -169,6 +170,7 @@ pub enum PolycdError {
 /// from a file. Where several places are wrong, the one reported is the first in input order
 /// (faces in order, each face's edges in order), so the message is the same on every run.
 #[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum MeshDefect {
     /// The mesh has no triangles.
     #[error("the mesh has no faces")]
@@ -247,6 +249,7 @@ pub enum MeshDefect {
 
 /// How a [`MeshDefect`] numbers vertices and faces: as the input does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MeshNumbering {
     /// Indices into the vertex and face slices given to `TriMesh::new` (0-based).
     Input,
@@ -348,6 +351,7 @@ fn vertex_list(v: &[MeshVertex; 3]) -> String {
 /// ([`PolycdError::NotConvex`]). Faces are numbered from 1 in file order; vertices are given by
 /// their coordinates (the same in every format).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ConvexityDefect {
     /// A face has (numerically) zero area or repeats a vertex.
     DegenerateFace {

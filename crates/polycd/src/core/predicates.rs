@@ -10,6 +10,8 @@
 use crate::core::math::{pow2_normaliser, DVec3};
 
 /// Where a point lies relative to an oriented plane through three points.
+// Not `#[non_exhaustive]`: the sign of an exact determinant has exactly these three values,
+// and callers' exhaustive matches over them are the point of an exact predicate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Orientation {
     /// Strictly on the side the plane's normal `(b−a)×(c−a)` points to.

@@ -12,6 +12,7 @@
 
 /// A phase of building or checking a polyhedron.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Phase {
     /// Quickhull: `done` counts input points settled (hull vertices or found inside).
     Hull,

@@ -678,6 +678,7 @@ pub fn chord(
 
 /// Answer of [`chord`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum RayChord {
     /// B translated by `t·s` meets A exactly for `t` in `[lo, hi]` (to the ray casts'
     /// accuracy).

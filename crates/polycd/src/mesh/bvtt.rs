@@ -133,6 +133,7 @@ pub const SPARE_CACHES: usize = 1024;
 
 /// Answer of [`bvtt_distance`] between two meshes.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum MeshDistance {
     /// The surfaces are apart (by at least `distance`, up to the pieces' margin) and neither
     /// solid contains the other.

@@ -21,8 +21,7 @@
 //!    rest return to the pool (at most `GROW_ROUNDS` rounds per piece). One check costs a
 //!    hull, O(P log P); the cover sums, O(f·P) at worst — runs of 8 and 64 patch triangles
 //!    whose balls lie below a face's plane are skipped, which removes most of it on strongly
-//!    curved patches (the 3 584-triangle blob of `bench mesh`: 1.59 → 0.81 s of CPU for the
-//!    whole build) but little on gently curved ones; and the inside test, O(log n + k·f) at
+//!    curved patches but little on gently curved ones; and the inside test, O(log n + k·f) at
 //!    worst (a triangle is usually culled by the first plane tried). A refused patch costs
 //!    O(log P) checks per round.
 //! 4. Only the accepted pieces' hull points are kept ([`HullNode`]; polyhedra and tables are

@@ -85,8 +85,7 @@
 //! - The paper uses SWIFT++'s decomposition and Voronoi marching; the decomposition here is
 //!   the simple greedy rule above, and node distances come from [`query::distance`](crate::query::distance) (with
 //!   GJK, a clear overlap of two nodes is reported without measuring its depth: the traversal
-//!   only descends there; on two overlapping 2 880-triangle knots this halved the
-//!   instructions of a static mesh distance, 1.48 M → 0.82 M per query).
+//!   only descends there).
 //! - The second child of Alg. 3 is searched with the best distance found by the first
 //!   (the paper passes `d_Current` unchanged): a tighter prune, and the front still covers.
 //! - Alg. 3 descends B's tree to its leaves before A's; we descend the node with the larger
@@ -94,12 +93,10 @@
 //!   sooner), and prune by bounding spheres before the hull query. A sphere-pruned front node
 //!   carries the spheres' gap (a lower bound of the hulls' distance) and the centres'
 //!   direction: the plane between the spheres separates the hulls, which is all the
-//!   advancement's argument needs. Measured on 2 880-triangle knots (50 random motions, wall
-//!   clock): 15.8 ms per continuous query with the paper's order, 7.1 ms with these.
-//! - Decomposition cost (issue 23): each candidate triangle used to build the patch's full
-//!   polyhedron (with every table) and test it against every triangle whose box reached it:
-//!   ≈ 20 s for a 34 560-triangle knot. Now one hull per patch, a box tree, and tables only
-//!   on first use (BENCHMARKS.md, "Mesh decomposition": figures and commands).
+//!   advancement's argument needs (BENCHMARKS.md, "Continuous collision, torus knots").
+//! - Decomposition: one hull per candidate patch, the acceptance checks through a box tree,
+//!   and a piece's polyhedron tables built on its first query (BENCHMARKS.md, "Mesh
+//!   decomposition": figures and commands).
 //! - The traversal stops as soon as a leaf pair is within the distance threshold (the
 //!   advancement ends there anyway); the distance reported is then that pair's.
 //! - Front tracking and the node-pair caches: see [`crate::ccd::mesh`].

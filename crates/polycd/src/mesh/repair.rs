@@ -31,6 +31,7 @@ use std::collections::HashMap;
 /// How [`TriMesh::with_options`](crate::mesh::TriMesh::with_options) treats a mesh before it
 /// checks it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct MeshOptions {
     /// Repair the mesh (weld bit-equal vertices, drop zero-area and duplicate triangles) before
     /// checking it. Default `true`; `false` checks the input exactly as given.
@@ -47,6 +48,24 @@ impl Default for MeshOptions {
             repair: true,
             weld_tolerance: false,
         }
+    }
+}
+
+/// Builders: the struct is `#[non_exhaustive]`, so callers outside polycd start from
+/// [`MeshOptions::default`] and set what they need.
+impl MeshOptions {
+    /// With [`MeshOptions::repair`] set.
+    #[must_use]
+    pub fn with_repair(mut self, repair: bool) -> Self {
+        self.repair = repair;
+        self
+    }
+
+    /// With [`MeshOptions::weld_tolerance`] set.
+    #[must_use]
+    pub fn with_weld_tolerance(mut self, weld_tolerance: bool) -> Self {
+        self.weld_tolerance = weld_tolerance;
+        self
     }
 }
 

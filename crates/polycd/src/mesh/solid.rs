@@ -23,12 +23,9 @@
 //!   not once per leaf pair.
 //! - Coherence: the last query's closest triangle pair, measured first at the new poses,
 //!   bounds the search from the start (only a bound: the answer is still the search's).
+//! - Figures: BENCHMARKS.md, "Meshes" (`crates/polycd-bench/examples/mesh_profile.rs`).
 //!
-//! Callgrind, 2 880-triangle knots (`crates/polycd-bench/examples/mesh_profile.rs`, 30
-//! random poses near contact measured twice; 100 coherent steps twice), answers unchanged
-//! (measured with a depth-bound prune of `distance` since removed, see BENCHMARKS.md):
-//! distance 265 M → 161 M instructions, intersect 208 M → 117 M, coherent distance
-//! 550 M → 185 M, coherent intersect 350 M → 95 M. The minimum triangle distance is the distance of the two surfaces,
+//! The minimum triangle distance is the distance of the two surfaces,
 //! exact up to rounding (no piece margin: the piece hulls may leave the surface by
 //! [`CCD_PIECE_REL`] × scale, but they are only used to
 //! prune).
@@ -85,6 +82,7 @@ use search::{search, Best, LeafTriangle};
 
 /// A solid of either kind, for the entry points above both.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub enum Solid<'a> {
     /// A convex polyhedron (radius 0, solid).
     Convex(&'a ConvexPolyhedron),
@@ -93,6 +91,7 @@ pub enum Solid<'a> {
 }
 
 /// One of the two solids of a query.
+// Not `#[non_exhaustive]`: a query has exactly two solids, so `A` and `B` are all there can be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Side {
     /// The first solid.
@@ -103,6 +102,7 @@ pub enum Side {
 
 /// A feature of a solid carrying a closest point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SolidFeature {
     /// A triangle of a mesh, named by the 0-based index of the input face it came from
     /// ([`TriMesh::input_face`]).
@@ -122,6 +122,7 @@ pub struct PieceContact {
 
 /// Why two solids overlap.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum MeshOverlap {
     /// Their surfaces cross: the deepest pair of overlapping pieces.
     Pieces(PieceContact),
@@ -134,6 +135,7 @@ pub enum MeshOverlap {
 
 /// Answer of [`intersect`], [`distance`] and [`contact_set`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum MeshAnswer {
     /// The solids do not overlap (touching when `distance` is within the contact tolerance).
     ///
@@ -246,6 +248,19 @@ pub struct SolidCache {
 }
 
 impl SolidCache {
+    /// Forgets all coherence state (the BVTT's node-pair caches and front, the last contact
+    /// set, the last closest triangle pair), so the next query starts cold as with a new
+    /// cache, but keeps the buffers' capacity. The meshes built for convex sides are kept:
+    /// they are checked against the polyhedron on every query and rebuilt when it differs.
+    pub fn forget(&mut self) {
+        self.mesh.forget();
+        self.contacts.clear();
+        self.tris_b.clear();
+        self.stamps.fill(0);
+        self.stamp = 0;
+        self.last_pair = None;
+    }
+
     /// The contact set of the last query: every pair of overlapping pieces it met (all of them
     /// for [`distance`] and [`contact_set`]; [`intersect`] stops at the first deep one).
     pub fn contacts(&self) -> &[PieceContact] {
@@ -532,5 +547,74 @@ fn decide(
             feature(b, mb, best.triangles.1, best.features.1),
         ),
         pieces: best.pieces,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::math::DQuat;
+    use crate::shape::shapes;
+
+    fn knot() -> TriMesh {
+        let (v, f) = shapes::torus_knot(2, 3, 40, 6, 0.45).unwrap();
+        TriMesh::new(&v, &f).unwrap()
+    }
+
+    fn pose(x: f64, angle: f64) -> Pose {
+        Pose::new(
+            DQuat::from_axis_angle(DVec3::new(1.0, 2.0, 0.5).normalize(), angle),
+            DVec3::new(x, 0.2, -0.1),
+        )
+    }
+
+    /// After `forget()`, a cache that served other queries (another pair, other poses)
+    /// answers exactly as a new cache: same answer, same contact set.
+    #[test]
+    fn forget_answers_as_a_fresh_cache() {
+        let (k, cube) = (knot(), shapes::cuboid(1.0, 0.6, 0.8).unwrap());
+        let ico = shapes::icosphere(1, 0.7).unwrap();
+        let pairs = [
+            (Solid::Mesh(&k), Solid::Mesh(&k)),
+            (Solid::Mesh(&k), Solid::Convex(&cube)),
+            (Solid::Convex(&ico), Solid::Mesh(&k)),
+        ];
+        let xs = [0.0, 0.4, 1.3, 2.6, 4.0, 7.0];
+        let mut used = SolidCache::default();
+        let (mut overlapping, mut separated) = (0, 0);
+        for (n, &(a, b)) in pairs.iter().enumerate() {
+            for (i, &x) in xs.iter().enumerate() {
+                // Warm the cache on the other pairs and nearby poses first.
+                for &(wa, wb) in &pairs {
+                    for dx in [0.05, -0.3] {
+                        contact_set(wa, &Pose::IDENTITY, wb, &pose(x + dx, 0.2 * i as f64), &mut used).unwrap();
+                    }
+                }
+                assert!(used.mesh.node_pair_caches() > 0);
+                used.forget();
+                assert_eq!(used.mesh.node_pair_caches(), 0);
+                assert!(used.contacts().is_empty());
+                let p = pose(x, 0.3 + 0.1 * n as f64);
+                let mut fresh = SolidCache::default();
+                let (want, want_set) = contact_set(a, &Pose::IDENTITY, b, &p, &mut fresh).unwrap();
+                let want_set = want_set.to_vec();
+                let (got, got_set) = contact_set(a, &Pose::IDENTITY, b, &p, &mut used).unwrap();
+                assert_eq!(got, want, "pair {n}, x = {x}");
+                assert_eq!(got_set, &want_set[..], "pair {n}, x = {x}");
+                used.forget();
+                let mut fresh = SolidCache::default();
+                let want = intersect(a, &Pose::IDENTITY, b, &p, &mut fresh).unwrap();
+                assert_eq!(intersect(a, &Pose::IDENTITY, b, &p, &mut used).unwrap(), want);
+                match want {
+                    MeshAnswer::Overlapping { .. } => overlapping += 1,
+                    MeshAnswer::Separated { .. } => separated += 1,
+                }
+            }
+        }
+        // The poses cover both answers.
+        assert!(
+            overlapping >= 3 && separated >= 3,
+            "{overlapping} overlapping, {separated} separated"
+        );
     }
 }

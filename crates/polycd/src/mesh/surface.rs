@@ -266,6 +266,7 @@ fn edge_counts(triangles: &[[u32; 3]]) -> (usize, usize) {
 
 /// Either side of a query with a surface: a surface, or a solid.
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub enum Body<'a> {
     /// An open surface.
     Surface(&'a TriSurface),

@@ -16,6 +16,8 @@ use crate::core::math::DVec3;
 use crate::core::predicates::{orient3d, Orientation};
 
 /// The feature of a triangle carrying a closest point.
+// Not `#[non_exhaustive]`: a triangle has cells of dimension 0, 1 and 2 only (corner, edge,
+// interior), so these three are all there can be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TriFeature {
     /// Corner `k` (0, 1, 2).

@@ -144,6 +144,7 @@ impl QpCache {
 
 /// How a solve ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum QpStatus {
     /// Distance above the contact tolerance.
     Separated,

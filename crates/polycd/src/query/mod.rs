@@ -80,6 +80,7 @@ macro_rules! checked {
 
 /// Which algorithm answers a query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Algorithm {
     /// The recommended algorithm for each question: GJK (boolean; distance with EPA depth;
     /// directional by ray casting); closed forms for two point or segment cores (spheres,

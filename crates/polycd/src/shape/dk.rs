@@ -41,17 +41,14 @@
 //! no extra geometry); polygonal faces are triangulated first, so flat regions carry diagonals
 //! (harmless: a local maximum over a supergraph of the edge graph is still a global one).
 //!
-//! Cost (10⁶ points on a sphere, BENCHMARKS.md "Building large hulls"): the hierarchy was
-//! built by re-running the hull on each level's survivors (≈ 1.3 n more points through
-//! Quickhull and the merge, ≈ 20 s of CPU, about half of `polycd info`; callgrind on 10⁵: 4.23·10⁹
-//! instructions); now ≈ 14 s (0.91·10⁹ instructions on 10⁵), of which
-//! the hole filling (a few exact `orient3d` per removed vertex) is a small part: the greedy and
-//! the ring patching visit vertices in input order, mostly cache misses at 10⁶.
-//! The levels' vertex sets are the same kind as before, but a
-//! level's ring order — and so the greedy choice on the levels above the first — is now the
-//! rotation order rather than the hull's face order: level sizes above level 1 may differ from
-//! the hull-based build, and hierarchical supports still return a maximiser (ties may pick
-//! another of the tied vertices).
+//! Cost (figures: BENCHMARKS.md "Building large hulls"): the levels are built by removing
+//! vertices from the level below and patching the holes, not by re-running the hull on each
+//! level's survivors. The hole filling (a few exact `orient3d` per removed vertex) is a small
+//! part; the greedy and the ring patching visit vertices in input order, mostly cache misses
+//! at 10⁶. A level's ring order — and so the greedy choice on the levels above the first — is
+//! the rotation order of the patched rings, not a hull's face order, so level sizes above
+//! level 1 depend on that order; hierarchical supports still return a maximiser (ties may
+//! pick another of the tied vertices).
 
 use crate::core::math::DVec3;
 use crate::core::predicates::{orient3d, Orientation};

@@ -1,6 +1,8 @@
 //! Features: the vertices, edges and faces answers name.
 
 /// A vertex, edge or face of a polyhedron (ids into its topology arrays).
+// Not `#[non_exhaustive]`: a polyhedron's boundary has cells of dimension 0, 1 and 2 only, so
+// these three are all there can be; callers map each kind to its own id space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Feature {
     /// A vertex id.

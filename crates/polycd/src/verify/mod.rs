@@ -132,6 +132,7 @@ pub fn verify_tolerance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, p
 
 /// Any query answer, for the one-call [`verify`].
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Answer {
     /// An [`Intersection`].
     Intersection(Intersection),

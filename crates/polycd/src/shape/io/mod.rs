@@ -49,6 +49,7 @@ use text::{parse_obj_named, parse_off_lines, parse_off_named, parse_points_named
 
 /// The file formats polycd reads and writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MeshFormat {
     /// Wavefront OBJ (`v` and `f` records).
     Obj,
