@@ -42,7 +42,8 @@
 //!    memory is a few vertices per node plus the hulls a query has visited.
 //!
 //! # Cost of each phase (n triangles, V vertices, P ≤ [`MAX_PATCH`] triangles per patch)
-//! - repair and checks: O(n) expected (hashing), the nesting of several shells as before;
+//! - repair and checks: O(n) expected (hashing); for several shells their nesting, at most
+//!   8 rays per tried vertex, each over the other shell's triangles;
 //! - adjacency and the triangles' box tree: O(n log n);
 //! - growth: O(P) per candidate (its new vertices against the patch's planes, the patch's
 //!   vertices against its plane), O(P²) per patch;
