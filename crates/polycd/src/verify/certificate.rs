@@ -3,7 +3,7 @@
 //! distances, the overlap witnesses and the in-plane touch test.
 
 use super::{verify_tolerance, VerifyError};
-use crate::contract::{Feature, FeaturePair, MinkowskiSimplex, OverlapWitness};
+use crate::contract::{Feature, FeaturePair, MinkowskiSimplex, OverlapWitness, Penetration};
 use crate::core::geometry::{closest_on_segment, closest_on_triangle};
 use crate::core::math::{DVec3, Plane, Pose};
 use crate::core::predicates::{orient3d, Orientation};
@@ -122,6 +122,123 @@ pub(super) fn plane_bounds(
 pub(super) fn weakly_separates(plane: &Plane, w: &World) -> Result<(), VerifyError> {
     plane_bounds(plane, &w.a, 1.0, w.tol, 'A')?;
     plane_bounds(plane, &w.b, -1.0, w.tol, 'B')
+}
+
+/// The largest `n·a` over A's world vertices and the smallest `n·b` over B's: the support
+/// values along `n` of the two cores (a rounded shape adds its radius outside).
+pub(super) fn support_extremes(n: DVec3, w: &World) -> (f64, f64) {
+    let max_a = w.a.iter().map(|v| n.dot(*v)).fold(f64::NEG_INFINITY, f64::max);
+    let min_b = w.b.iter().map(|v| n.dot(*v)).fold(f64::INFINITY, f64::min);
+    (max_a, min_b)
+}
+
+/// A `Separated` answer's numbers: the distance is finite and ≥ 0, the witness points finite.
+pub(super) fn check_separated_numbers(distance: f64, point_a: DVec3, point_b: DVec3) -> Result<(), VerifyError> {
+    if !distance.is_finite() || distance < 0.0 {
+        return Err(VerifyError::Malformed(format!(
+            "distance {distance} is not a finite non-negative number"
+        )));
+    }
+    check_point(point_a, "closest point on A")?;
+    check_point(point_b, "closest point on B")
+}
+
+/// The rest of a `Separated` answer for cores dilated by `ra` and `rb` (0 for polytopes), once
+/// its points are known to lie on the shapes: the witness points are `distance` apart (within
+/// the tolerance), and no pair of points of the shapes is closer.
+///
+/// First the planes through the witness points normal to the closest-point vector (exact
+/// sign tests): A, grown by `ra`, lies below the one through `point_a`, B grown by `rb` above
+/// the one through `point_b`. The direction of a short closest-point vector is
+/// ill-conditioned (its error is about tol / distance, times the shapes' extent on the
+/// plane), so failing that, the normals of the features at the closest points — exact — each
+/// give the lower bound `min_B n·b − max_A n·a − ra − rb` on the distance.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn check_minimal(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    w: &World,
+    (point_a, point_b): (DVec3, DVec3),
+    features: &FeaturePair,
+    distance: f64,
+) -> Result<(), VerifyError> {
+    let (ra, rb) = (a.radius(), b.radius());
+    let gap = point_b - point_a;
+    let len = gap.length();
+    if (len - distance).abs() > w.tol {
+        return Err(VerifyError::DistanceMismatch(format!(
+            "reported {distance:e}, but the witness points are {len:e} apart (tolerance {:e})",
+            w.tol
+        )));
+    }
+    let mut last = VerifyError::DistanceMismatch(
+        "the distance is zero and no supporting plane proves the shapes do not overlap".into(),
+    );
+    if len > 0.0 {
+        let n = gap / len;
+        let plane_a = Plane {
+            normal: n,
+            offset: n.dot(point_a) - ra,
+        };
+        let plane_b = Plane {
+            normal: n,
+            offset: n.dot(point_b) + rb,
+        };
+        match plane_bounds(&plane_a, &w.a, 1.0, w.tol, 'A').and_then(|_| plane_bounds(&plane_b, &w.b, -1.0, w.tol, 'B'))
+        {
+            Ok(()) => return Ok(()),
+            Err(e) => last = e,
+        }
+    }
+    let mut best = f64::NEG_INFINITY;
+    for n in local_normals(a, pa, b, pb, point_a, point_b, features, w.tol) {
+        let (max_a, min_b) = support_extremes(n, w);
+        let bound = min_b - max_a - ra - rb;
+        best = best.max(bound);
+        if bound >= distance - w.tol {
+            return Ok(());
+        }
+    }
+    if best > f64::NEG_INFINITY {
+        last = VerifyError::NotSeparating(format!(
+            "the best lower bound from the features' normals is {best:e}, below the reported {distance:e} (tolerance {:e})",
+            w.tol
+        ));
+    }
+    Err(match last {
+        VerifyError::NotSeparating(m) => VerifyError::DistanceMismatch(format!("not the minimum distance: {m}")),
+        e => e,
+    })
+}
+
+/// A penetration's numbers: a finite depth ≥ 0, a unit normal, finite points, and
+/// translating B by `depth · normal` makes the shapes (cores grown by `ra`, `rb`) touch:
+/// `min_B n·b − rb + depth = max_A n·a + ra` within the tolerance. Where its points lie is
+/// the caller's check (on a polytope or on a rounded shape).
+pub(super) fn check_penetration_depth(p: &Penetration, w: &World, ra: f64, rb: f64) -> Result<(), VerifyError> {
+    if !p.depth.is_finite() || p.depth < 0.0 {
+        return Err(VerifyError::Malformed(format!(
+            "penetration depth {} is not finite and ≥ 0",
+            p.depth
+        )));
+    }
+    check_plane(&Plane {
+        normal: p.normal,
+        offset: 0.0,
+    })?;
+    check_point(p.point_a, "penetration point on A")?;
+    check_point(p.point_b, "penetration point on B")?;
+    let (max_a, min_b) = support_extremes(p.normal, w);
+    let gap = (min_b - rb) + p.depth - (max_a + ra);
+    if gap.abs() > w.tol {
+        return Err(VerifyError::Penetration(format!(
+            "translating B by depth·normal leaves a signed gap of {gap:e} along the normal, not 0 (tolerance {:e})",
+            w.tol
+        )));
+    }
+    Ok(())
 }
 
 /// Largest excess of a world point over the world face planes of a shape (≤ 0 inside). For a

@@ -4,7 +4,7 @@
 use super::certificate::*;
 use super::{rounded, VerifyError};
 use crate::contract::{Directional, Distance, Intersection, Penetration};
-use crate::core::math::{DVec3, Plane, Pose};
+use crate::core::math::{DVec3, Pose};
 use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// Checks an [`Intersection`] answer:
@@ -82,72 +82,12 @@ pub fn verify_distance(
             features,
             ..
         } => {
-            if !distance.is_finite() || *distance < 0.0 {
-                return Err(VerifyError::Malformed(format!(
-                    "distance {distance} is not a finite non-negative number"
-                )));
-            }
-            check_point(*point_a, "closest point on A")?;
-            check_point(*point_b, "closest point on B")?;
+            check_separated_numbers(*distance, *point_a, *point_b)?;
             inside(a, pa, *point_a, w.tol, 'A')?;
             inside(b, pb, *point_b, w.tol, 'B')?;
             on_feature(a, pa, features.a, *point_a, w.tol, 'A')?;
             on_feature(b, pb, features.b, *point_b, w.tol, 'B')?;
-            let gap = *point_b - *point_a;
-            let len = gap.length();
-            if (len - distance).abs() > w.tol {
-                return Err(VerifyError::DistanceMismatch(format!(
-                    "reported {distance:e}, but the witness points are {len:e} apart (tolerance {:e})",
-                    w.tol
-                )));
-            }
-            // Minimality. First the plane through point_a normal to the closest-point vector
-            // (exact sign tests): it weakly separates A from B moved back by the gap.
-            let mut last = VerifyError::DistanceMismatch(
-                "the distance is zero and no supporting plane proves the shapes do not overlap".into(),
-            );
-            if len > 0.0 {
-                let n = gap / len;
-                let plane = Plane {
-                    normal: n,
-                    offset: n.dot(*point_a),
-                };
-                let plane_b = Plane {
-                    normal: n,
-                    offset: n.dot(*point_b),
-                };
-                match plane_bounds(&plane, &w.a, 1.0, w.tol, 'A')
-                    .and_then(|_| plane_bounds(&plane_b, &w.b, -1.0, w.tol, 'B'))
-                {
-                    Ok(()) => return Ok(()),
-                    Err(e) => last = e,
-                }
-            }
-            // The direction of a short closest-point vector is ill-conditioned (its error is
-            // about tol / distance, times the shapes' extent on the plane). The normals of
-            // the features at the closest points are exact; each unit normal n gives the lower
-            // bound min_B n·b − max_A n·a on the distance.
-            let mut best = f64::NEG_INFINITY;
-            for n in local_normals(a, pa, b, pb, *point_a, *point_b, features, w.tol) {
-                let max_a = w.a.iter().map(|v| n.dot(*v)).fold(f64::NEG_INFINITY, f64::max);
-                let min_b = w.b.iter().map(|v| n.dot(*v)).fold(f64::INFINITY, f64::min);
-                best = best.max(min_b - max_a);
-                if min_b - max_a >= distance - w.tol {
-                    return Ok(());
-                }
-            }
-            if best > f64::NEG_INFINITY {
-                last = VerifyError::NotSeparating(format!(
-                    "the best lower bound from the features' normals is {best:e}, below the reported {distance:e} (tolerance {:e})",
-                    w.tol
-                ));
-            }
-            Err(match last {
-                VerifyError::NotSeparating(m) => {
-                    VerifyError::DistanceMismatch(format!("not the minimum distance: {m}"))
-                }
-                e => e,
-            })
+            check_minimal(a, pa, b, pb, &w, (*point_a, *point_b), features, *distance)
         }
         Distance::Penetrating {
             witness, penetration, ..
@@ -172,28 +112,7 @@ fn check_penetration(
     w: &World,
     p: &Penetration,
 ) -> Result<(), VerifyError> {
-    if !p.depth.is_finite() || p.depth < 0.0 {
-        return Err(VerifyError::Malformed(format!(
-            "penetration depth {} is not finite and ≥ 0",
-            p.depth
-        )));
-    }
-    check_plane(&Plane {
-        normal: p.normal,
-        offset: 0.0,
-    })?;
-    check_point(p.point_a, "penetration point on A")?;
-    check_point(p.point_b, "penetration point on B")?;
-    let n = p.normal;
-    let max_a = w.a.iter().map(|v| n.dot(*v)).fold(f64::NEG_INFINITY, f64::max);
-    let min_b = w.b.iter().map(|v| n.dot(*v)).fold(f64::INFINITY, f64::min);
-    let gap = min_b + p.depth - max_a;
-    if gap.abs() > w.tol {
-        return Err(VerifyError::Penetration(format!(
-            "translating B by depth·normal leaves a signed gap of {gap:e} along the normal, not 0 (tolerance {:e})",
-            w.tol
-        )));
-    }
+    check_penetration_depth(p, w, 0.0, 0.0)?;
     inside(a, pa, p.point_a, w.tol, 'A')?;
     inside(b, pb, p.point_b, w.tol, 'B')
 }

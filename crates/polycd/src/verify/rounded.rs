@@ -148,54 +148,10 @@ pub(super) fn distance(
             features,
             ..
         } => {
-            if !distance.is_finite() || *distance < 0.0 {
-                return Err(VerifyError::Malformed(format!(
-                    "distance {distance} is not a finite non-negative number"
-                )));
-            }
+            check_separated_numbers(*distance, *point_a, *point_b)?;
             on_rounded_feature(a, pa, features.a, *point_a, w.tol, 'A')?;
             on_rounded_feature(b, pb, features.b, *point_b, w.tol, 'B')?;
-            let gap = *point_b - *point_a;
-            let len = gap.length();
-            if (len - distance).abs() > w.tol {
-                return Err(VerifyError::DistanceMismatch(format!(
-                    "reported {distance:e}, but the witness points are {len:e} apart (tolerance {:e})",
-                    w.tol
-                )));
-            }
-            // Minimality: the planes through the points normal to their difference bound
-            // the rounded shapes; else the features' normals give lower bounds.
-            if len > 0.0 {
-                let n = gap / len;
-                let plane_a = Plane {
-                    normal: n,
-                    offset: n.dot(*point_a) - ra,
-                };
-                let plane_b = Plane {
-                    normal: n,
-                    offset: n.dot(*point_b) + rb,
-                };
-                if plane_bounds(&plane_a, &w.a, 1.0, w.tol, 'A')
-                    .and_then(|_| plane_bounds(&plane_b, &w.b, -1.0, w.tol, 'B'))
-                    .is_ok()
-                {
-                    return Ok(());
-                }
-            }
-            let mut best = f64::NEG_INFINITY;
-            for n in local_normals(a, pa, b, pb, *point_a, *point_b, features, w.tol) {
-                let max_a = w.a.iter().map(|v| n.dot(*v)).fold(f64::NEG_INFINITY, f64::max);
-                let min_b = w.b.iter().map(|v| n.dot(*v)).fold(f64::INFINITY, f64::min);
-                best = best.max(min_b - max_a - ra - rb);
-            }
-            if best >= distance - w.tol {
-                Ok(())
-            } else {
-                Err(VerifyError::DistanceMismatch(format!(
-                    "not the minimum distance: the best lower bound is {best:e}, below the reported {distance:e} (tolerance {:e})",
-                    w.tol
-                )))
-            }
+            check_minimal(a, pa, b, pb, &w, (*point_a, *point_b), features, *distance)
         }
         Distance::Penetrating {
             witness: wt,
@@ -204,26 +160,7 @@ pub(super) fn distance(
         } => {
             witness(a, pa, b, pb, &w, wt)?;
             let Some(p) = penetration else { return Ok(()) };
-            if !p.depth.is_finite() || p.depth < 0.0 {
-                return Err(VerifyError::Malformed(format!(
-                    "penetration depth {} is not finite and ≥ 0",
-                    p.depth
-                )));
-            }
-            check_plane(&Plane {
-                normal: p.normal,
-                offset: 0.0,
-            })?;
-            let n = p.normal;
-            let max_a = w.a.iter().map(|v| n.dot(*v)).fold(f64::NEG_INFINITY, f64::max) + ra;
-            let min_b = w.b.iter().map(|v| n.dot(*v)).fold(f64::INFINITY, f64::min) - rb;
-            let gap = min_b + p.depth - max_a;
-            if gap.abs() > w.tol {
-                return Err(VerifyError::Penetration(format!(
-                    "translating B by depth·normal leaves a signed gap of {gap:e} along the normal, not 0 (tolerance {:e})",
-                    w.tol
-                )));
-            }
+            check_penetration_depth(p, &w, ra, rb)?;
             in_rounded(a, pa, p.point_a, w.tol, 'A')?;
             in_rounded(b, pb, p.point_b, w.tol, 'B')
         }
