@@ -170,6 +170,7 @@ pub(super) fn distance(
     }
 }
 
+/// The directional check for any pair: polytopes are the case of radii 0.
 pub(super) fn directional(
     a: &ConvexPolyhedron,
     pa: &Pose,
@@ -200,7 +201,7 @@ pub(super) fn directional(
                 Ok(())
             } else {
                 Err(VerifyError::NotTouching(format!(
-                    "'never' is wrong: the rounded projections along the direction overlap by {:e}",
+                    "'never' is wrong: the projections along the direction (radii included) overlap by {:e}, so some translation makes the shapes touch",
                     -sep
                 )))
             }
