@@ -241,14 +241,7 @@ pub fn answer(
     direction: Option<DVec3>,
     options: &polycd::ManifoldOptions,
 ) -> Answer {
-    match answer_inner(a, pa, b, pb, kind, algorithm, direction, options) {
-        Ok(ans) => ans,
-        Err(e) => Answer {
-            status: "error",
-            error: Some(e.to_string()),
-            ..Answer::default()
-        },
-    }
+    answer_inner(a, pa, b, pb, kind, algorithm, direction, options).unwrap_or_else(error_answer)
 }
 
 /// [`answer`] for sides of any kind: two solids as [`answer`]; a pair with an open surface by
@@ -270,14 +263,12 @@ pub fn answer_body(
     if let (Body::Solid(a), Body::Solid(b)) = (a, b) {
         return answer(a, pa, b, pb, kind, algorithm, direction, options);
     }
-    match surface_answer(a, pa, b, pb, kind, algorithm) {
-        Ok(ans) => ans,
-        Err(e) => Answer {
-            status: "error",
-            error: Some(e.to_string()),
-            ..Answer::default()
-        },
-    }
+    surface_answer(a, pa, b, pb, kind, algorithm).unwrap_or_else(error_answer)
+}
+
+/// A library error as the answer line's error (the id is set by the caller).
+fn error_answer(e: PolycdError) -> Answer {
+    Answer::error(Value::Null, e.to_string())
 }
 
 fn surface_answer(
