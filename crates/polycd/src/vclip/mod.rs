@@ -199,9 +199,12 @@ pub struct VClipCache {
 /// angular vertex spacing `√(4π / n)` (n the larger vertex count). A warm walk crosses about
 /// one feature per fraction of the spacing turned, while the cold start's two hinted support
 /// climbs cost a fixed amount; beyond the crossover coherence would make the query slower
-/// than no coherence at all (issue 27 item 2). Measured on `bench coherence` (V-Clip warm
-/// against V-Clip cold, same run; BENCHMARKS.md *Coherence*). Not a tolerance: it only picks
-/// the start, never an answer (every answer is certified by Theorem 1 from either start).
+/// than no coherence at all (issue 27 item 2). Measured (BENCHMARKS.md *Coherence*): in
+/// instructions the warm walk stays cheaper up to ≈ 1.2 spacings (642-vertex sphere ≈ 9.5°,
+/// 60-gon disk ≈ 22°), in wall time only up to 0.6–0.8 spacings (its steps miss L1, the
+/// cold start's two hinted climbs are short); 0.7 lies below both wall-clock crossovers. Not
+/// a tolerance: it only picks the start, never an answer (every answer is certified by
+/// Theorem 1 from either start).
 const STALE_TURN_REL: f64 = 0.7;
 
 /// Whether B has turned relative to A by at most [`STALE_TURN_REL`] × the vertex spacing
