@@ -470,6 +470,62 @@ fn coherence_sphere() {
     assert!(wm < cm);
 }
 
+/// Issue 27 item 2 (coherence never hurts): a cached pair is used while B has turned little
+/// since it was cached, and dropped once B has turned by more than a fraction of the vertex
+/// spacing (the 642-vertex sphere's is ≈ 8°): then the query is exactly the cold query (same
+/// answer, same iterations, bit for bit), and below the limit exactly the query replayed from
+/// the cached pair. Distances within 1e-12 × pair scale of GJK's either way.
+#[test]
+fn stale_pair_starts_cold() {
+    let s = shapes::icosphere(3, 1.0).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(27);
+    let (mut warm_used, mut cold_used) = (0, 0);
+    for trial in 0..40 {
+        let axis = shapes::unit_vector(&mut rng);
+        let q0 = shapes::random_rotation(&mut rng);
+        let c = shapes::unit_vector(&mut rng) * 2.5;
+        let p0 = Pose::new(q0, c);
+        for (turn_deg, stale) in [(0.5, false), (2.0, false), (20.0, true), (90.0, true)] {
+            let p1 = Pose::new(DQuat::from_axis_angle(axis, f64::to_radians(turn_deg)) * q0, c);
+            let mut cache = VClipCache::default();
+            vclip::distance(&s, &Pose::IDENTITY, &s, &p0, &mut cache).unwrap();
+            let pair = cache.pair().expect("a separated answer caches its pair");
+            let got = vclip::distance(&s, &Pose::IDENTITY, &s, &p1, &mut cache).unwrap();
+            let replay = vclip::distance(&s, &Pose::IDENTITY, &s, &p1, &mut VClipCache::starting_at(pair)).unwrap();
+            let cold = vclip::distance(&s, &Pose::IDENTITY, &s, &p1, &mut VClipCache::default()).unwrap();
+            let expected = if stale { cold } else { replay };
+            assert_eq!(
+                format!("{got:?}"),
+                format!("{expected:?}"),
+                "trial {trial}, turn {turn_deg}°: stale = {stale}"
+            );
+            if format!("{replay:?}") != format!("{cold:?}") {
+                if stale {
+                    cold_used += 1;
+                } else {
+                    warm_used += 1;
+                }
+            }
+            let g = polycd::query::distance(
+                &s,
+                &Pose::IDENTITY,
+                &s,
+                &p1,
+                polycd::Algorithm::Gjk,
+                &mut polycd::query::PairCache::default(),
+            )
+            .unwrap();
+            let (Distance::Separated { distance: x, .. }, Distance::Separated { distance: y, .. }) = (got, g) else {
+                panic!("trial {trial}, turn {turn_deg}°: {got:?} / GJK {g:?}");
+            };
+            assert!((x - y).abs() <= 1e-12 * pair_scale(&s, &Pose::IDENTITY, &s, &p1));
+        }
+    }
+    // The two starts differ (iterations or features) often enough for the comparison to tell
+    // them apart.
+    assert!(warm_used > 10 && cold_used > 10, "warm {warm_used}, cold {cold_used}");
+}
+
 /// The query layer dispatches to V-Clip and keeps its feature pair in the pair cache.
 #[test]
 fn through_query_api() {

@@ -27,8 +27,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// The methods of this scenario (one line per method; the peer last).
-pub(crate) const COHERENCE_METHODS: [Method; 4] = [
+pub(crate) const COHERENCE_METHODS: [Method; 5] = [
     Method::polycd("V-Clip", Algorithm::VClip, Question::Distance, Coherence::Warm),
+    Method::polycd("V-Clip cold", Algorithm::VClip, Question::Distance, Coherence::Cold),
     Method::polycd("GJK warm", Algorithm::Gjk, Question::Distance, Coherence::Warm),
     Method::polycd("GJK cold", Algorithm::Gjk, Question::Distance, Coherence::Cold),
     Method::parry("parry3d distance", Question::Distance),

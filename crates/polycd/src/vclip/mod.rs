@@ -44,7 +44,9 @@
 //!   translation-only pairs, recomputes them from its shifted vertices with the same
 //!   expressions, and divides.) The kind of handler frame and the orientation of the pair are
 //!   compile-time parameters of `View`.
-//! - A cold query (no cached pair, or a stale or foreign one: ids out of range) starts from
+//! - A cold query (no cached pair, a foreign one: ids out of range, or a stale one: B has
+//!   turned relative to A by more than `STALE_TURN_REL` of the vertex spacing since it was
+//!   cached, where the warm walk costs more than a cold start) starts from
 //!   the two support vertices along the line between the centroids; a face–face pair (never
 //!   produced by the algorithm) starts from the first vertex of A's face.
 //!
@@ -173,7 +175,7 @@ mod frame;
 mod handlers;
 
 use crate::contract::{contact_tolerance, pair_scale, Distance, Feature, FeaturePair, Intersection};
-use crate::core::math::{DMat3, DVec3, Pose};
+use crate::core::math::{DMat3, DQuat, DVec3, Pose};
 use crate::core::tolerance::{DISTANCE_GAP_REL, UNIT_QUAT_SLACK};
 use crate::shape::polyhedron::ConvexPolyhedron;
 use answer::distance_with_plane;
@@ -187,12 +189,39 @@ pub use crate::core::tolerance::CROSSING_EDGES_SIN2;
 #[derive(Clone, Debug, Default)]
 pub struct VClipCache {
     pair: Option<FeaturePair>,
+    /// B's rotation relative to A at the last query, for the staleness test
+    /// ([`STALE_TURN_REL`]).
+    last_rel: Option<DQuat>,
+}
+
+/// Relative rotation since the cached query beyond which the cached feature pair is dropped
+/// and the query starts cold (from the support vertices), as a fraction of the shapes'
+/// angular vertex spacing `√(4π / n)` (n the larger vertex count). A warm walk crosses about
+/// one feature per fraction of the spacing turned, while the cold start's two hinted support
+/// climbs cost a fixed amount; beyond the crossover coherence would make the query slower
+/// than no coherence at all (issue 27 item 2). Measured (BENCHMARKS.md *Coherence*): in
+/// instructions the warm walk stays cheaper up to ≈ 1.2 spacings (642-vertex sphere ≈ 9.5°,
+/// 60-gon disk ≈ 22°), in wall time only up to 0.6–0.8 spacings (its steps miss L1, the
+/// cold start's two hinted climbs are short); 0.7 lies below both wall-clock crossovers. Not
+/// a tolerance: it only picks the start, never an answer (every answer is certified by
+/// Theorem 1 from either start).
+const STALE_TURN_REL: f64 = 0.7;
+
+/// Whether B has turned relative to A by at most [`STALE_TURN_REL`] × the vertex spacing
+/// between the rotations `q0` and `q` (both unit to rounding). The angle is
+/// `θ ≈ 2·√(2(1 − |q0·q|))` for small angles (larger ones only need to exceed the limit), so
+/// `θ ≤ k·√(4π/n)` is tested squared, without a root or a division.
+#[inline(always)]
+fn turned_little(q0: DQuat, q: DQuat, n: usize) -> bool {
+    let one_minus = (1.0 - q0.dot(q).abs()).max(0.0);
+    8.0 * one_minus * n as f64 <= STALE_TURN_REL * STALE_TURN_REL * 4.0 * std::f64::consts::PI
 }
 
 impl VClipCache {
     /// Forgets the cached pair: the next query starts cold, as with a new cache.
     pub fn forget(&mut self) {
         self.pair = None;
+        self.last_rel = None;
     }
     /// The feature pair the next query starts from (`None`: a cold start from the support
     /// vertices along the line between the centroids).
@@ -201,7 +230,10 @@ impl VClipCache {
     }
     /// A cache whose next query starts from `pair` (e.g. to replay a recorded warm query).
     pub fn starting_at(pair: FeaturePair) -> Self {
-        VClipCache { pair: Some(pair) }
+        VClipCache {
+            pair: Some(pair),
+            last_rel: None,
+        }
     }
 }
 
@@ -231,6 +263,8 @@ struct Rel {
     m: DMat3,
     mt: DMat3,
     t: DVec3,
+    /// The rotation `m` was made from (for the staleness test).
+    q: DQuat,
 }
 
 /// The raw result of a V-Clip run, in A's local frame.
@@ -270,6 +304,7 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
         m,
         mt: m.transpose(),
         t: rel_translation,
+        q: rel_rotation,
     };
     // The handlers' frames (see [`View`]): the common frame for both bodies when the rotation
     // is exactly the identity, else each body's local frame.
@@ -311,8 +346,15 @@ fn iterate<const R: bool>(
         q: body_a,
         rel,
     };
+    // The cached pair is a good start only while B has turned little since it was cached
+    // (`STALE_TURN_REL`); a cache without a recorded rotation (`starting_at`) is used as it is.
+    let fresh = match cache.last_rel {
+        Some(q0) => turned_little(q0, rel.q, a.vertices().len().max(b.vertices().len())),
+        None => true,
+    };
+    cache.last_rel = Some(rel.q);
     let (mut fa, mut fb) = match cache.pair {
-        Some(p) if body_a.feature_ok(p.a) && body_b.feature_ok(p.b) => (p.a, p.b),
+        Some(p) if fresh && body_a.feature_ok(p.a) && body_b.feature_ok(p.b) => (p.a, p.b),
         // Cold start: the support vertices along the line between the centroids (a short
         // climb from the direction table's start), near the closest features of round
         // shapes, instead of a walk across the surfaces from vertex 0.
