@@ -164,7 +164,11 @@ impl Grid {
         // Fine x coordinates while the widest key stays below 2²⁰ of them (the cell range
         // checked above leaves at most 2²⁰ cells; `FINE_X` times that would overflow the field).
         let far_x = (hi.x - self.origin.x) * self.inv;
-        self.sub = if far_x * (FINE_X as f64) < MAX_CELLS - 16.0 { FINE_X } else { 1 };
+        self.sub = if far_x * (FINE_X as f64) < MAX_CELLS - 16.0 {
+            FINE_X
+        } else {
+            1
+        };
         self.inv_x = self.sub as f64 * self.inv;
         self.small_max = if self.cell > 0.0 {
             self.cell / (1.0 + GRID_CELL_SLACK)
