@@ -880,7 +880,8 @@ fn grid_x_windows_fine_and_coarse() {
                 sap.set_aabb(id as u32, *b).unwrap();
             }
             sap.update();
-            sap.check_invariants().unwrap_or_else(|e| panic!("gap {gap}, frame {frame}: {e}"));
+            sap.check_invariants()
+                .unwrap_or_else(|e| panic!("gap {gap}, frame {frame}: {e}"));
             let mut want = Vec::new();
             for i in 0..n {
                 for j in i + 1..n {
