@@ -829,3 +829,72 @@ fn grid_and_sweep_agree_and_keep_pair_data() {
     }
     assert!(grid_frames >= 100);
 }
+
+/// The grid's x windows against an O(n²) brute force, in the two regimes of its x key: fine
+/// (16 steps a cell; a compact world) and coarse (one step a cell: a world more than 65 536
+/// cells wide, here two clusters 10⁷ cells apart). Boxes of every width up to the largest
+/// small box (the window's reach), lattice-aligned so min x of one box equals max x of another
+/// and edges fall on cell boundaries, moving and jumping between rows.
+#[test]
+fn grid_x_windows_fine_and_coarse() {
+    for (seed, gap) in [(91u64, 0.0), (92, 1e7)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut sap: SweepAndPrune = SweepAndPrune::new();
+        sap.set_grid_threshold(0);
+        let n = 160;
+        let mut boxes: Vec<Aabb> = Vec::with_capacity(n);
+        let random_box = |rng: &mut ChaCha8Rng, id: usize| {
+            let shift = if id % 2 == 1 { gap } else { 0.0 };
+            let lattice = rng.random_bool(0.5);
+            let lo: [f64; 3] = std::array::from_fn(|k| {
+                let x: f64 = rng.random_range(0.0..4.0);
+                let x = if lattice { (x * 4.0).floor() / 4.0 } else { x };
+                x + if k == 0 { shift } else { 0.0 }
+            });
+            let w: [f64; 3] = std::array::from_fn(|_| {
+                if lattice {
+                    f64::from(rng.random_range(0..9)) / 4.0
+                } else {
+                    rng.random_range(0.0..2.0)
+                }
+            });
+            bx(lo, std::array::from_fn(|k| lo[k] + w[k]))
+        };
+        for id in 0..n {
+            let b = random_box(&mut rng, id);
+            sap.insert(id as u32, b).unwrap();
+            boxes.push(b);
+        }
+        let mut total = 0;
+        for frame in 0..60 {
+            for (id, b) in boxes.iter_mut().enumerate() {
+                if rng.random_bool(0.1) {
+                    *b = random_box(&mut rng, id);
+                } else if rng.random_bool(0.5) {
+                    let d = DVec3::from_array(std::array::from_fn(|_| rng.random_range(-0.25..0.25)));
+                    *b = Aabb {
+                        min: b.min + d,
+                        max: b.max + d,
+                    };
+                }
+                sap.set_aabb(id as u32, *b).unwrap();
+            }
+            sap.update();
+            sap.check_invariants()
+                .unwrap_or_else(|e| panic!("gap {gap}, frame {frame}: {e}"));
+            let mut want = Vec::new();
+            for i in 0..n {
+                for j in i + 1..n {
+                    if boxes[i].overlaps(&boxes[j]) {
+                        want.push((i as u32, j as u32));
+                    }
+                }
+            }
+            let have: Vec<(u32, u32)> = sap.pairs().collect();
+            assert_eq!(have, want, "gap {gap}, frame {frame}");
+            total += want.len();
+        }
+        // Dense enough to test something: about one overlap per box and frame at least.
+        assert!(total > 60 * n / 2, "gap {gap}: only {total} overlapping pairs");
+    }
+}

@@ -7,21 +7,26 @@
 //! `bench many-body`, about 110 at 100 000), each touching two boxes at random places in
 //! memory. A single sorted axis instead tests every pair whose x intervals overlap: `n²·w/L`
 //! for boxes of width `w` in a world of side `L`. The grid's work per frame is linear: each box
-//! is tested against the boxes of 13.5 neighbouring cells on average.
+//! is tested against the boxes of about seven cells' worth of neighbouring rows.
 //!
 //! **Method.** The cell side `c` is at least the largest extent of every *small* box (all
 //! boxes except outliers larger than [`LARGE_BOX_FACTOR`] × the mean extent), so a box spans
-//! at most two cells per axis. Each small box is keyed by the cell of its min corner (`x`
-//! fastest); boxes are kept sorted by key (insertion sort of the previous frame's order under
-//! coherence, a full sort otherwise). Two overlapping small boxes have home cells at most one
-//! apart per axis, so each box is tested against the boxes after it in its own cell, in the
-//! next cell of its row, and in the three cells `x − 1 … x + 1` of four forward rows
-//! (`(y + 1, z)`, `(y − 1 … y + 1, z + 1)`): 13 forward neighbour cells, each unordered pair
-//! once. The rows' key ranges grow with the box's key, so four cursors walk the sorted keys
-//! once per frame (no search). Large boxes are tested against every box. Every test is the
+//! at most two cells per axis. Each small box's key is its home *row* (the cells of its min y
+//! and min z) and the fine x coordinate of its min x ([`FINE_X`] per cell); boxes are kept
+//! sorted by key (insertion sort of the previous frame's order under coherence, a full sort
+//! otherwise), so each row is a run of boxes sorted by min x. Two overlapping small boxes have
+//! home rows at most one cell apart in y and z, and the min x of either lies within one cell
+//! below the other's min x and its max x. So each box is tested against the boxes after it in
+//! its own row up to its max x, and against the boxes of four forward rows (`(y + 1, z)`,
+//! `(y − 1 … y + 1, z + 1)`) whose min x lies in `[min x − c, max x]`: each unordered pair
+//! once, and only boxes that overlap it in x to a sixteenth of a cell (about 7 cells' worth
+//! of boxes per box instead of the 13.5 cells of a cell-keyed grid). The windows' key ranges
+//! grow with the box's key, so four cursors walk the sorted keys once per frame (no search).
+//! Large boxes are tested against every box. Every test is the
 //! exact closed-box test [`Aabb::overlaps`]'s comparisons, so the result is exactly the set of
 //! overlapping pairs whatever the cell arithmetic rounds (that only decides which pairs are
-//! tested; the proof that no overlapping pair is missed is at [`Grid::cell_side`]).
+//! tested; the proofs that no overlapping pair is missed are at [`Grid::cell_side`] and
+//! [`Grid::sweep`]).
 //!
 //! The cell side and origin are kept from frame to frame while they stay valid (so keys, and
 //! the sorted order, change only as boxes move), and recomputed with room to spare otherwise.
@@ -34,7 +39,8 @@ use crate::core::tolerance::GRID_CELL_SLACK;
 /// From this many live boxes on, [`SweepAndPrune::update`](super::SweepAndPrune::update)
 /// finds the candidates with a uniform grid, recomputed every frame (cell side: the largest
 /// box extent, outliers beyond [`LARGE_BOX_FACTOR`] × the mean tested against every box; each
-/// box tested exactly against the boxes of its own and 13 forward neighbour cells; the result
+/// box tested exactly against the boxes of its own and four forward neighbour rows that overlap
+/// it in x; the result
 /// merged into the sorted candidate list so pairs keep their data) instead of the incremental
 /// sweep, whose end-point exchanges grow as `n^(2/3)` per body at a fixed density
 /// ([`set_grid_threshold`](super::SweepAndPrune::set_grid_threshold)
@@ -51,6 +57,11 @@ pub const LARGE_BOX_FACTOR: f64 = 8.0;
 const CELL_BITS: u32 = 21;
 /// The largest cell coordinate range used: keys leave one cell of room on both sides.
 const MAX_CELLS: f64 = (1u64 << 20) as f64;
+/// Fine x coordinates per cell: a box is tested against the boxes of a neighbour row whose min
+/// x lies within `[min x − cell, max x]` to a sixteenth of a cell.
+const FINE_X: u64 = 16;
+/// The x field of a key.
+const X_MASK: u64 = (1 << CELL_BITS) - 1;
 /// Row offsets in key space of the four forward rows: `(dy, dz)` = `(1, 0)`, `(−1, 1)`,
 /// `(0, 1)`, `(1, 1)`.
 const ROW_STEPS: [u64; 4] = [
@@ -67,6 +78,10 @@ pub(super) struct Grid {
     cell: f64,
     /// `fl(1 / cell)`: cell coordinates by one multiplication.
     inv: f64,
+    /// Fine x coordinates per cell ([`FINE_X`], or 1 when the world is too wide for them) and
+    /// `fl(sub / cell)`: the x part of a key is the fine coordinate of the box's min x.
+    sub: u64,
+    inv_x: f64,
     origin: DVec3,
     /// Largest extent a small box may have: `cell / (1 + GRID_CELL_SLACK)`.
     small_max: f64,
@@ -83,6 +98,8 @@ pub(super) struct Grid {
     large: Vec<u32>,
     /// Sorted keys and the boxes' bounds in sorted order (contiguous for the inner loops).
     keys: Vec<u64>,
+    /// Per sorted box: fine x coordinate of its max x minus that of its min x.
+    xend: Vec<u64>,
     ids: Vec<u32>,
     lo: [Vec<f64>; 3],
     hi: [Vec<f64>; 3],
@@ -144,6 +161,15 @@ impl Grid {
             }
         }
         self.inv = 1.0 / self.cell;
+        // Fine x coordinates while the widest key stays below 2²⁰ of them (the cell range
+        // checked above leaves at most 2²⁰ cells; `FINE_X` times that would overflow the field).
+        let far_x = (hi.x - self.origin.x) * self.inv;
+        self.sub = if far_x * (FINE_X as f64) < MAX_CELLS - 16.0 {
+            FINE_X
+        } else {
+            1
+        };
+        self.inv_x = self.sub as f64 * self.inv;
         self.small_max = if self.cell > 0.0 {
             self.cell / (1.0 + GRID_CELL_SLACK)
         } else {
@@ -152,12 +178,20 @@ impl Grid {
         true
     }
 
+    /// The box's key: its home row (the cells of its min y and min z) and the fine x
+    /// coordinate of its min x; all in `[4, 2²⁰)` by `cell_side` (the origin lies four cells
+    /// below every box), so a row's key range never reaches into the next one.
     #[inline]
     fn key_of(&self, b: &Aabb) -> u64 {
         let q = (b.min - self.origin) * self.inv;
-        // In [0, 2²⁰) by `cell_side`; +1 leaves the cell below free for the `x − 1` range.
-        let c = |v: f64| (v.floor() as u64) + 1;
-        c(q.x) | (c(q.y) << CELL_BITS) | (c(q.z) << (2 * CELL_BITS))
+        let c = |v: f64| v.floor() as u64;
+        self.fine_x(b.min.x) | (c(q.y) << CELL_BITS) | (c(q.z) << (2 * CELL_BITS))
+    }
+
+    /// `⌊fl(fl(v − o_x) · fl(sub / cell))⌋`: monotone in `v`.
+    #[inline]
+    fn fine_x(&self, v: f64) -> u64 {
+        ((v - self.origin.x) * self.inv_x).floor() as u64
     }
 
     /// The pair keys ([`pair_key`]) of every two live boxes that overlap (closed boxes), sorted,
@@ -210,6 +244,7 @@ impl Grid {
         std::mem::swap(&mut self.order, &mut self.next);
         sort_coherent(&mut self.order);
         self.keys.clear();
+        self.xend.clear();
         self.ids.clear();
         for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
             v.clear();
@@ -217,6 +252,7 @@ impl Grid {
         for &(k, id) in &self.order {
             let b = &boxes[id as usize];
             self.keys.push(k);
+            self.xend.push(self.fine_x(b.max.x) - (k & X_MASK));
             self.ids.push(id);
             for a in 0..3 {
                 self.lo[a].push(b.min[a]);
@@ -239,23 +275,36 @@ impl Grid {
     }
 
     /// The small boxes' pairs (see the module docs).
+    ///
+    /// Box `q` can overlap box `p` only if its home row is `p`'s or a neighbour (cells at most
+    /// one apart in y and z, [`Grid::cell_side`]) and its min x lies in
+    /// `[p.min.x − cell, p.max.x]`: `q.min.x ≤ p.max.x` by the overlap, and `q.max.x ≥ p.min.x`
+    /// with `q`'s extent at most a cell. In fine coordinates (monotone, rounding far below one
+    /// fine step): `fx(q.min.x) ∈ [fx(p.min.x) − sub, fx(p.max.x)]` — a contiguous key range
+    /// of each row, since a row's boxes are sorted by their fine min x. Own row: the boxes after
+    /// `p` up to `fx(p.max.x)` (a pair of the same row is found by the earlier box); the four
+    /// forward rows: the whole window.
     fn sweep(&self, out: &mut Vec<u64>) {
         let n = self.keys.len();
         let keys = &self.keys[..];
+        let xend = &self.xend[..n];
         let [lx, ly, lz] = &self.lo;
         let [hx, hy, hz] = &self.hi;
         let (lx, ly, lz, hx, hy, hz) = (&lx[..n], &ly[..n], &lz[..n], &hx[..n], &hy[..n], &hz[..n]);
         let ids = &self.ids[..n];
+        let sub = self.sub;
         let mut cursor = [0usize; 4];
         for p in 0..n {
             let k = keys[p];
+            let reach = xend[p];
             let (ax, ay, az, bx, by, bz) = (lx[p], ly[p], lz[p], hx[p], hy[p], hz[p]);
             // The boxes from `q` on while their key is at most `to`: the six comparisons
             // joined without branches, one branch on the (rare) hit.
             macro_rules! scan {
                 ($q:expr, $to:expr) => {{
                     let mut q = $q;
-                    while q < n && keys[q] <= $to {
+                    let to = $to;
+                    while q < n && keys[q] <= to {
                         let hit = (ax <= hx[q])
                             & (lx[q] <= bx)
                             & (ay <= hy[q])
@@ -269,14 +318,14 @@ impl Grid {
                     }
                 }};
             }
-            // Own cell (the boxes after this one) and the next cell of the row.
-            scan!(p + 1, k + 1);
+            scan!(p + 1, k + reach);
+            // `k + step − sub` grows with `k`: each cursor only moves forward.
             for (c, &step) in cursor.iter_mut().zip(&ROW_STEPS) {
-                let (from, to) = (k + step - 1, k + step + 1);
+                let from = k + step - sub;
                 while *c < n && keys[*c] < from {
                     *c += 1;
                 }
-                scan!(*c, to);
+                scan!(*c, k + step + reach);
             }
         }
     }

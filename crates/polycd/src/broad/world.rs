@@ -361,13 +361,16 @@ impl World {
         let body = self.body_mut(h)?;
         let mut warm = body.warm;
         let aabb = shape_aabb(&body.shape, &pose, margin, &mut warm);
-        aabb.check()?;
+        // The broad phase checks the box (once) and keeps it only if valid; the body changes
+        // after that, so an error leaves both as they were.
+        self.sap.set_aabb(h.index, aabb)?;
+        let body = self.body_mut(h)?;
         body.pose = pose;
         body.margin = margin;
         body.warm = warm;
         body.changed = frame + 1;
         self.boxes += 1;
-        self.sap.set_aabb(h.index, aabb)
+        Ok(())
     }
 
     /// Broad phase then narrow phase ([`World::update_broad_phase`],
