@@ -64,7 +64,7 @@
 use super::{closing, directional_bound, safe_step, CcdOptions, DirectionalBound, RigidMotion};
 use crate::core::error::PolycdError;
 use crate::core::math::Pose;
-use crate::mesh::bvtt::{best_answer, bvtt_query, bvtt_track, containment, FrontNode, MeshCache, MeshDistance};
+use crate::mesh::bvtt::{best_answer, bvtt_query, bvtt_track, containment, FrontNode, MeshCache, MeshDistance, Prune};
 use crate::mesh::TriMesh;
 use crate::query::{self, Distance};
 
@@ -227,8 +227,10 @@ pub fn time_of_contact(
             &pose_a,
             b,
             &pose_b,
-            threshold,
-            FRONT_PRUNE_REL,
+            Prune {
+                stop_below: threshold,
+                relax: FRONT_PRUNE_REL,
+            },
             options.discrete(),
             cache,
         )

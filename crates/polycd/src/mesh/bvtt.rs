@@ -174,7 +174,7 @@ pub fn bvtt_distance(
     cache: &mut MeshCache,
 ) -> Result<MeshDistance, PolycdError> {
     cache.begin_query();
-    let best = bvtt_query(a, pose_a, b, pose_b, stop_below, 0.0, algorithm, cache)?;
+    let best = bvtt_query(a, pose_a, b, pose_b, Prune { stop_below, relax: 0.0 }, algorithm, cache)?;
     if best.distance > 0.0 {
         if let Some(d) = containment(a, pose_a, b, pose_b) {
             return Ok(d);
@@ -228,6 +228,16 @@ impl TriMesh {
     }
 }
 
+/// How far the BVTT traversal goes: it stops at the first leaf pair within `stop_below`, and
+/// prunes with the relative slack `relax` (0: the exact minimum; see `Traversal::limit`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prune {
+    /// Stop at the first leaf pair at most this far apart.
+    pub stop_below: f64,
+    /// Relative slack of the prune, in `[0, 1)`.
+    pub relax: f64,
+}
+
 /// The BVTT traversal; fills `cache.front` and returns the best leaf pair: the nearest with
 /// `relax = 0`, else see [`bvtt_track`] (the continuous query passes
 /// `ccd::mesh::FRONT_PRUNE_REL`).
@@ -236,11 +246,11 @@ pub(crate) fn bvtt_query(
     pose_a: &Pose,
     b: &TriMesh,
     pose_b: &Pose,
-    stop_below: f64,
-    relax: f64,
+    prune: Prune,
     algorithm: Algorithm,
     cache: &mut MeshCache,
 ) -> Result<FrontNode, PolycdError> {
+    let Prune { stop_below, relax } = prune;
     cache.front.clear();
     cache.lazy.clear();
     let mut t = Traversal::new(a, pose_a, b, pose_b, stop_below, algorithm, cache);
@@ -291,11 +301,11 @@ pub(crate) fn bvtt_track(
     pose_a: &Pose,
     b: &TriMesh,
     pose_b: &Pose,
-    stop_below: f64,
-    relax: f64,
+    prune: Prune,
     algorithm: Algorithm,
     cache: &mut MeshCache,
 ) -> Result<FrontNode, PolycdError> {
+    let Prune { stop_below, relax } = prune;
     std::mem::swap(&mut cache.front, &mut cache.previous);
     cache.front.clear();
     cache.lazy.clear();
