@@ -23,8 +23,10 @@
 //!   of the traversal, and a node's hull contains its subtree's pieces): a step safe for every
 //!   front node is safe for the meshes (the paper's observation 1). This holds for the tracked
 //!   front too: it is the previous cut with some pairs replaced by cuts of their subtrees.
-//! - The mesh distance of each step is the exact minimum over the leaf pairs (see
-//!   [`crate::mesh`]), so the step is safe for the meshes.
+//! - Every front pair's distance is a lower bound of the distances of the leaf pairs under it
+//!   (exact hull distance, spheres' gap, a support gap along a direction, or a kept gap), so
+//!   the step, safe for every front pair, is safe for the meshes; a leaf pair within the
+//!   threshold is always found (see [`FRONT_PRUNE_REL`]).
 //!
 //! # Termination
 //! At most `options.max_iterations` steps (as in [`crate::ccd`]); each step's traversal visits
@@ -44,6 +46,13 @@
 //!   step restarts at the roots).
 //! - The containment test at `t = 0` skips the winding number for a vertex outside the other
 //!   mesh's bounding ball.
+//! - The traversal of each step is not asked for the exact minimum while the bodies are far
+//!   apart: an inner pair within a factor `1 − FRONT_PRUNE_REL` of the nearest leaf pair so
+//!   far is kept on the front, not descended (see [`FRONT_PRUNE_REL`]); near the threshold
+//!   the prune is exact again. Before an exact hull query, a pair is tried along a direction
+//!   (its previous one, or its parent pair's), by one support climb per hull; a pair that
+//!   needs the hull query and has no cached V-Clip features starts from those two support
+//!   vertices.
 //! - The motion bound of a front node uses the node's hull (as the paper does), plus the
 //!   within-step rotation term of [`crate::ccd`]. A pair kept without a query keeps its
 //!   direction, and its bound from the previous step advanced by that step (the angular term
@@ -55,9 +64,27 @@
 use super::{closing, directional_bound, safe_step, CcdOptions, DirectionalBound, RigidMotion};
 use crate::core::error::PolycdError;
 use crate::core::math::Pose;
-use crate::mesh::bvtt::{best_answer, bvtt_query, bvtt_track, containment, FrontNode, MeshCache, MeshDistance};
+use crate::mesh::bvtt::{best_answer, bvtt_query, bvtt_track, containment, FrontNode, MeshCache, MeshDistance, Prune};
 use crate::mesh::TriMesh;
 use crate::query::{self, Distance};
+
+/// Relative slack `ε` of the BVTT prune during the advancement (`bvtt_query`/`bvtt_track`'s
+/// `relax`): an inner node pair, or a kept front pair, at least `(1 − ε)·b` apart (`b` the
+/// nearest leaf pair found so far) is not descended while `(1 − ε)·b` exceeds the distance
+/// threshold; from there on the prune is the exact one (`b`). The front is still a cut of the
+/// BVTT and every front pair's distance a lower bound of the leaf pairs under it, so each step
+/// is as safe as before, and a leaf pair within the threshold is always found (a pair that
+/// hides one is at most the threshold apart, below either limit). What changes: the step
+/// comes from a coarser front (shorter by at most a factor `1/(1 − ε)` than from the exact
+/// minimum), so
+/// more steps, each much cheaper. Measured by callgrind on `bench ccd`'s 40 motions of the
+/// 2 880-triangle knot (`examples/ccd_profile.rs`, warm tables), with the traversal's support
+/// gaps and seeded V-Clip starts: ε = 0.5 (with the sphere test still on) / 0.75 / 0.9 / 0.95
+/// gave 35.7 / 32.4 / 31.4 / 30.8 M instructions (202 / 217 / 228 / 248 steps), against 68.4 M (164 steps) for the
+/// exact prune before this change; 0.9 is kept (0.95 saves 2 % more for 9 % more steps).
+/// The contract of the answer is unchanged (no contact on `[0, t)`, distance at `t` at most
+/// the threshold); `t` itself may differ within it.
+pub const FRONT_PRUNE_REL: f64 = 0.9;
 
 /// Default slack of the size bound of the tracked front (see the continuous query (`ccd::mesh::time_of_contact`) and
 /// [`MeshToiCache::set_front_slack`]), so that the small
@@ -196,7 +223,19 @@ pub fn time_of_contact(
         let track = iterations > 0 && *tracking;
         *restarts += u64::from(track && grown);
         let query = if track && !grown { bvtt_track } else { bvtt_query };
-        let best = query(a, &pose_a, b, &pose_b, threshold, options.discrete(), cache).map_err(|e| match e {
+        let best = query(
+            a,
+            &pose_a,
+            b,
+            &pose_b,
+            Prune {
+                stop_below: threshold,
+                relax: FRONT_PRUNE_REL,
+            },
+            options.discrete(),
+            cache,
+        )
+        .map_err(|e| match e {
             PolycdError::CcdNotConverged { iterations: _, .. } => {
                 PolycdError::CcdNotConverged { iterations, t_free: t }
             }

@@ -7,7 +7,8 @@ use crate::core::geometry::closest_on_triangle;
 use crate::core::hash::IdBuildHasher;
 use crate::core::math::{DVec3, Pose};
 use crate::core::tolerance::CONTACT_REL;
-use crate::query::{self, Algorithm, Distance, PairCache};
+use crate::query::{self, Algorithm, Distance, Feature, FeaturePair, PairCache};
+use crate::vclip::VClipCache;
 use std::collections::HashMap;
 
 /// A front node of the BVTT (Alg. 3): a pair of hull-tree nodes, their distance and closest
@@ -173,7 +174,7 @@ pub fn bvtt_distance(
     cache: &mut MeshCache,
 ) -> Result<MeshDistance, PolycdError> {
     cache.begin_query();
-    let best = bvtt_query(a, pose_a, b, pose_b, stop_below, algorithm, cache)?;
+    let best = bvtt_query(a, pose_a, b, pose_b, Prune { stop_below, relax: 0.0 }, algorithm, cache)?;
     if best.distance > 0.0 {
         if let Some(d) = containment(a, pose_a, b, pose_b) {
             return Ok(d);
@@ -227,19 +228,33 @@ impl TriMesh {
     }
 }
 
-/// The BVTT traversal; fills `cache.front` and returns the best leaf pair.
+/// How far the BVTT traversal goes: it stops at the first leaf pair within `stop_below`, and
+/// prunes with the relative slack `relax` (0: the exact minimum; see `Traversal::limit`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Prune {
+    /// Stop at the first leaf pair at most this far apart.
+    pub stop_below: f64,
+    /// Relative slack of the prune, in `[0, 1)`.
+    pub relax: f64,
+}
+
+/// The BVTT traversal; fills `cache.front` and returns the best leaf pair: the nearest with
+/// `relax = 0`, else see [`bvtt_track`] (the continuous query passes
+/// `ccd::mesh::FRONT_PRUNE_REL`).
 pub(crate) fn bvtt_query(
     a: &TriMesh,
     pose_a: &Pose,
     b: &TriMesh,
     pose_b: &Pose,
-    stop_below: f64,
+    prune: Prune,
     algorithm: Algorithm,
     cache: &mut MeshCache,
 ) -> Result<FrontNode, PolycdError> {
+    let Prune { stop_below, relax } = prune;
     cache.front.clear();
     cache.lazy.clear();
     let mut t = Traversal::new(a, pose_a, b, pose_b, stop_below, algorithm, cache);
+    t.relax = relax;
     t.visit(a.root, b.root)?;
     let best = t.best;
     cache.root_front = cache.front.len();
@@ -248,8 +263,10 @@ pub(crate) fn bvtt_query(
 
 /// The BVTT query started from the previous front (front tracking): each pair of the previous
 /// front, in its order, is either kept without a query — when its gap `g` at the new poses
-/// (see below) is no smaller than the best distance so far — or re-evaluated at the new poses
-/// by [`Traversal::visit`], which keeps it or refines it downward. Fills `cache.front` (and
+/// (see below) is no smaller than the prune limit (the best distance so far, or less with
+/// `relax`, see [`Traversal::limit`]) — or re-evaluated at the new poses by
+/// [`Traversal::visit_along`] (its old direction first), which keeps it or refines it
+/// downward. Fills `cache.front` (and
 /// `cache.lazy`: which pairs were kept without a query) and returns the best leaf pair.
 ///
 /// Gap of a kept pair: at the last step the pair had distance (or gap) `d` along the unit
@@ -271,19 +288,24 @@ pub(crate) fn bvtt_query(
 /// leaf pair within `stop_below`, after which the query's answer is a contact and the front
 /// is not used. The union of cuts of the subtrees of a cut's pairs is a cut of the whole BVTT:
 /// the new front covers every pair of pieces exactly once. Distance: a pushed or kept inner
-/// pair is no nearer than the best distance at the time (hull distance, spheres' gap or kept
-/// gap, each a lower bound of every leaf pair below it), and the best distance only falls; so
-/// no leaf pair under a front pair is nearer than the final best, which is the minimum leaf
-/// distance — the same minimum as the query from the roots.
+/// pair is no nearer than the prune limit at the time (hull distance, spheres' gap, support
+/// gap along a direction or kept gap, each a lower bound of every leaf pair below it). With
+/// `relax = 0` the limit is the best distance, which only falls; so no leaf pair under a
+/// front pair is nearer than the final best, which is the minimum leaf distance — the same
+/// minimum as the query from the roots. With `relax > 0` the best is a leaf pair within a
+/// factor `1/(1 − relax)` of the minimum while that is above `stop_below`; a leaf pair within
+/// `stop_below` is found either way (a pair above it hiding one would have a lower bound
+/// at most `stop_below`, below both limits).
 pub(crate) fn bvtt_track(
     a: &TriMesh,
     pose_a: &Pose,
     b: &TriMesh,
     pose_b: &Pose,
-    stop_below: f64,
+    prune: Prune,
     algorithm: Algorithm,
     cache: &mut MeshCache,
 ) -> Result<FrontNode, PolycdError> {
+    let Prune { stop_below, relax } = prune;
     std::mem::swap(&mut cache.front, &mut cache.previous);
     cache.front.clear();
     cache.lazy.clear();
@@ -295,11 +317,12 @@ pub(crate) fn bvtt_track(
     // 2 880-triangle knots: 4.33 steps and 2.3 M instructions per query sorted, 4.17 and
     // 2.1 M in this order).
     let mut t = Traversal::new(a, pose_a, b, pose_b, stop_below, algorithm, cache);
+    t.relax = relax;
     let mut result = Ok(());
     for (k, f) in previous.iter().enumerate() {
         // (A missing gap, which the advancement loop never leaves, means a query.)
         let g = gaps.get(k).copied().unwrap_or(f64::NEG_INFINITY);
-        if g >= t.best.distance && t.best.distance > t.stop_below {
+        if t.prunes(g) && t.best.distance > t.stop_below {
             // Still no nearer than the best distance along its old direction: kept without
             // a query, with that gap (a lower bound of the hulls' distance) and direction.
             let n = (f.point_b - f.point_a) / f.distance;
@@ -311,7 +334,10 @@ pub(crate) fn bvtt_track(
             t.cache.lazy.push(true);
             continue;
         }
-        result = t.visit(f.node_a, f.node_b);
+        // Its previous direction first (a separation along it at the new poses, by two
+        // support climbs, before an exact hull query; see `Traversal::visit`).
+        let n = (f.point_b - f.point_a) / f.distance;
+        result = t.visit_along(f.node_a, f.node_b, n);
         if result.is_err() {
             break;
         }
@@ -333,6 +359,8 @@ struct Traversal<'a> {
     algorithm: Algorithm,
     cache: &'a mut MeshCache,
     best: FrontNode,
+    /// Relative slack of the prune (see [`Traversal::limit`]); 0 for the exact minimum.
+    relax: f64,
 }
 
 impl<'a> Traversal<'a> {
@@ -364,6 +392,25 @@ impl<'a> Traversal<'a> {
                 point_a: DVec3::NAN,
                 point_b: DVec3::NAN,
             },
+            relax: 0.0,
+        }
+    }
+
+    /// Whether a pair (inner, or kept from the previous front) at least `d` apart is pruned.
+    fn prunes(&self, d: f64) -> bool {
+        d >= self.limit()
+    }
+
+    /// The prune limit: an inner pair (or a kept front pair) at least this far apart is not
+    /// descended. The best distance `b` itself for the exact minimum (`relax = 0`); with a
+    /// relative slack `ε = relax`, `(1 − ε)·b` while that is above `stop_below`, else `b`.
+    fn limit(&self) -> f64 {
+        let b = self.best.distance;
+        let r = b * (1.0 - self.relax);
+        if r > self.stop_below {
+            r
+        } else {
+            b
         }
     }
 
@@ -395,16 +442,74 @@ impl<'a> Traversal<'a> {
         (gap, ca + u * (ra + 0.5 * slack), cb - u * (rb + 0.5 * slack))
     }
 
+    /// The hulls' separation along the unit world direction `n` (from A to B): the gap
+    /// `min over B of n·b − max over A of n·a` between their supporting planes normal to `n`,
+    /// by one support climb on each hull (started from its direction table), less the
+    /// rounding of the world positions ([`CONTACT_REL`] of their size, as for the spheres),
+    /// with a point on A's plane and the point `gap` along `n` from it. A lower bound of the
+    /// hulls' distance whenever it is positive (the planes separate them); at most the
+    /// distance, with equality along the distance direction.
+    fn support_gap(&self, i: u32, j: u32, n: DVec3) -> Result<(f64, DVec3, DVec3, (u32, u32)), PolycdError> {
+        let ha = self.a.nodes[i as usize].hull()?;
+        let hb = self.b.nodes[j as usize].hull()?;
+        let ia = ha.support_climb_hinted(self.pose_a.inverse_transform_vector(n), u32::MAX);
+        let ib = hb.support_climb_hinted(self.pose_b.inverse_transform_vector(-n), u32::MAX);
+        let pa = self.pose_a.transform_point(ha.vertex(ia));
+        let pb = self.pose_b.transform_point(hb.vertex(ib));
+        let slack = CONTACT_REL * (pa.abs().max_element() + pb.abs().max_element());
+        let gap = n.dot(pb - pa) - slack;
+        Ok((gap, pa, pa + n * gap, (ia, ib)))
+    }
+
+    /// Alg. 3 on the node pair `(i, j)`, trying first the separation along `n` (a unit
+    /// world direction from A to B, e.g. the pair's direction at the previous step): when it
+    /// is no smaller than the prune limit ([`Traversal::limit`]) the pair is a front node with that gap and
+    /// direction, with no hull query (as for the spheres' gap).
+    fn visit_along(&mut self, i: u32, j: u32, n: DVec3) -> Result<(), PolycdError> {
+        if self.best.distance <= self.stop_below {
+            return Ok(());
+        }
+        let mut seed = None;
+        // Only in the continuous query (`relax > 0`): the discrete distance
+        // ([`bvtt_distance`]) keeps its exact traversal and V-Clip starts, so its answers are
+        // those of before, to the bit.
+        if n.is_finite() && self.relax > 0.0 {
+            let (gap, pa, pb, s) = self.support_gap(i, j, n)?;
+            seed = Some(s);
+            if self.prunes(gap) {
+                self.cache.front.push(FrontNode {
+                    node_a: i,
+                    node_b: j,
+                    distance: gap,
+                    point_a: pa,
+                    point_b: pb,
+                });
+                return Ok(());
+            }
+        }
+        self.visit_seeded(i, j, seed)
+    }
+
     /// Alg. 3 on the node pair `(i, j)`.
     fn visit(&mut self, i: u32, j: u32) -> Result<(), PolycdError> {
+        self.visit_seeded(i, j, None)
+    }
+
+    /// Alg. 3 on the node pair `(i, j)`; a pair with no cached V-Clip features starts from
+    /// the vertices `seed` (the supports along a direction near the pair's closest one).
+    fn visit_seeded(&mut self, i: u32, j: u32, seed: Option<(u32, u32)>) -> Result<(), PolycdError> {
         if self.best.distance <= self.stop_below {
             return Ok(());
         }
         // Bounding spheres first: a pair whose spheres are already no nearer than the best
         // distance is a front node with the spheres' gap and direction (a valid separation
         // for the advancement: the hulls lie in the spheres), without a hull query.
-        let (gap, sa, sb) = self.sphere_gap(i, j);
-        if gap >= self.best.distance {
+        let (gap, sa, sb) = if seed.is_some() {
+            (0.0, DVec3::NAN, DVec3::NAN)
+        } else {
+            self.sphere_gap(i, j)
+        };
+        if self.prunes(gap) {
             self.cache.front.push(FrontNode {
                 node_a: i,
                 node_b: j,
@@ -417,6 +522,14 @@ impl<'a> Traversal<'a> {
         let na = &self.a.nodes[i as usize];
         let nb = &self.b.nodes[j as usize];
         let pc = self.cache.node_pair(i, j);
+        if let Some((va, vb)) = seed {
+            if pc.vclip.pair().is_none() {
+                pc.vclip = VClipCache::starting_at(FeaturePair {
+                    a: Feature::Vertex(va),
+                    b: Feature::Vertex(vb),
+                });
+            }
+        }
         let node =
             match query::distance_or_overlap(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, self.algorithm, pc)? {
                 Distance::Separated {
@@ -445,7 +558,15 @@ impl<'a> Traversal<'a> {
                     })
                 }
             };
-        if node.distance < self.best.distance {
+        let leaf = na.children.is_none() && nb.children.is_none();
+        if if leaf {
+            node.distance < self.best.distance
+        } else {
+            !self.prunes(node.distance)
+        } {
+            // The children's hulls lie in the parent's: its direction separates them at
+            // least as far, and is tried first for each child.
+            let dir = (node.point_b - node.point_a) / node.distance;
             // Descend the larger node (the paper descends B's tree to its leaves first), the
             // nearer child (by bounding spheres) first.
             let split_b = match (na.children, nb.children) {
@@ -462,8 +583,8 @@ impl<'a> Traversal<'a> {
                     } else {
                         (r, l)
                     };
-                    self.visit(i, l)?;
-                    return self.visit(i, r);
+                    self.visit_along(i, l, dir)?;
+                    return self.visit_along(i, r, dir);
                 }
                 Some(false) => {
                     let (l, r) = na.children.unwrap_or((i, i));
@@ -472,8 +593,8 @@ impl<'a> Traversal<'a> {
                     } else {
                         (r, l)
                     };
-                    self.visit(l, j)?;
-                    return self.visit(r, j);
+                    self.visit_along(l, j, dir)?;
+                    return self.visit_along(r, j, dir);
                 }
                 None => self.best = node,
             }
