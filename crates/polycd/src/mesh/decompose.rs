@@ -23,9 +23,9 @@
 //!    whose balls lie below a face's plane are skipped, which removes most of it on strongly
 //!    curved patches but little on gently curved ones; and the inside test, O(log n + k·f) at
 //!    worst (a triangle is usually culled by the first plane tried). A refused patch costs
-//!    O(log P) checks per round. The inside test runs first: it refuses nearly every refused
-//!    piece (on the 11 520-triangle knot all of them), so the cover sums run only on pieces
-//!    that will be kept. The check's buffers (points, planes, face polygons) are reused.
+//!    O(log P) checks per round. The inside test runs first (the same `&&`, so the same
+//!    pieces): on the 11 520-triangle knot it made every refusal, so the cover sums now run
+//!    only on pieces that are kept. The check's buffers (points, planes, polygons) are reused.
 //! 4. Only the accepted pieces' hull points are kept ([`HullNode`]; polyhedra and tables are
 //!    built on first use by a query).
 //!
@@ -33,8 +33,8 @@
 //! pieces; BENCHMARKS.md "Mesh decomposition" has the per-phase table): 3 471 checks, 1.85
 //! per piece — the bisection's re-checks are not the cost; the Quickhulls of the checks
 //! (10–60 points each, ≈ 230 k instructions apiece: the hull builder's fixed costs dominate
-//! at that size) are half of the decomposition, the inside tests and cover sums a third, the
-//! growth 5 %. No phase is quadratic in n.
+//! at that size) are two thirds of the decomposition, the inside tests and cover sums a
+//! fifth, the growth 5 %. No phase is quadratic in n.
 //!
 //! Deterministic: seeds and neighbours in a fixed order, no hash-order dependence.
 
