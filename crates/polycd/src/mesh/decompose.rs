@@ -23,13 +23,18 @@
 //!    whose balls lie below a face's plane are skipped, which removes most of it on strongly
 //!    curved patches but little on gently curved ones; and the inside test, O(log n + k·f) at
 //!    worst (a triangle is usually culled by the first plane tried). A refused patch costs
-//!    O(log P) checks per round.
+//!    O(log P) checks per round. The inside test runs first (the same `&&`, so the same
+//!    pieces): on the 11 520-triangle knot it made every refusal, so the cover sums now run
+//!    only on pieces that are kept. The check's buffers (points, planes, polygons) are reused.
 //! 4. Only the accepted pieces' hull points are kept ([`HullNode`]; polyhedra and tables are
 //!    built on first use by a query).
 //!
-//! Measured (CPU time, release, loaded machine; BENCHMARKS.md "Mesh decomposition"): the hull
-//! builds (≈ 30 %), the cover sums (12–32 %), the inside tests and box-tree queries (≈ 15 %)
-//! and allocation (≈ 10 %) dominate; no phase is quadratic in n.
+//! Measured (callgrind, `polycd decompose torus-knot:2,3:144,40`: 11 520 triangles, 1 881
+//! pieces; BENCHMARKS.md "Mesh decomposition" has the per-phase table): 3 471 checks, 1.85
+//! per piece — the bisection's re-checks are not the cost; the Quickhulls of the checks
+//! (10–60 points each, ≈ 230 k instructions apiece: the hull builder's fixed costs dominate
+//! at that size) are two thirds of the decomposition, the inside tests and cover sums a
+//! fifth, the growth 5 %. No phase is quadratic in n.
 //!
 //! Deterministic: seeds and neighbours in a fixed order, no hash-order dependence.
 
@@ -39,8 +44,8 @@ use super::MAX_PATCH;
 use crate::core::error::{MeshDefect, PolycdError};
 use crate::core::math::DVec3;
 use crate::core::tolerance::{CCD_PIECE_REL, COPLANAR_MERGE_REL, COVER_SLACK};
-use crate::shape::hull::convex_hull;
-use std::collections::{HashMap, VecDeque};
+use crate::shape::hull::{convex_hull, IdMap};
+use std::collections::VecDeque;
 
 /// Triangles per leaf of the box tree.
 const BOX_LEAF: usize = 4;
@@ -88,6 +93,9 @@ impl TriMesh {
             corners: Vec::new(),
             blocks: Vec::new(),
             groups: Vec::new(),
+            pts: Vec::new(),
+            hull: HullPlanes::default(),
+            clip: (Vec::with_capacity(16), Vec::with_capacity(16)),
         };
         let mut grow = Growth {
             nbr: &nbr,
@@ -128,7 +136,7 @@ impl TriMesh {
     /// Per triangle, the triangle across each of its edges (`NONE` where there is none).
     fn adjacency(&self) -> Vec<[u32; 3]> {
         let n = self.triangles.len();
-        let mut edge_tri: HashMap<(u32, u32), u32> = HashMap::with_capacity(n * 3);
+        let mut edge_tri: IdMap<(u32, u32), u32> = IdMap::with_capacity_and_hasher(n * 3, Default::default());
         for (i, t) in self.triangles.iter().enumerate() {
             for k in 0..3 {
                 edge_tri.insert((t[k], t[(k + 1) % 3]), i as u32);
@@ -298,6 +306,12 @@ struct Ctx<'a> {
     /// Balls (centre, radius) around runs of [`BLOCK`] and [`BLOCK`]² of `corners`.
     blocks: Vec<(DVec3, f64)>,
     groups: Vec<(DVec3, f64)>,
+    /// The checked patch's distinct vertices (reused by every check).
+    pts: Vec<DVec3>,
+    /// The checked piece's face planes (reused by every check).
+    hull: HullPlanes,
+    /// `clipped_area`'s two polygons.
+    clip: (Vec<DVec3>, Vec<DVec3>),
 }
 
 /// Triangles per run of `Ctx::covers`' ball culling (runs of runs: `BLOCK`²).
@@ -361,12 +375,22 @@ impl Ctx<'_> {
     /// The vertices of the patch's piece (the hull of its distinct vertices, plus a point behind
     /// it when the patch is flat within `tol`) if that piece stays inside the solid.
     fn piece_points(&mut self, patch: &[u32]) -> Option<Vec<DVec3>> {
+        let mut pts = std::mem::take(&mut self.pts);
+        let mut hull = std::mem::take(&mut self.hull);
+        let out = self.piece_points_in(patch, &mut pts, &mut hull);
+        self.pts = pts;
+        self.hull = hull;
+        out
+    }
+
+    /// [`piece_points`](Self::piece_points) with its scratch (`pts`, `hull`) lent out.
+    fn piece_points_in(&mut self, patch: &[u32], pts: &mut Vec<DVec3>, hull: &mut HullPlanes) -> Option<Vec<DVec3>> {
         let m = self.mesh;
         self.check = self.check.wrapping_add(1) % NONE;
         for &g in patch {
             self.own[g as usize] = self.check;
         }
-        let mut pts: Vec<DVec3> = Vec::with_capacity(patch.len() + 3);
+        pts.clear();
         let mut normal = DVec3::ZERO;
         for &g in patch {
             let t = m.triangles[g as usize];
@@ -383,13 +407,13 @@ impl Ctx<'_> {
         let centre = pts.iter().copied().sum::<DVec3>() / pts.len() as f64;
         // A patch whose normals cancel (a whole closed convex shell) is not flat.
         let Some(normal) = normal.try_normalize() else {
-            let h = hull_planes(&pts).ok()?;
-            return (self.covers(patch, &h) && self.inside(&h)).then_some(h.vertices);
+            let v = hull_planes(pts, hull).ok()?;
+            return (self.inside(hull) && self.covers(patch, hull)).then_some(v);
         };
         let spread = pts.iter().map(|p| normal.dot(*p - centre).abs()).fold(0.0, f64::max);
         if spread > self.tol {
-            if let Ok(h) = hull_planes(&pts) {
-                return (self.covers(patch, &h) && self.inside(&h)).then_some(h.vertices);
+            if let Ok(v) = hull_planes(pts, hull) {
+                return (self.inside(hull) && self.covers(patch, hull)).then_some(v);
             }
         }
         // Flat patch (within the merge tolerance): a point behind it, closer until inside.
@@ -399,13 +423,13 @@ impl Ctx<'_> {
             if let Some(last) = pts.last_mut() {
                 *last = centre - normal * depth;
             }
-            if let Ok(h) = hull_planes(&pts) {
-                if !self.covers(patch, &h) {
+            if let Ok(v) = hull_planes(pts, hull) {
+                if !self.covers(patch, hull) {
                     // The patch is not convex in its plane: no point behind it helps.
                     return None;
                 }
-                if self.inside(&h) {
-                    return Some(h.vertices);
+                if self.inside(hull) {
+                    return Some(v);
                 }
             }
             depth *= 0.5;
@@ -468,7 +492,7 @@ impl Ctx<'_> {
             // The patch leaves part of the face uncovered: it is still on the surface when
             // other mesh triangles in the face's plane cover it (a patch grown over part of
             // a subdivided face); outside the solid otherwise (a notch).
-            let poly = &hull.polygons[k];
+            let poly = hull.polygon(k);
             let (lo, hi) = bounds(poly.iter().copied());
             let (lo, hi) = (lo - DVec3::splat(tol), hi + DVec3::splat(tol));
             self.hits.clear();
@@ -478,7 +502,7 @@ impl Ctx<'_> {
                 let t = m.triangles[i as usize].map(|v| m.vertices[v as usize]);
                 let [a, b, c] = t;
                 if coplanar(n, o, &t, (b - a).cross(c - a)) {
-                    covered += clipped_area(t, poly, n);
+                    covered += clipped_area(t, poly, n, &mut self.clip);
                 }
             }
             if area - covered > slack {
@@ -549,26 +573,38 @@ impl Ctx<'_> {
     }
 }
 
-/// A solid hull's vertices, face planes (outward unit normal, offset) and its vertices' box.
+/// A solid hull's face planes, faces and its vertices' box (buffers reused by every check).
+#[derive(Default)]
 struct HullPlanes {
-    vertices: Vec<DVec3>,
+    /// Per face: outward unit normal and offset.
     planes: Vec<(DVec3, f64)>,
     /// The area of each plane's face.
     areas: Vec<f64>,
-    /// Each plane's face polygon (counter-clockwise seen from outside).
-    polygons: Vec<Vec<DVec3>>,
+    /// Face `k`'s polygon (counter-clockwise seen from outside) is
+    /// `corners[start[k]..start[k + 1]]`.
+    start: Vec<usize>,
+    corners: Vec<DVec3>,
     lo: DVec3,
     hi: DVec3,
 }
 
-/// The face planes of the exact hull of `pts` (Quickhull over exact predicates); an error
-/// when the hull is not a solid. Each plane's offset is the largest over its face's vertices
-/// (the plane is on or outside every vertex of its face).
-fn hull_planes(pts: &[DVec3]) -> Result<HullPlanes, PolycdError> {
+impl HullPlanes {
+    /// Face `k`'s polygon.
+    fn polygon(&self, k: usize) -> &[DVec3] {
+        &self.corners[self.start[k]..self.start[k + 1]]
+    }
+}
+
+/// The exact hull of `pts` (Quickhull over exact predicates): its face planes into `out`, its
+/// vertices returned; an error when the hull is not a solid. Each plane's offset is the
+/// largest over its face's vertices (the plane is on or outside every vertex of its face).
+fn hull_planes(pts: &[DVec3], out: &mut HullPlanes) -> Result<Vec<DVec3>, PolycdError> {
     let h = convex_hull(pts)?;
-    let mut planes = Vec::with_capacity(h.faces.len());
-    let mut areas = Vec::with_capacity(h.faces.len());
-    let mut polygons = Vec::with_capacity(h.faces.len());
+    out.planes.clear();
+    out.areas.clear();
+    out.start.clear();
+    out.corners.clear();
+    out.start.push(0);
     for f in &h.faces {
         let c = f.iter().map(|&v| h.vertices[v as usize]).sum::<DVec3>() / f.len() as f64;
         let mut nrm = DVec3::ZERO;
@@ -581,23 +617,17 @@ fn hull_planes(pts: &[DVec3]) -> Result<HullPlanes, PolycdError> {
         let Some(nrm) = nrm.try_normalize() else {
             continue;
         };
-        areas.push(area);
-        polygons.push(f.iter().map(|&v| h.vertices[v as usize]).collect());
+        out.areas.push(area);
+        out.corners.extend(f.iter().map(|&v| h.vertices[v as usize]));
+        out.start.push(out.corners.len());
         let o = f
             .iter()
             .map(|&v| nrm.dot(h.vertices[v as usize]))
             .fold(f64::NEG_INFINITY, f64::max);
-        planes.push((nrm, o));
+        out.planes.push((nrm, o));
     }
-    let (lo, hi) = bounds(h.vertices.iter().copied());
-    Ok(HullPlanes {
-        vertices: h.vertices,
-        planes,
-        areas,
-        polygons,
-        lo,
-        hi,
-    })
+    (out.lo, out.hi) = bounds(h.vertices.iter().copied());
+    Ok(h.vertices)
 }
 
 /// A box tree over the triangles' bounding boxes (median splits along the widest axis of the
@@ -684,10 +714,10 @@ impl BoxTree {
 
 /// The area of triangle `t` inside the convex polygon `poly` (counter-clockwise about `n`),
 /// both in (or within the merge tolerance of) one plane with unit normal `n`
-/// (Sutherland–Hodgman against the polygon's edges).
-fn clipped_area(t: [DVec3; 3], poly: &[DVec3], n: DVec3) -> f64 {
-    let mut cur: Vec<DVec3> = t.to_vec();
-    let mut next = Vec::with_capacity(8);
+/// (Sutherland–Hodgman against the polygon's edges; `cur`, `next` are scratch).
+fn clipped_area(t: [DVec3; 3], poly: &[DVec3], n: DVec3, (cur, next): &mut (Vec<DVec3>, Vec<DVec3>)) -> f64 {
+    cur.clear();
+    cur.extend(t);
     for k in 0..poly.len() {
         let (p, q) = (poly[k], poly[(k + 1) % poly.len()]);
         // Inside: to the left of p → q seen along -n (counter-clockwise about n).
@@ -703,7 +733,7 @@ fn clipped_area(t: [DVec3; 3], poly: &[DVec3], n: DVec3) -> f64 {
                 next.push(a + (b - a) * (sa / (sa - sb)));
             }
         }
-        std::mem::swap(&mut cur, &mut next);
+        std::mem::swap(cur, next);
         if cur.len() < 3 {
             return 0.0;
         }

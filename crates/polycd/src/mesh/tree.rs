@@ -17,11 +17,15 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// query). The first query on a node allocates once; repeated queries do not.
 #[derive(Clone, Debug)]
 pub struct HullNode {
-    /// The hull's vertices (mesh frame), in the order the hull builder returned them.
-    points: Vec<DVec3>,
+    /// The hull's vertices (mesh frame), in the order the hull builder returned them (a
+    /// boxed slice: no spare capacity).
+    points: Box<[DVec3]>,
     /// The hull's bounding sphere, as [`ConvexPolyhedron::bounding_sphere`] computes it.
     sphere: (DVec3, f64),
-    built: OnceLock<Result<ConvexPolyhedron, PolycdError>>,
+    /// Boxed: an unbuilt node holds one pointer-sized cell instead of a polyhedron's inline
+    /// fields (with the boxed points, a 34 560-triangle knot's build peaked at 16 MB instead
+    /// of 22 MB: ≈ 0.7 KB per node).
+    built: OnceLock<Box<Result<ConvexPolyhedron, PolycdError>>>,
     /// Children (inner node), or `None` for a leaf.
     pub children: Option<(u32, u32)>,
     /// The piece of a leaf (`u32::MAX` for inner nodes).
@@ -33,7 +37,7 @@ impl HullNode {
     pub(crate) fn new(points: Vec<DVec3>, children: Option<(u32, u32)>, piece: u32) -> HullNode {
         let sphere = sphere_of(&points);
         HullNode {
-            points,
+            points: points.into_boxed_slice(),
             sphere,
             built: OnceLock::new(),
             children,
@@ -47,7 +51,13 @@ impl HullNode {
     /// refused them, the error is returned (and again on every call).
     pub fn hull(&self) -> Result<&ConvexPolyhedron, PolycdError> {
         self.built
-            .get_or_init(|| ConvexPolyhedron::from_points(&self.points))
+            .get_or_init(|| {
+                Box::new(ConvexPolyhedron::from_points(&self.points).map(|mut p| {
+                    p.shrink_to_fit();
+                    p
+                }))
+            })
+            .as_ref()
             .as_ref()
             .map_err(Clone::clone)
     }
@@ -90,6 +100,11 @@ fn sphere_of(points: &[DVec3]) -> (DVec3, f64) {
 
 /// The hull tree over `leaves` (one per piece, in piece order): the nodes, leaves first, and
 /// the root's index.
+///
+/// Serial on purpose: building the hulls of one level on every core (rayon; the same nodes
+/// bit for bit) raised the peak memory of a 34 560-triangle knot's build from 16 to 21 MB
+/// (the workers' allocator arenas keep the nodes' points and the hull builder's scratch),
+/// against the per-mesh memory target, for a phase of a quarter of the build's CPU time.
 pub(crate) fn build_tree(leaves: Vec<HullNode>) -> Result<(Vec<HullNode>, u32), PolycdError> {
     let centres: Vec<DVec3> = leaves.iter().map(|n| n.sphere.0).collect();
     let mut nodes = leaves;
@@ -100,8 +115,9 @@ pub(crate) fn build_tree(leaves: Vec<HullNode>) -> Result<(Vec<HullNode>, u32), 
 
 /// Builds the subtree over the leaves `order` (indices into `nodes`, whose first entries are
 /// the leaves) and returns its root. Depth ≤ ⌈log₂ n⌉ + 1 (median splits). Each inner node
-/// keeps the extreme points of its children's points (Quickhull, O(m log m) for m points):
-/// O(V log n) in all for V piece vertices.
+/// keeps the extreme points of its children's points only (their hulls' vertices, not the
+/// pieces' points: Quickhull, O(m log m) for m points): O(V log n) in all for V piece
+/// vertices.
 fn build(order: &mut [u32], centres: &[DVec3], nodes: &mut Vec<HullNode>) -> Result<u32, PolycdError> {
     if order.len() == 1 {
         return Ok(order[0]);
@@ -122,7 +138,7 @@ fn build(order: &mut [u32], centres: &[DVec3], nodes: &mut Vec<HullNode>) -> Res
     let (left, right) = order.split_at_mut(mid);
     let l = build(left, centres, nodes)?;
     let r = build(right, centres, nodes)?;
-    let mut pts: Vec<DVec3> = nodes[l as usize].points.clone();
+    let mut pts: Vec<DVec3> = nodes[l as usize].points.to_vec();
     pts.extend_from_slice(&nodes[r as usize].points);
     let hull = convex_hull(&pts)?;
     nodes.push(HullNode::new(hull.vertices, Some((l, r)), NONE));

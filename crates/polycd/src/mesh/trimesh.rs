@@ -7,9 +7,8 @@ use super::tree::{bounds, build_tree, HullNode, NONE};
 use crate::core::error::{MeshDefect, MeshFace, MeshNumbering, MeshVertex, PolycdError};
 use crate::core::math::DVec3;
 use crate::core::tolerance::{CONTACT_REL, FLATNESS_REL};
-use crate::shape::hull::check_points;
+use crate::shape::hull::{check_points, IdMap};
 use crate::shape::polyhedron::ConvexPolyhedron;
-use std::collections::HashMap;
 
 /// A closed, oriented triangle mesh with its convex surface decomposition and convex hull tree.
 #[derive(Clone, Debug)]
@@ -86,29 +85,7 @@ impl TriMesh {
         names: &Names<'_>,
         options: &MeshOptions,
     ) -> Result<TriMesh, PolycdError> {
-        check_points(vertices)?;
-        if faces.is_empty() {
-            return Err(bad(MeshDefect::Empty));
-        }
-        let (lo, hi) = bounds(vertices.iter().copied());
-        let mut repair = MeshRepair::default();
-        let (triangles, tri_face) = if options.repair {
-            let (rep, welded, farthest) = weld(vertices, options.weld_tolerance, 0.5 * (hi - lo).length());
-            repair.welded_vertices = welded;
-            repair.max_weld_distance = farthest;
-            let welded_faces: Vec<Vec<u32>> = faces
-                .iter()
-                .map(|f| f.iter().map(|&v| rep.get(v as usize).copied().unwrap_or(v)).collect())
-                .collect();
-            let (mut t, mut tf) = fan(vertices, &welded_faces, names)?;
-            drop_bad_triangles(vertices, &mut t, &mut tf, &mut repair);
-            if t.is_empty() {
-                return Err(bad(MeshDefect::Empty));
-            }
-            (t, tf)
-        } else {
-            fan(vertices, faces, names)?
-        };
+        let (triangles, tri_face, repair) = repaired_triangles(vertices, faces, names, options, |_| {})?;
         TriMesh::finish(vertices, triangles, tri_face, repair, names, None)
     }
 
@@ -340,36 +317,15 @@ pub(crate) fn surface_triangles(
     names: &Names<'_>,
     options: &MeshOptions,
 ) -> Result<SurfaceTriangles, PolycdError> {
-    check_points(vertices)?;
-    if faces.is_empty() {
-        return Err(bad(MeshDefect::Empty));
-    }
-    let (lo, hi) = bounds(vertices.iter().copied());
-    let mut repair = MeshRepair::default();
-    let (mut t, mut tf) = if options.repair {
-        let (rep, welded, farthest) = weld(vertices, options.weld_tolerance, 0.5 * (hi - lo).length());
-        repair.welded_vertices = welded;
-        repair.max_weld_distance = farthest;
-        let welded_faces: Vec<Vec<u32>> = faces
-            .iter()
-            .map(|f| f.iter().map(|&v| rep.get(v as usize).copied().unwrap_or(v)).collect())
-            .collect();
-        let (mut t, mut tf) = fan(vertices, &welded_faces, names)?;
-        // A surface has no sides: orient every triangle alike (smallest vertex first, then the
-        // smaller), so a back-to-back pair is a duplicate, one of them kept.
-        for tri in &mut t {
+    // A surface has no sides: orient every triangle alike (smallest vertex first, then the
+    // smaller), so a back-to-back pair is a duplicate, one of them kept.
+    let (mut t, mut tf, repair) = repaired_triangles(vertices, faces, names, options, |t| {
+        for tri in t {
             let k = (0..3).min_by_key(|&k| tri[k]).unwrap_or(0);
             let r = [tri[k], tri[(k + 1) % 3], tri[(k + 2) % 3]];
             *tri = if r[1] < r[2] { r } else { [r[0], r[2], r[1]] };
         }
-        drop_bad_triangles(vertices, &mut t, &mut tf, &mut repair);
-        (t, tf)
-    } else {
-        fan(vertices, faces, names)?
-    };
-    if t.is_empty() {
-        return Err(bad(MeshDefect::Empty));
-    }
+    })?;
     // Slivers (nearly collinear corners, refused by a closed mesh's checks) stay: a surface's
     // triangle is queried as the flat convex hull of its corners, a thin polygon or segment.
     // Exactly collinear corners were dropped above (zero area).
@@ -400,6 +356,45 @@ pub(crate) fn read_surface(path: &std::path::Path) -> Result<(Vec<DVec3>, Surfac
 
 fn bad(d: MeshDefect) -> PolycdError {
     PolycdError::InvalidMesh(Box::new(d))
+}
+
+/// The input's faces fan-triangulated, and with `options.repair` welded (`orient` then sees
+/// the welded triangles) and cleared of zero-area and duplicate triangles: the validation
+/// shared by closed meshes ([`TriMesh::new`]) and open surfaces ([`surface_triangles`]).
+/// Errors name the input's faces (`names`); no triangle left is [`MeshDefect::Empty`].
+fn repaired_triangles(
+    vertices: &[DVec3],
+    faces: &[Vec<u32>],
+    names: &Names<'_>,
+    options: &MeshOptions,
+    orient: impl FnOnce(&mut [[u32; 3]]),
+) -> Result<SurfaceTriangles, PolycdError> {
+    check_points(vertices)?;
+    if faces.is_empty() {
+        return Err(bad(MeshDefect::Empty));
+    }
+    let mut repair = MeshRepair::default();
+    let (t, tf) = if options.repair {
+        let (lo, hi) = bounds(vertices.iter().copied());
+        let (rep, welded, farthest) = weld(vertices, options.weld_tolerance, 0.5 * (hi - lo).length());
+        repair.welded_vertices = welded;
+        repair.max_weld_distance = farthest;
+        let welded_faces: Vec<Vec<u32>> = faces
+            .iter()
+            .map(|f| f.iter().map(|&v| rep.get(v as usize).copied().unwrap_or(v)).collect())
+            .collect();
+        let (mut t, mut tf) = fan(vertices, &welded_faces, names)?;
+        orient(&mut t);
+        drop_bad_triangles(vertices, &mut t, &mut tf, &mut repair);
+        (t, tf)
+    } else {
+        // Every face gives at least one triangle (or is refused): never empty here.
+        fan(vertices, faces, names)?
+    };
+    if t.is_empty() {
+        return Err(bad(MeshDefect::Empty));
+    }
+    Ok((t, tf, repair))
 }
 
 /// Fan-triangulates the faces (each triangle with its face), refusing faces with fewer than
@@ -453,10 +448,11 @@ fn check_closed_manifold(
     triangles: &[[u32; 3]],
     tri_face: &[u32],
     names: &Names<'_>,
-) -> Result<HashMap<(u32, u32), u32>, PolycdError> {
+) -> Result<IdMap<(u32, u32), u32>, PolycdError> {
     // Directed edges: each exactly once, each with its reverse. Checked in face order, so
     // the edge reported is the first one in the input.
-    let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(triangles.len() * 3);
+    // (Keys hashed by `IdHasher`: only looked up, never iterated, so no order depends on it.)
+    let mut directed: IdMap<(u32, u32), u32> = IdMap::with_capacity_and_hasher(triangles.len() * 3, Default::default());
     for (i, t) in triangles.iter().enumerate() {
         for k in 0..3 {
             let e = (t[k], t[(k + 1) % 3]);
@@ -495,7 +491,7 @@ fn check_closed_manifold(
 
 /// Connected components of the surface (union–find over the edges, each edge's two
 /// triangles): each triangle's component, and each component's first triangle (its root).
-fn components(triangles: &[[u32; 3]], directed: &HashMap<(u32, u32), u32>) -> (Vec<u32>, Vec<u32>) {
+fn components(triangles: &[[u32; 3]], directed: &IdMap<(u32, u32), u32>) -> (Vec<u32>, Vec<u32>) {
     // Connected components: union–find over the edges (each edge's two triangles).
     let n = triangles.len();
     let mut parent: Vec<u32> = (0..n as u32).collect();

@@ -161,6 +161,21 @@ impl ConvexPolyhedron {
         Self::build_with_progress(vertices, faces, strict, &mut |_, _, _| {})
     }
 
+    /// Releases the spare capacity of the topology arrays (a shape kept in large numbers,
+    /// such as a mesh's hull-tree nodes, holds only what it uses). No value changes.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.vertices.shrink_to_fit();
+        self.half_edges.shrink_to_fit();
+        self.edges.shrink_to_fit();
+        self.faces.shrink_to_fit();
+        self.adj_start.shrink_to_fit();
+        self.adj_vertex.shrink_to_fit();
+        self.adj_half_edge.shrink_to_fit();
+        self.face_start.shrink_to_fit();
+        self.face_vertex.shrink_to_fit();
+        self.source.shrink_to_fit();
+    }
+
     /// The topology arrays, borrowed for the table builders.
     pub(crate) fn topology(&self) -> TopologyView<'_> {
         TopologyView {
