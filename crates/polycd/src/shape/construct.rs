@@ -615,8 +615,8 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
-    /// Points on the unit sphere and on a box with polygonal faces (many coplanar points),
-    /// in random order.
+    /// Points on the unit sphere, and the same with two flat caps (polygonal faces), in
+    /// random order.
     fn clouds() -> Vec<(&'static str, Vec<DVec3>)> {
         let mut rng = ChaCha8Rng::seed_from_u64(29);
         let mut sphere = Vec::new();
@@ -631,13 +631,12 @@ mod tests {
                 sphere.push(p / l);
             }
         }
-        // A rounded box: the sphere squashed onto a box wherever it is near one, so the box's
-        // faces are polygons of many corners next to curved triangles.
-        let boxy = sphere
+        // Two caps cut off flat: two polygonal faces of many corners next to the triangles.
+        let capped = sphere
             .iter()
-            .map(|p| p.clamp(DVec3::splat(-0.8), DVec3::splat(0.8)))
+            .map(|p| DVec3::new(p.x.min(0.9), p.y, p.z.min(0.9)))
             .collect();
-        vec![("sphere", sphere), ("clamped sphere", boxy)]
+        vec![("sphere", sphere), ("capped sphere", capped)]
     }
 
     /// The renumbered construction gives the polyhedron of the plain one, field for field
@@ -652,6 +651,11 @@ mod tests {
             let local = ConvexPolyhedron::build_local(&h.vertices, &h.faces, false)
                 .expect("large enough to renumber")
                 .unwrap();
+            assert_eq!(
+                name == "capped sphere",
+                plain.faces.iter().any(|f| f.len > 3),
+                "{name}: polygonal faces"
+            );
             assert_eq!(format!("{plain:?}"), format!("{local:?}"), "{name}");
         }
     }

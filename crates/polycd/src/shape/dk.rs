@@ -45,7 +45,7 @@
 //! vertices from the level below and patching the holes, not by re-running the hull on each
 //! level's survivors. The hole filling (a few exact `orient3d` per removed vertex) is a small
 //! part; the greedy and the ring patching visit every vertex and its neighbours, so shapes of
-//! at least [`SPATIAL_ORDER_MIN`] vertices are first renumbered in Morton order of their
+//! at least `SPATIAL_ORDER_MIN` (2¹⁵) vertices are first renumbered in Morton order of their
 //! positions (`spatial_order`): in input order, a 10⁶-point cloud given at random made
 //! nearly every such read a cache miss. The greedy visits vertices in index order, so the
 //! level sizes depend on the numbering (and, above level 1, on the rotation order of the
@@ -342,7 +342,23 @@ impl Rotation {
         let mut adj = Vec::with_capacity(poly.adj_vertex.len());
         start.push(0u32);
         let he = poly.half_edges();
+        // Only corners of polygonal faces gain fan diagonals; every other vertex keeps its
+        // ring (copied without reading its faces: a 10⁶-vertex hull with one quadrilateral
+        // read 6·10⁶ scattered half-edges and faces here).
+        let mut on_polygon = vec![false; poly.vertices().len()];
+        for face in poly.faces().iter().filter(|f| f.len > 3) {
+            let mut h = face.half_edge;
+            for _ in 0..face.len {
+                on_polygon[he[h as usize].origin as usize] = true;
+                h = he[h as usize].next;
+            }
+        }
         for v in 0..poly.vertices().len() as u32 {
+            if !on_polygon[v as usize] {
+                adj.extend_from_slice(poly.neighbors(v));
+                start.push(adj.len() as u32);
+                continue;
+            }
             for (&a, &h) in poly.neighbors(v).iter().zip(poly.outgoing(v)) {
                 adj.push(a);
                 // The face of v → a runs v, a = c1, c2, …, c(L−1), back to v; the next

@@ -83,9 +83,10 @@ fn group_facets(tri: &[CompactFacet], pts: &[DVec3], tol: f64) -> (Vec<u32>, u32
             m | (u8::from(plane.takes(tri[t.nbr[i] as usize].v, pts)) << i)
         })
     };
-    // Largest area first, ties in creation order (a stable sort on areas computed once).
+    // Largest area first, ties in creation order (areas computed once; the facet number
+    // breaks ties, so the unstable sort gives the order of a stable one, without its buffer).
     let mut seeds: Vec<(f64, u32, u8)> = alive.iter().map(|&f| (area(f), f, joinable(f))).collect();
-    seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
+    seeds.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut group = vec![NONE; tri.len()];
     let mut ngroups = 0u32;
     let mut queue: Vec<u32> = Vec::new();

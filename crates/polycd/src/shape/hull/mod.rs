@@ -26,8 +26,7 @@
 //! "Building large hulls"):
 //! - checks, duplicate removal: O(n log n) (one sort);
 //! - Quickhull: O(n log h) expected (each point is re-assigned only when a facet it is
-//!   above dies; outside sets are conflict lists, linked through one array indexed by
-//!   point, so no list is allocated per facet); dead facet slots are reused, so memory is
+//!   above dies; outside sets are conflict lists); dead facet slots are reused, so memory is
 //!   O(n + h) facets;
 //! - merge: O(h log h) (facets sorted by area once; each facet's in-plane neighbours found
 //!   by O(1) exact tests in one pass in creation order, so a seed that takes none — every
@@ -100,10 +99,7 @@ struct Facet {
     visible: bool,
     /// Creation order: facet slots are reused, and the merge visits facets in this order.
     seq: u64,
-    /// The outside set: a list through [`Quickhull::next`], first and last point (`NONE`
-    /// when empty), in the order the points joined it.
-    head: u32,
-    tail: u32,
+    outside: Vec<u32>,
     normal: DVec3,
     offset: f64,
 }
@@ -253,13 +249,6 @@ struct Quickhull<'a> {
     free: Vec<u32>,
     /// Facets created so far (the next facet's `seq`).
     created: u64,
-    /// The outside sets as linked lists: the point after each point in its facet's outside
-    /// set (`NONE` at the end). A point is in at most one outside set, so one array holds
-    /// them all — no list per facet (a 10⁶-point sphere creates ~10⁷ facets, and allocating
-    /// and freeing their lists was a sizeable part of Quickhull).
-    next: Vec<u32>,
-    /// Points in the outside sets after the initial simplex.
-    outside_at_start: u64,
     /// Coordinate magnitude that sets the coplanarity tolerance.
     magnitude: f64,
 }
@@ -345,8 +334,6 @@ impl<'a> Quickhull<'a> {
             facets: Vec::with_capacity(pts.len() * 2),
             free: Vec::new(),
             created: 0,
-            next: vec![NONE; pts.len()],
-            outside_at_start: 0,
             magnitude,
         };
         let (a, b, c, d) = (i0 as u32, i1 as u32, i2 as u32, i3 as u32);
@@ -383,8 +370,7 @@ impl<'a> Quickhull<'a> {
             for f in 0..4 {
                 let v = q.facets[f].v;
                 if strictly_above(pts[v[0] as usize], pts[v[1] as usize], pts[v[2] as usize], *p) {
-                    q.push_outside(f as u32, i);
-                    q.outside_at_start += 1;
+                    q.facets[f].outside.push(i);
                     break;
                 }
             }
@@ -404,8 +390,7 @@ impl<'a> Quickhull<'a> {
             alive: true,
             visible: false,
             seq: self.created,
-            head: NONE,
-            tail: NONE,
+            outside: Vec::new(),
             normal,
             offset,
         };
@@ -417,19 +402,6 @@ impl<'a> Quickhull<'a> {
             self.facets.push(facet);
             (self.facets.len() - 1) as u32
         }
-    }
-
-    /// Appends point `q` to facet `f`'s outside set.
-    #[inline]
-    fn push_outside(&mut self, f: u32, q: u32) {
-        self.next[q as usize] = NONE;
-        let facet = &mut self.facets[f as usize];
-        if facet.head == NONE {
-            facet.head = q;
-        } else {
-            self.next[facet.tail as usize] = q;
-        }
-        facet.tail = q;
     }
 
     fn vertex_count(&self) -> usize {
@@ -456,12 +428,12 @@ impl<'a> Quickhull<'a> {
     fn run(&mut self, progress: &mut dyn FnMut(Phase, u64, u64)) -> Result<(), PolycdError> {
         let total = self.pts.len() as u64;
         // Points not (or no longer) in any outside set: hull vertices or found inside.
-        let mut settled = total - self.outside_at_start;
+        let mut settled = total - self.facets.iter().map(|f| f.outside.len() as u64).sum::<u64>();
         progress(Phase::Hull, settled, total);
         // (facet, its seq): a slot may be reused after its facet died, and the entry must
         // then be skipped as it was before slots were reused.
         let mut stack: Vec<(u32, u64)> = (0..4)
-            .filter(|&f| self.facets[f as usize].head != NONE)
+            .filter(|&f| !self.facets[f as usize].outside.is_empty())
             .map(|f| (f, self.facets[f as usize].seq))
             .collect();
         let mut visible: Vec<u32> = Vec::new();
@@ -473,7 +445,7 @@ impl<'a> Quickhull<'a> {
         let mut iterations = 0usize;
         while let Some((f, seq)) = stack.pop() {
             let facet = &self.facets[f as usize];
-            if facet.seq != seq || !facet.alive || facet.head == NONE {
+            if facet.seq != seq || !facet.alive || facet.outside.is_empty() {
                 continue;
             }
             iterations += 1;
@@ -485,23 +457,14 @@ impl<'a> Quickhull<'a> {
             }
             // Farthest outside point (float: only a heuristic choice).
             let (n, off) = (facet.normal, facet.offset);
-            let mut p = facet.head;
+            let mut p = facet.outside[0];
             let mut best = f64::NEG_INFINITY;
-            let mut q = facet.head;
-            // A list holds each point at most once: at most n steps.
-            for _ in 0..self.pts.len() {
-                if q == NONE {
-                    break;
-                }
+            for &q in &facet.outside {
                 let d = n.dot(self.pts[q as usize]) - off;
                 if d > best {
                     best = d;
                     p = q;
                 }
-                q = self.next[q as usize];
-            }
-            if q != NONE {
-                return Err(internal("an outside set is longer than the cloud"));
             }
             // Visible region by DFS over exact visibility.
             visible.clear();
@@ -555,16 +518,9 @@ impl<'a> Quickhull<'a> {
             }
             // Hand outside points to the new facets.
             for &g in &visible {
-                let facet = &mut self.facets[g as usize];
-                let mut q = facet.head;
-                (facet.head, facet.tail) = (NONE, NONE);
-                facet.alive = false;
-                for _ in 0..self.pts.len() {
-                    if q == NONE {
-                        break;
-                    }
-                    let after = self.next[q as usize];
-                    let q = std::mem::replace(&mut q, after);
+                let outside = std::mem::take(&mut self.facets[g as usize].outside);
+                self.facets[g as usize].alive = false;
+                for q in outside {
                     if q == p {
                         settled += 1;
                         continue;
@@ -572,19 +528,16 @@ impl<'a> Quickhull<'a> {
                     let mut assigned = false;
                     for &nf in &new_facets {
                         if self.above(nf, q) {
-                            self.push_outside(nf, q);
+                            self.facets[nf as usize].outside.push(q);
                             assigned = true;
                             break;
                         }
                     }
                     settled += u64::from(!assigned);
                 }
-                if q != NONE {
-                    return Err(internal("an outside set is longer than the cloud"));
-                }
             }
             for &nf in &new_facets {
-                if self.facets[nf as usize].head != NONE {
+                if !self.facets[nf as usize].outside.is_empty() {
                     stack.push((nf, self.facets[nf as usize].seq));
                 }
             }
