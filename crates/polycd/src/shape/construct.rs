@@ -17,6 +17,11 @@ use crate::shape::tables::{ScanBlocks, StartTable, SupportHints, VertexCones};
 use crate::shape::topology::{Edge, Face, HalfEdge};
 use std::sync::OnceLock;
 
+/// Shapes with at least this many vertices are built over vertices renumbered in order of
+/// first appearance in the faces (see `ConvexPolyhedron::build_local`); below it the arrays
+/// fit in the processor's caches and the renumbering would cost more than it saves.
+const LOCAL_ORDER_MIN: usize = 1 << 15;
+
 fn bad(m: String) -> PolycdError {
     PolycdError::InvalidBoundary(m)
 }
@@ -32,6 +37,114 @@ impl ConvexPolyhedron {
         progress: &mut dyn FnMut(Phase, u64, u64),
     ) -> Result<Self, PolycdError> {
         progress(Phase::Topology, 0, 1);
+        // Large shapes: built over vertices renumbered in the order the faces first name
+        // them, then numbered back (`build_local`); any failure is re-run in the given
+        // numbering, so the error is exactly the one it gives.
+        let mut poly = match Self::build_local(&vertices, faces, strict) {
+            Some(Ok(poly)) => poly,
+            _ => Self::build_core(vertices, faces, strict, None)?,
+        };
+        progress(Phase::Topology, 1, 1);
+        poly.build_tables(progress);
+        Ok(poly)
+    }
+
+    /// [`build_core`](Self::build_core) over the vertices renumbered in order of first
+    /// appearance in `faces` — the numbering that keeps the topology steps' reads close in
+    /// memory: a face's corners, their rings and their half-edges get nearby numbers (the
+    /// hull of a 10⁶-point cloud given in random order names its vertices at random, and the
+    /// topology phase was mostly cache misses) — then numbered back: the same polyhedron,
+    /// field for field (every step's result is independent of the numbering but for the
+    /// reference point of the volume sum and the second interior point, which are taken
+    /// from `vertices` as given). `None` below [`LOCAL_ORDER_MIN`] vertices and when a face
+    /// names a vertex out of range or a vertex is on no face (the given numbering then
+    /// reports the error).
+    fn build_local(vertices: &[DVec3], faces: &[Vec<u32>], strict: bool) -> Option<Result<Self, PolycdError>> {
+        let nv = vertices.len();
+        if nv < LOCAL_ORDER_MIN || faces.len() < 4 {
+            return None;
+        }
+        // order[local] = given; local[given].
+        let mut local = vec![u32::MAX; nv];
+        let mut order: Vec<u32> = Vec::with_capacity(nv);
+        let mut corners: Vec<u32> = Vec::with_capacity(faces.iter().map(Vec::len).sum());
+        let mut start: Vec<usize> = Vec::with_capacity(faces.len() + 1);
+        start.push(0);
+        for f in faces {
+            for &v in f {
+                let l = local.get_mut(v as usize)?;
+                if *l == u32::MAX {
+                    *l = order.len() as u32;
+                    order.push(v);
+                }
+                corners.push(*l);
+            }
+            start.push(corners.len());
+        }
+        if order.len() != nv {
+            return None;
+        }
+        drop(local);
+        let loops: Vec<&[u32]> = start.windows(2).map(|w| &corners[w[0]..w[1]]).collect();
+        let reference = vertices.iter().fold(DVec3::ZERO, |s, p| s + *p) / nv as f64;
+        let at_local: Vec<DVec3> = order.iter().map(|&v| vertices[v as usize]).collect();
+        let poly = Self::build_core(at_local, &loops, strict, Some((reference, vertices[0])));
+        drop(loops);
+        drop(corners);
+        Some(poly.map(|mut p| {
+            p.number_back(vertices, &order);
+            p
+        }))
+    }
+
+    /// Renumbers a polyhedron built over vertex `l` = given vertex `order[l]` in the given
+    /// numbering (positions `vertices`): every vertex-indexed array and every vertex index.
+    fn number_back(&mut self, vertices: &[DVec3], order: &[u32]) {
+        let nv = order.len();
+        for h in &mut self.half_edges {
+            h.origin = order[h.origin as usize];
+        }
+        for e in &mut self.edges {
+            e.vertices = e.vertices.map(|v| order[v as usize]);
+        }
+        for v in &mut self.face_vertex {
+            *v = order[*v as usize];
+        }
+        // Rings: given vertex `order[l]`'s ring is local vertex `l`'s.
+        let mut degree = vec![0u32; nv + 1];
+        for (l, &v) in order.iter().enumerate() {
+            degree[v as usize + 1] = self.adj_start[l + 1] - self.adj_start[l];
+        }
+        for v in 0..nv {
+            degree[v + 1] += degree[v];
+        }
+        let adj_start = degree;
+        let mut adj_vertex = vec![0u32; self.adj_vertex.len()];
+        let mut adj_half_edge = vec![0u32; self.adj_half_edge.len()];
+        for (l, &v) in order.iter().enumerate() {
+            let (from, to) = (self.adj_start[l] as usize, self.adj_start[l + 1] as usize);
+            let at = adj_start[v as usize] as usize;
+            for (k, i) in (from..to).enumerate() {
+                adj_vertex[at + k] = order[self.adj_vertex[i] as usize];
+                adj_half_edge[at + k] = self.adj_half_edge[i];
+            }
+        }
+        self.adj_start = adj_start;
+        self.adj_vertex = adj_vertex;
+        self.adj_half_edge = adj_half_edge;
+        self.vertices.clear();
+        self.vertices.extend_from_slice(vertices);
+    }
+
+    /// The polyhedron without its tables (see [`build_with_progress`](Self::build_with_progress)).
+    /// `given`: when the vertices are a renumbering ([`build_local`](Self::build_local)), the
+    /// mean of the vertices and vertex 0 in the given numbering.
+    fn build_core<F: AsRef<[u32]>>(
+        vertices: Vec<DVec3>,
+        faces: &[F],
+        strict: bool,
+        given: Option<(DVec3, DVec3)>,
+    ) -> Result<Self, PolycdError> {
         let nv = vertices.len();
         if nv < 4 {
             return Err(PolycdError::TooFewPoints { found: nv });
@@ -53,7 +166,7 @@ impl ConvexPolyhedron {
         let mut face_vertex = Vec::with_capacity(half_edges.len());
         face_start.push(0u32);
         for f in faces {
-            face_vertex.extend_from_slice(f);
+            face_vertex.extend_from_slice(f.as_ref());
             face_start.push(face_vertex.len() as u32);
         }
         // Geometry: scale, face planes by Newell's method.
@@ -74,12 +187,18 @@ impl ConvexPolyhedron {
         let tol = VALIDATION_REL * magnitude.max(extent);
         face_planes(&vertices, faces, strict, s, tol, &mut face_recs)?;
         convex_edges(&vertices, &edges, &face_recs, &face_start, &face_vertex, strict, tol)?;
-        let (volume, centroid) = mass_properties(&vertices, faces, &face_recs, s)?;
+        let (reference, vertex0) = given.unwrap_or_else(|| {
+            (
+                vertices.iter().fold(DVec3::ZERO, |s, p| s + *p) / nv as f64,
+                vertices[0],
+            )
+        });
+        let (volume, centroid) = mass_properties(&vertices, faces, &face_recs, s, reference)?;
         let sphere_center = (lo + hi) * 0.5;
         let sphere_radius = vertices
             .iter()
             .fold(0.0f64, |m, p| m.max(((*p - sphere_center) * s).length() * inv));
-        let interior = [centroid, centroid + (vertices[0] - centroid) * 0.5];
+        let interior = [centroid, centroid + (vertex0 - centroid) * 0.5];
         // The centroid's depth below every face plane; the second point is the midpoint of the
         // centroid and a vertex, so (convexity) at least half as deep. Rounded down a little
         // so the bounds stay lower bounds.
@@ -89,7 +208,7 @@ impl ConvexPolyhedron {
             .fold(f64::INFINITY, f64::min)
             * (1.0 - DEPTH_ROUND_DOWN);
         let interior_depth = [centroid_depth, 0.5 * centroid_depth];
-        let mut poly = ConvexPolyhedron {
+        let poly = ConvexPolyhedron {
             vertices,
             half_edges,
             edges,
@@ -117,8 +236,6 @@ impl ConvexPolyhedron {
             start_table: StartTable::default(),
             vclip: OnceLock::new(),
         };
-        progress(Phase::Topology, 1, 1);
-        poly.build_tables(progress);
         Ok(poly)
     }
 
@@ -156,13 +273,14 @@ impl ConvexPolyhedron {
 /// remembered with the half-edge position where the face loop meets it; a directed edge used
 /// twice is found afterwards, and whichever comes first in that order is reported — the
 /// error a single pass over the faces, checking each edge as it goes, would report.
-fn half_edges_of(faces: &[Vec<u32>], nv: usize) -> Result<(Vec<HalfEdge>, Vec<Face>, ByOrigin), PolycdError> {
-    let mut half_edges: Vec<HalfEdge> = Vec::with_capacity(faces.iter().map(Vec::len).sum());
+fn half_edges_of<F: AsRef<[u32]>>(faces: &[F], nv: usize) -> Result<(Vec<HalfEdge>, Vec<Face>, ByOrigin), PolycdError> {
+    let mut half_edges: Vec<HalfEdge> = Vec::with_capacity(faces.iter().map(|f| f.as_ref().len()).sum());
     let mut face_recs: Vec<Face> = Vec::with_capacity(faces.len());
     let mut stamp: Vec<u32> = vec![u32::MAX; nv];
     // (half-edge position, message) of the first face-level error.
     let mut face_error: Option<(usize, String)> = None;
     'faces: for (fi, f) in faces.iter().enumerate() {
+        let f = f.as_ref();
         let base = half_edges.len() as u32;
         if f.len() < 3 {
             face_error = Some((
@@ -355,15 +473,16 @@ fn vertex_rings(half_edges: &[HalfEdge], nv: usize) -> Result<Rings, PolycdError
 /// offset (its highest corner), into `face_recs`; refuses a face of zero area, a face whose
 /// corners spread more than `tol` across its plane and, when `strict`, a face that does not
 /// turn left at every corner.
-fn face_planes(
+fn face_planes<F: AsRef<[u32]>>(
     vertices: &[DVec3],
-    faces: &[Vec<u32>],
+    faces: &[F],
     strict: bool,
     s: f64,
     tol: f64,
     face_recs: &mut [Face],
 ) -> Result<(), PolycdError> {
     for (fi, f) in faces.iter().enumerate() {
+        let f = f.as_ref();
         let mut n = DVec3::ZERO;
         let c = f.iter().fold(DVec3::ZERO, |s, &v| s + vertices[v as usize]) / f.len() as f64;
         for k in 0..f.len() {
@@ -449,18 +568,18 @@ fn convex_edges(
 /// Volume and centroid by a fan of tetrahedra from an inner reference point (coordinates
 /// scaled by `s`); refuses a surface enclosing no positive volume and a centroid not strictly
 /// inside every face plane.
-fn mass_properties(
+fn mass_properties<F: AsRef<[u32]>>(
     vertices: &[DVec3],
-    faces: &[Vec<u32>],
+    faces: &[F],
     face_recs: &[Face],
     s: f64,
+    reference: DVec3,
 ) -> Result<(f64, DVec3), PolycdError> {
     let inv = 1.0 / s;
-    let nv = vertices.len();
-    let reference = vertices.iter().fold(DVec3::ZERO, |s, p| s + *p) / nv as f64;
     let mut volume = 0.0;
     let mut moment = DVec3::ZERO;
     for f in faces {
+        let f = f.as_ref();
         let a = (vertices[f[0] as usize] - reference) * s;
         for k in 1..f.len() - 1 {
             let b = (vertices[f[k] as usize] - reference) * s;
@@ -487,4 +606,77 @@ fn mass_properties(
         }
     }
     Ok((volume, centroid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::hull::convex_hull;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Points on the unit sphere, and the same with two flat caps (polygonal faces), in
+    /// random order.
+    fn clouds() -> Vec<(&'static str, Vec<DVec3>)> {
+        let mut rng = ChaCha8Rng::seed_from_u64(29);
+        let mut sphere = Vec::new();
+        while sphere.len() < 40_000 {
+            let p = DVec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
+            let l = p.length();
+            if (1e-3..=1.0).contains(&l) {
+                sphere.push(p / l);
+            }
+        }
+        // Two caps cut off flat: two polygonal faces of many corners next to the triangles.
+        let capped = sphere
+            .iter()
+            .map(|p| DVec3::new(p.x.min(0.9), p.y, p.z.min(0.9)))
+            .collect();
+        vec![("sphere", sphere), ("capped sphere", capped)]
+    }
+
+    /// The renumbered construction gives the polyhedron of the plain one, field for field
+    /// (compared through `Debug`, which prints every float exactly), and at least
+    /// `LOCAL_ORDER_MIN` vertices take that path.
+    #[test]
+    fn local_numbering_builds_the_same_polyhedron() {
+        for (name, pts) in clouds() {
+            let h = convex_hull(&pts).unwrap();
+            assert!(h.vertices.len() >= LOCAL_ORDER_MIN, "{name}: {}", h.vertices.len());
+            let plain = ConvexPolyhedron::build_core(h.vertices.clone(), &h.faces, false, None).unwrap();
+            let local = ConvexPolyhedron::build_local(&h.vertices, &h.faces, false)
+                .expect("large enough to renumber")
+                .unwrap();
+            assert_eq!(
+                name == "capped sphere",
+                plain.faces.iter().any(|f| f.len > 3),
+                "{name}: polygonal faces"
+            );
+            assert_eq!(format!("{plain:?}"), format!("{local:?}"), "{name}");
+        }
+    }
+
+    /// A broken surface of many vertices gets the error of the plain construction.
+    #[test]
+    fn local_numbering_reports_the_plain_errors() {
+        let (_, pts) = clouds().remove(0);
+        let h = convex_hull(&pts).unwrap();
+        let mut open = h.faces.clone();
+        open.remove(1000);
+        let mut flipped = h.faces.clone();
+        flipped[7].reverse();
+        let mut far = h.faces.clone();
+        far[3][1] = h.vertices.len() as u32 + 5;
+        for (name, faces) in [("open", open), ("flipped", flipped), ("out of range", far)] {
+            let plain = ConvexPolyhedron::build_core(h.vertices.clone(), &faces, false, None).unwrap_err();
+            let built = ConvexPolyhedron::build_with_progress(h.vertices.clone(), &faces, false, &mut |_, _, _| {})
+                .unwrap_err();
+            assert_eq!(plain.to_string(), built.to_string(), "{name}");
+            assert!(!plain.to_string().is_empty());
+        }
+    }
 }

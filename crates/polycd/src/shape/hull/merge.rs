@@ -69,26 +69,39 @@ fn group_facets(tri: &[CompactFacet], pts: &[DVec3], tol: f64) -> (Vec<u32>, u32
             .cross(pts[v[2] as usize] - pts[v[0] as usize])
             .length()
     };
-    // Largest area first, ties in creation order (a stable sort on areas computed once).
-    let mut seeds: Vec<(f64, u32)> = alive.iter().map(|&f| (area(f), f)).collect();
-    seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let seeds: Vec<u32> = seeds.into_iter().map(|(_, f)| f).collect();
+    // Whether facet `h`'s corners all lie in the plane of seed `s` (see `SeedPlane`).
+    let in_plane_of = |s: u32, h: u32| SeedPlane::of(&tri[s as usize], pts, tol).takes(tri[h as usize].v, pts);
+    // Which of its neighbours each facet would take in as a seed: bit i for `nbr[i]`.
+    // Computed in table order, where a facet and its neighbours and corners are mostly close
+    // in memory; a seed none of whose neighbours lies in its plane is a face by itself
+    // (every facet of a hull of points in general position), and the seed loop below, in
+    // area order (all over memory), then reads nothing but its group entry.
+    let joinable = |f: u32| -> u8 {
+        let t = &tri[f as usize];
+        let plane = SeedPlane::of(t, pts, tol);
+        (0..3).fold(0u8, |m, i| {
+            m | (u8::from(plane.takes(tri[t.nbr[i] as usize].v, pts)) << i)
+        })
+    };
+    // Largest area first, ties in creation order (areas computed once; the facet number
+    // breaks ties, so the unstable sort gives the order of a stable one, without its buffer).
+    let mut seeds: Vec<(f64, u32, u8)> = alive.iter().map(|&f| (area(f), f, joinable(f))).collect();
+    seeds.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut group = vec![NONE; tri.len()];
     let mut ngroups = 0u32;
     let mut queue: Vec<u32> = Vec::new();
-    for &s in &seeds {
+    for &(_, s, mask) in &seeds {
         if group[s as usize] != NONE {
             continue;
         }
         let gid = ngroups;
         ngroups += 1;
         group[s as usize] = gid;
-        let seed = tri[s as usize];
-        let sids = seed.v;
-        let sv = sids.map(|i| pts[i as usize]);
-        let (sn, soff) = (seed.normal, seed.offset);
-        let exact = |p: DVec3| orient3d(sv[0], sv[1], sv[2], p) == Orientation::On;
-        let near = |p: DVec3| tol > 0.0 && (sn.dot(p) - soff).abs() <= tol;
+        if mask == 0 {
+            // No neighbour lies in the seed's plane: the face is this facet alone (the loop
+            // below would test each neighbour and take none).
+            continue;
+        }
         queue.clear();
         queue.push(s);
         while let Some(f) = queue.pop() {
@@ -97,17 +110,7 @@ fn group_facets(tri: &[CompactFacet], pts: &[DVec3], tol: f64) -> (Vec<u32>, u32
                 if group[h as usize] != NONE {
                     continue;
                 }
-                let hv = tri[h as usize].v;
-                // A neighbour whose vertices are all (nearly) in the seed plane lies in the
-                // same face: the shape is far thicker than the tolerance. The float normal
-                // of a sliver facet is unreliable, so it is not consulted.
-                // (The seed's own corners are in its plane; the cheap tests go first, the
-                // exact one — slow on the seed's own corners, which it cannot certify by
-                // its float filter — last: the same answer.)
-                let joins = hv
-                    .iter()
-                    .all(|&v| sids.contains(&v) || near(pts[v as usize]) || exact(pts[v as usize]));
-                if joins {
+                if in_plane_of(s, h) {
                     group[h as usize] = gid;
                     queue.push(h);
                 }
@@ -115,6 +118,45 @@ fn group_facets(tri: &[CompactFacet], pts: &[DVec3], tol: f64) -> (Vec<u32>, u32
         }
     }
     (group, ngroups)
+}
+
+/// A seed facet's plane, as the merge tests other facets against it.
+struct SeedPlane {
+    ids: [u32; 3],
+    corners: [DVec3; 3],
+    normal: DVec3,
+    offset: f64,
+    tol: f64,
+}
+
+impl SeedPlane {
+    fn of(seed: &CompactFacet, pts: &[DVec3], tol: f64) -> Self {
+        Self {
+            ids: seed.v,
+            corners: seed.v.map(|i| pts[i as usize]),
+            normal: seed.normal,
+            offset: seed.offset,
+            tol,
+        }
+    }
+
+    /// Whether the facet with corners `hv` lies in this plane: each corner is one of the
+    /// seed's, or within the tolerance of its float plane, or exactly coplanar with the seed
+    /// triangle. A neighbour whose vertices are all (nearly) in the seed plane lies in the
+    /// same face: the shape is far thicker than the tolerance. The float normal of a sliver
+    /// facet is unreliable, so it is not consulted. (The seed's own corners are in its
+    /// plane; the cheap tests go first, the exact one — slow on the seed's own corners, which
+    /// it cannot certify by its float filter — last: the same answer.)
+    #[inline]
+    fn takes(&self, hv: [u32; 3], pts: &[DVec3]) -> bool {
+        let [a, b, c] = self.corners;
+        hv.iter().all(|&v| {
+            let p = pts[v as usize];
+            self.ids.contains(&v)
+                || (self.tol > 0.0 && (self.normal.dot(p) - self.offset).abs() <= self.tol)
+                || orient3d(a, b, c, p) == Orientation::On
+        })
+    }
 }
 
 /// The extreme vertices (those on at least three faces), in input order, and each input

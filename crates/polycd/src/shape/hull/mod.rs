@@ -28,8 +28,9 @@
 //! - Quickhull: O(n log h) expected (each point is re-assigned only when a facet it is
 //!   above dies; outside sets are conflict lists); dead facet slots are reused, so memory is
 //!   O(n + h) facets;
-//! - merge: O(h log h) (facets sorted by area once; each facet joins a face by O(1) exact
-//!   tests against its seed's plane); the closure check groups the directed edges by origin
+//! - merge: O(h log h) (facets sorted by area once; each facet's in-plane neighbours found
+//!   by O(1) exact tests in one pass in creation order, so a seed that takes none — every
+//!   facet of a cloud in general position — reads only its group entry); the closure check groups the directed edges by origin
 //!   (counting sort) and finds each reverse edge by binary search, O(h log d) for vertex
 //!   degree d, no hashing;
 //! - a tolerant merge that drops vertices recomputes the hull of the rest (at most
