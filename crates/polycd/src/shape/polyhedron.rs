@@ -115,15 +115,15 @@ impl ConvexPolyhedron {
     /// - points uniform in a ball (≈ 5·10³ extreme): [`Phase::Hull`] (duplicate sort,
     ///   Quickhull over exact `orient3d`, O(n log n) expected) ≈ 0.5 s of CPU; every later
     ///   phase is over the few thousand vertices only and takes milliseconds;
-    /// - points on a sphere (every point a vertex), ≈ 18 s of CPU in all: hull ≈ 20 %,
-    ///   [`Phase::Merge`] (facets into faces, O(F log F); closure check by sorted edge lists)
-    ///   ≈ 30 %, [`Phase::Topology`] (half-edges by sorted edge lists, rings, planes,
-    ///   O(E log d)) ≈ 25 %, [`Phase::Tables`] (support hints, cones, CD-Dual's table, O(V))
-    ///   ≈ 13 %. Not here: the DK hierarchy ([`hierarchy`](Self::hierarchy)) and V-Clip's
-    ///   tables are built on first use — the hierarchy fills each removed vertex's hole
-    ///   locally (O(n) in all, ≈ 14 s of CPU at 10⁶, mostly memory traffic; it re-ran the
-    ///   hull on each level's survivors before, ≈ 20 s); [`validate`](Self::validate) is O(V + E + F),
-    ///   about 1 s. The construction steps are in `shape/construct.rs`.
+    /// - points on a sphere (every point a vertex): every phase is O(n) or O(n log n) and
+    ///   dominated by memory traffic — [`Phase::Hull`], [`Phase::Merge`] (facets into
+    ///   faces, O(F log F)), [`Phase::Topology`] (half-edges by sorted edge lists, rings,
+    ///   planes, O(E log d); over vertices renumbered in face order from 2¹⁵ vertices on),
+    ///   [`Phase::Tables`] (support hints, cones, CD-Dual's table, O(V)). Not here: the DK
+    ///   hierarchy ([`hierarchy`](Self::hierarchy); holes of removed vertices filled locally,
+    ///   O(n), over a Morton-ordered numbering for large shapes) and V-Clip's tables are built
+    ///   on first use; [`validate`](Self::validate) is O(V + E + F). BENCHMARKS.md has each
+    ///   phase's share at 10⁶. The construction steps are in `shape/construct.rs`.
     pub fn from_points_with_progress(
         points: &[DVec3],
         progress: &mut dyn FnMut(Phase, u64, u64),
