@@ -801,6 +801,52 @@ mod tests {
         assert!(failed * 200 <= runs, "{failed} of {runs} incremental EPA runs failed");
     }
 
+    /// The heap picks the face the scan picks: the least distance, ties (−0.0 = 0.0 included)
+    /// to the lowest index, dead faces and faces at +∞ or NaN never. Random grow-and-kill
+    /// sequences over a few distinct values (ties everywhere), checked at every step against
+    /// [`first_least`] on the dense array.
+    #[test]
+    fn heap_picks_the_scans_face() {
+        let mut rng = ChaCha8Rng::seed_from_u64(25);
+        let values = [
+            -0.0,
+            0.0,
+            1.0,
+            1.0 + f64::EPSILON,
+            2.0,
+            -1e-300,
+            f64::INFINITY,
+            f64::NAN,
+        ];
+        let mut checks = 0;
+        for _ in 0..2_000 {
+            let mut faces: Vec<EpaFace> = Vec::new();
+            let mut dist: Vec<f64> = Vec::new();
+            let mut heap = BinaryHeap::new();
+            for _ in 0..rng.random_range(1..120) {
+                for _ in 0..rng.random_range(1..6) {
+                    let d = values[rng.random_range(0..values.len())];
+                    let i = faces.len() as u32;
+                    faces.push(EpaFace {
+                        d,
+                        alive: true,
+                        ..EpaFace::default()
+                    });
+                    dist.push(d);
+                    queue(&mut heap, d, i);
+                }
+                for _ in 0..rng.random_range(0..3) {
+                    let k = rng.random_range(0..faces.len());
+                    faces[k].alive = false;
+                    dist[k] = f64::INFINITY;
+                }
+                assert_eq!(nearest_live(&mut heap, &faces), first_least(&dist));
+                checks += 1;
+            }
+        }
+        assert!(checks > 50_000, "{checks} checks");
+    }
+
     /// The initial tetrahedron's face table: every edge's reverse lies in the listed face.
     #[test]
     fn tetrahedron_face_table_is_consistent() {
