@@ -211,6 +211,12 @@ pub fn intersect(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Intersection, PolycdError> {
+    // A sphere against a sphere, capsule or box first, before the generic per-query work.
+    if algorithm == Algorithm::Auto {
+        if let Some(r) = closed::direct_intersect(a, pose_a, b, pose_b) {
+            return Ok(r);
+        }
+    }
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     if let Some(s) = pair_normaliser(a, pa, b, pb) {
@@ -237,6 +243,11 @@ pub fn distance(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
+    if algorithm == Algorithm::Auto {
+        if let Some(d) = closed::direct_distance(a, pose_a, b, pose_b) {
+            return Ok(d);
+        }
+    }
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     if let Some(s) = pair_normaliser(a, pa, b, pb) {
