@@ -331,7 +331,10 @@ fn direct_path_touching() {
             assert!(matches!(auto, Intersection::Touching { .. }), "{local}: {auto:?}");
             assert_eq!(auto.status(), gjk.status());
             let d = query::distance(a, qa, b, qb, Algorithm::Auto, &mut c).unwrap();
-            assert!(d.signed_distance().unwrap().abs() <= contact_tolerance(a, qa, b, qb), "{d:?}");
+            assert!(
+                d.signed_distance().unwrap().abs() <= contact_tolerance(a, qa, b, qb),
+                "{d:?}"
+            );
         }
     }
     // Two spheres 1.5 apart with radii 0.75.
@@ -375,11 +378,91 @@ fn direct_path_pose_errors() {
         }
     }
     let q = polycd::DQuat::from_rotation_y(0.3);
-    let long = Pose::new(polycd::DQuat::from_xyzw(q.x * 2.0, q.y * 2.0, q.z * 2.0, q.w * 2.0), DVec3::ZERO);
+    let long = Pose::new(
+        polycd::DQuat::from_xyzw(q.x * 2.0, q.y * 2.0, q.z * 2.0, q.w * 2.0),
+        DVec3::ZERO,
+    );
     let unit = Pose::new(q, DVec3::ZERO);
     let mut c = PairCache::default();
     let dl = query::distance(&sphere, &good, &bx, &long, Algorithm::Auto, &mut c).unwrap();
     let du = query::distance(&sphere, &good, &bx, &unit, Algorithm::Auto, &mut c).unwrap();
     assert!((dl.signed_distance().unwrap() - du.signed_distance().unwrap()).abs() < 1e-15);
     assert_eq!(parts(&dl).2, parts(&du).2);
+}
+
+/// The box path's closest features (clamping in the box's frame): the box's closest point
+/// lies on the reported feature (a vertex, on an edge's segment, or in a face's plane), and
+/// the feature kind is the region's (one axis outside: a face; two: an edge, or a vertex
+/// when the third coordinate is at a bound; three: a vertex), at random rotated poses and on
+/// the regions' boundaries.
+#[test]
+fn box_path_features_hold_the_closest_point() {
+    let sides = DVec3::new(2.0, 1.5, 1.0);
+    let h = sides * 0.5;
+    let bx = shapes::cuboid(sides.x, sides.y, sides.z).unwrap();
+    let sphere = shapes::sphere(0.25).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    let mut locals: Vec<DVec3> = (0..400)
+        .map(|_| {
+            DVec3::new(
+                rng.random_range(-2.5..2.5),
+                rng.random_range(-2.5..2.5),
+                rng.random_range(-2.5..2.5),
+            )
+        })
+        .collect();
+    // On region boundaries: a coordinate exactly at a bound.
+    locals.extend([
+        DVec3::new(2.0, h.y, 0.1),
+        DVec3::new(2.0, h.y, h.z),
+        DVec3::new(2.0, 2.0, h.z),
+        DVec3::new(h.x, 2.0, -h.z),
+        DVec3::new(-2.0, -2.0, -2.0),
+    ]);
+    let boundary = locals.len() - 5;
+    for (i, local) in locals.into_iter().enumerate() {
+        // The boundary points at a translation only (exact in the box's frame).
+        let rotation = if i < boundary {
+            shapes::random_rotation(&mut rng)
+        } else {
+            polycd::DQuat::IDENTITY
+        };
+        let pb = Pose::new(rotation, DVec3::new(-3.0, 7.0, 1.0));
+        let pa = Pose::from_translation(pb.transform_point(local));
+        let q = local.abs() - h;
+        if q.max_element() <= 0.25 {
+            continue; // within the contact band or inside: no closest features
+        }
+        let d = query::distance(&sphere, &pa, &bx, &pb, Algorithm::Auto, &mut PairCache::default()).unwrap();
+        let Distance::Separated { point_b, features, .. } = d else {
+            panic!("{local}: {d:?}");
+        };
+        let x = pb.inverse_transform_point(point_b);
+        // The centre in the box's frame as the library sees it (the rotation rounds).
+        let seen = pb.inverse_transform_point(pa.translation);
+        let out = (0..3).filter(|&k| seen[k].abs() > h[k]).count();
+        let at_bound = (0..3).filter(|&k| seen[k].abs() == h[k]).count();
+        match features.b {
+            Feature::Vertex(v) => {
+                assert!((x - bx.vertex(v)).length() < 1e-12, "{local}: {x} vs vertex {v}");
+                assert!(out == 3 || (out == 2 && at_bound == 1), "{local}: vertex");
+            }
+            Feature::Edge(e) => {
+                let [u, w] = bx.edge(e).vertices;
+                let dist = (x - bx.vertex(u)).cross(bx.vertex(w) - bx.vertex(u)).length()
+                    / (bx.vertex(w) - bx.vertex(u)).length();
+                assert!(dist < 1e-12, "{local}: {x} off edge {e}");
+                assert!(out == 2 && at_bound == 0, "{local}: edge");
+            }
+            Feature::Face(f) => {
+                let face = bx.face(f);
+                assert!(
+                    (face.normal.dot(x) - face.offset).abs() < 1e-12,
+                    "{local}: off face {f}"
+                );
+                assert!(face.normal.dot(seen) > face.offset, "{local}: face {f} faces away");
+                assert_eq!(out, 1, "{local}: face");
+            }
+        }
+    }
 }

@@ -254,8 +254,8 @@ enum PointSolid {
 /// plane distance) or not (its edges that `x`'s projection lies outside of give candidates,
 /// by the clamped projection on the edge). The closest point of a convex solid lies on such a
 /// face and, when not inside it, on such an edge, so the least candidate is exact to rounding.
-fn point_solid(s: &ConvexPolyhedron, x: DVec3) -> PointSolid {
-    if let Some(r) = point_box(s, x) {
+fn point_solid(s: &ConvexPolyhedron, x: DVec3, features: bool) -> PointSolid {
+    if let Some(r) = point_box(s, x, features) {
         return r;
     }
     let (mut top, mut top_face) = (f64::NEG_INFINITY, 0u32);
@@ -302,7 +302,7 @@ enum CoreAnswer {
 
 /// The cores' answer (`None`: not this file's pair).
 #[inline(always)]
-fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<CoreAnswer> {
+fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, features: bool) -> Option<CoreAnswer> {
     let (solid, ps, point, point_is_a) = match (a.dimension(), b.dimension()) {
         (0, 3) => (b, pb, placed(pa, a.vertex(0)), true),
         (3, 0) => (a, pa, placed(pb, b.vertex(0)), false),
@@ -326,7 +326,7 @@ fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose)
         }
     };
     let x = ps.inverse_transform_point(point);
-    match point_solid(solid, x) {
+    match point_solid(solid, x, features) {
         PointSolid::Apart { q, feature } => {
             let q = ps.transform_point(q);
             // A face of the solid gives the normal (`rounded::separated_normal`'s rule).
@@ -366,9 +366,10 @@ fn rounded_answer(
     b: &ConvexPolyhedron,
     pb: &Pose,
     bound: f64,
+    features: bool,
 ) -> Option<(Distance, DVec3)> {
     let (ra, rb) = (a.radius(), b.radius());
-    let (c, n) = match core_answer(a, pa, b, pb)? {
+    let (c, n) = match core_answer(a, pa, b, pb, features)? {
         CoreAnswer::Apart(c, n) => (c, n),
         CoreAnswer::Inside(depth, n, ca, cb) => {
             if !(depth > bound) {
@@ -435,7 +436,7 @@ fn rounded_answer(
 /// (`None`: the generic path answers).
 #[inline]
 pub(super) fn distance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<Distance> {
-    rounded_answer(a, pa, b, pb, contact_tolerance_bound(a, pa, b, pb)).map(|(d, _)| d)
+    rounded_answer(a, pa, b, pb, contact_tolerance_bound(a, pa, b, pb), true).map(|(d, _)| d)
 }
 
 /// [`super::intersect`] of two point or segment cores apart beyond the contact tolerance
@@ -447,8 +448,15 @@ pub(super) fn intersect(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, p
 
 /// [`intersect`] given the pair's [`contact_tolerance_bound`].
 #[inline(always)]
-fn intersect_within(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, bound: f64) -> Option<Intersection> {
-    let (d, n) = rounded_answer(a, pa, b, pb, bound)?;
+fn intersect_within(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    bound: f64,
+) -> Option<Intersection> {
+    // The features are not part of a boolean answer: the box path skips finding them.
+    let (d, n) = rounded_answer(a, pa, b, pb, bound, false)?;
     // The bound decides the clear cases; the exact tolerance (rotations) only the band.
     let signed = d.signed_distance().unwrap_or(0.0);
     let tol = if signed.abs() > bound {
@@ -538,35 +546,51 @@ fn direct_bound(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose
 #[inline]
 pub(super) fn direct_distance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<Distance> {
     let bound = direct_bound(a, pa, b, pb)?;
-    rounded_answer(a, pa, b, pb, bound).map(|(d, _)| d)
+    if a.dimension() == 0 && b.dimension() == 0 {
+        return point_point(a, pa, b, pb, bound).map(|p| p.distance());
+    }
+    rounded_answer(a, pa, b, pb, bound, true).map(|(d, _)| d)
 }
 
 /// [`direct_distance`]'s boolean counterpart: the answer of [`intersect`], or `None`.
 #[inline]
-pub(super) fn direct_intersect(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<Intersection> {
+pub(super) fn direct_intersect(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+) -> Option<Intersection> {
     let bound = direct_bound(a, pa, b, pb)?;
+    if a.dimension() == 0 && b.dimension() == 0 {
+        return point_point(a, pa, b, pb, bound).map(|p| p.intersection(a, pa, b, pb, bound));
+    }
     intersect_within(a, pa, b, pb, bound)
 }
 
 /// [`point_solid`] for a box whose faces are axis-aligned in its own frame (the `box`
-/// shape, at any pose): six faces with normals ±x, ±y, ±z exactly and eight vertices.
-/// Inside, the same face scan as [`point_solid`] (the same depth and face); outside, the
-/// closest point is `x` clamped to the vertices' bounds, and its feature follows from the
-/// axes `x` lies outside of (one: that axis's face; two: the edge along the third axis, or a
-/// vertex when the third coordinate is at a bound, as the edge projection clamps there;
-/// three: the corner). `None` for any other solid (or an inconsistent box: the scan answers).
-/// O(faces + vertices) from the shape's own data, nothing cached.
-fn point_box(s: &ConvexPolyhedron, x: DVec3) -> Option<PointSolid> {
-    let (faces, vertices) = (s.faces(), s.vertices());
-    if faces.len() != 6 || vertices.len() != 8 {
+/// shape, at any pose): six faces with normals ±x, ±y, ±z exactly. Inside, the same face
+/// scan as [`point_solid`] (the same depth and face); outside, the closest point is `x`
+/// clamped to the faces' offsets (`h > 0` for a face exactly when `x` lies beyond its offset
+/// on its axis: the plane distance of an axis normal is one exact subtraction), and its
+/// feature follows from the axes `x` lies outside of (one: that axis's face; two: the edge
+/// along the third axis, or a vertex when the third coordinate is at a bound, as the edge
+/// projection clamps there; three: the corner), its vertices found by exact comparison of
+/// coordinates (`features` false: not looked up, for the boolean answer). `None` for any
+/// other solid, or a box whose corners do not match its face offsets exactly (the scan
+/// answers). O(faces + vertices) from the shape's own data, nothing cached.
+#[inline]
+fn point_box(s: &ConvexPolyhedron, x: DVec3, features: bool) -> Option<PointSolid> {
+    let faces = s.faces();
+    if faces.len() != 6 {
         return None;
     }
-    // face_of[axis][0: − side, 1: + side]
+    // face_of[axis][0: − side, 1: + side]; the bounds are the faces' offsets.
     let mut face_of = [[u32::MAX; 2]; 3];
+    let (mut lo, mut hi) = ([0.0f64; 3], [0.0f64; 3]);
     let (mut top, mut top_face) = (f64::NEG_INFINITY, 0u32);
     for (f, face) in faces.iter().enumerate() {
         let n = face.normal;
-        let axis = if n.y == 0.0 && n.z == 0.0 && n.x.abs() == 1.0 {
+        let (axis, sign) = if n.y == 0.0 && n.z == 0.0 && n.x.abs() == 1.0 {
             (0, n.x)
         } else if n.x == 0.0 && n.z == 0.0 && n.y.abs() == 1.0 {
             (1, n.y)
@@ -575,7 +599,13 @@ fn point_box(s: &ConvexPolyhedron, x: DVec3) -> Option<PointSolid> {
         } else {
             return None;
         };
-        face_of[axis.0][usize::from(axis.1 > 0.0)] = f as u32;
+        if sign > 0.0 {
+            face_of[axis][1] = f as u32;
+            hi[axis] = face.offset;
+        } else {
+            face_of[axis][0] = f as u32;
+            lo[axis] = -face.offset;
+        }
         let h = n.dot(x) - face.offset;
         if h > top {
             (top, top_face) = (h, f as u32);
@@ -590,11 +620,7 @@ fn point_box(s: &ConvexPolyhedron, x: DVec3) -> Option<PointSolid> {
             face: top_face,
         });
     }
-    let (mut lo, mut hi) = (vertices[0], vertices[0]);
-    for &v in &vertices[1..] {
-        lo = lo.min(v);
-        hi = hi.max(v);
-    }
+    let (lo, hi) = (DVec3::from_array(lo), DVec3::from_array(hi));
     let q = x.max(lo).min(hi);
     let (mut out, mut on_bound, mut face, mut free) = (0, 0, 0u32, 0usize);
     for k in 0..3 {
@@ -607,9 +633,12 @@ fn point_box(s: &ConvexPolyhedron, x: DVec3) -> Option<PointSolid> {
             free = k;
         }
     }
+    let vertices = s.vertices();
     let corner = |p: DVec3| vertices.iter().position(|&v| v == p).map(|i| i as u32);
     let feature = match (out, on_bound) {
         (1, _) => Feature::Face(face),
+        // The boolean answer needs only whether the point is on a face (its normal).
+        _ if !features => Feature::Vertex(0),
         (2, 0) => {
             let (mut p0, mut p1) = (q, q);
             p0[free] = lo[free];
@@ -617,9 +646,124 @@ fn point_box(s: &ConvexPolyhedron, x: DVec3) -> Option<PointSolid> {
             feature_of(s, Found::Between(corner(p0)?, corner(p1)?))
         }
         (2, _) | (3, _) => Feature::Vertex(corner(q)?),
-        // Outside a face plane but within the vertices' bounds (planes and vertices a
-        // rounding apart): the scan decides.
+        // Unreachable (`top > 0` is a bound crossed); the scan decides.
         _ => return None,
     };
     Some(PointSolid::Apart { q, feature })
+}
+
+/// Two point cores (spheres, plain points) apart beyond the bound: centres, their
+/// distance and the unit normal.
+struct PointPoint {
+    ca: DVec3,
+    cb: DVec3,
+    dc: f64,
+    n: DVec3,
+    ra: f64,
+    rb: f64,
+}
+
+/// Two point cores apart beyond `bound` (`None` otherwise: the checked path answers).
+#[inline(always)]
+fn point_point(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, bound: f64) -> Option<PointPoint> {
+    let (ca, cb) = (placed(pa, a.vertex(0)), placed(pb, b.vertex(0)));
+    let v = cb - ca;
+    let dc = v.length_squared().sqrt();
+    if !(dc > bound) {
+        return None;
+    }
+    Some(PointPoint {
+        ca,
+        cb,
+        dc,
+        n: v / dc,
+        ra: a.radius(),
+        rb: b.radius(),
+    })
+}
+
+impl PointPoint {
+    /// [`rounded_answer`]'s distance for two point cores, term for term.
+    #[inline(always)]
+    fn distance(&self) -> Distance {
+        let &PointPoint { ca, cb, dc, n, ra, rb } = self;
+        let r = ra + rb;
+        let (qa, qb) = (ca + n * ra, cb - n * rb);
+        if dc > r {
+            return Distance::Separated {
+                distance: dc - r,
+                point_a: qa,
+                point_b: qb,
+                features: FeaturePair {
+                    a: Feature::Vertex(0),
+                    b: Feature::Vertex(0),
+                },
+                iterations: 0,
+            };
+        }
+        let lo = (-ra).max(dc - rb);
+        let hi = ra.min(dc + rb);
+        Distance::Penetrating {
+            witness: OverlapWitness::CommonPoint(ca + n * (0.5 * (lo + hi))),
+            penetration: Some(Penetration {
+                depth: r - dc,
+                relative_depth: r - dc,
+                normal: n,
+                point_a: qa,
+                point_b: qb,
+            }),
+            iterations: 0,
+        }
+    }
+
+    /// [`intersect_within`]'s answer for two point cores, term for term (the exact contact
+    /// tolerance only within the bound of contact).
+    #[inline(always)]
+    fn intersection(
+        &self,
+        a: &ConvexPolyhedron,
+        pa: &Pose,
+        b: &ConvexPolyhedron,
+        pb: &Pose,
+        bound: f64,
+    ) -> Intersection {
+        let &PointPoint { ca, cb, dc, n, ra, rb } = self;
+        let r = ra + rb;
+        let signed = dc - r;
+        let tol = if signed.abs() > bound {
+            bound
+        } else {
+            contact_tolerance(a, pa, b, pb)
+        };
+        let (qa, qb) = (ca + n * ra, cb - n * rb);
+        let mid = (qa + qb) * 0.5;
+        let plane = Plane {
+            normal: n,
+            offset: n.dot(mid),
+        };
+        if dc > r {
+            if dc - r > tol {
+                Intersection::Disjoint { plane, iterations: 0 }
+            } else {
+                Intersection::Touching {
+                    point: mid,
+                    plane,
+                    iterations: 0,
+                }
+            }
+        } else if r - dc <= tol {
+            Intersection::Touching {
+                point: mid,
+                plane,
+                iterations: 0,
+            }
+        } else {
+            let lo = (-ra).max(dc - rb);
+            let hi = ra.min(dc + rb);
+            Intersection::Overlapping {
+                witness: OverlapWitness::CommonPoint(ca + n * (0.5 * (lo + hi))),
+                iterations: 0,
+            }
+        }
+    }
 }
