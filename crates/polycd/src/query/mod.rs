@@ -84,7 +84,8 @@ macro_rules! checked {
 pub enum Algorithm {
     /// The recommended algorithm for each question: GJK (boolean; distance with EPA depth;
     /// directional by ray casting); closed forms for two point or segment cores (spheres,
-    /// capsules) apart beyond the contact tolerance (`query/closed.rs`).
+    /// capsules) and a point core against a solid of few faces (a sphere against a box),
+    /// apart beyond the contact tolerance (`query/closed.rs`).
     #[default]
     Auto,
     /// Gilbert–Johnson–Keerthi with hill-climbing support and warm start.
