@@ -231,3 +231,238 @@ fn sphere_box_regions_and_inside() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Status, signed distance, points and features of a distance answer, for bit-for-bit
+/// comparisons (`None` fields where the variant has none).
+fn parts(d: &Distance) -> (Option<f64>, Option<(DVec3, DVec3)>, Option<polycd::FeaturePair>) {
+    match *d {
+        Distance::Separated {
+            distance,
+            point_a,
+            point_b,
+            features,
+            ..
+        } => (Some(distance), Some((point_a, point_b)), Some(features)),
+        Distance::Penetrating {
+            penetration: Some(p), ..
+        } => (Some(-p.depth), Some((p.point_a, p.point_b)), None),
+        _ => (None, None, None),
+    }
+}
+
+/// `Auto`'s direct path (a sphere against a sphere, capsule or box, answered before pose
+/// normalisation and the safe band) at scales 2^-330 … 2^440 and 10⁶ × the size from the
+/// origin: the answers are the unit-scale answers scaled by the power of two, bit for bit
+/// (inside the safe band, beyond it, and below it, where the checked path rescales), and the
+/// unit-scale answers match the independent closed forms and GJK (`check`).
+#[test]
+fn direct_path_scales_exactly_far_from_the_origin() {
+    let sides = DVec3::new(2.0, 1.5, 1.0);
+    let unit = (
+        shapes::sphere(0.4).unwrap(),
+        shapes::cuboid(sides.x, sides.y, sides.z).unwrap(),
+        shapes::capsule(2.0, 0.5).unwrap(),
+    );
+    for &k in &[-330i32, -200, -121, -60, 60, 121, 300, 440] {
+        let s = 2f64.powi(k);
+        let sphere = shapes::sphere(0.4 * s).unwrap();
+        let bx = shapes::cuboid(sides.x * s, sides.y * s, sides.z * s).unwrap();
+        let capsule = shapes::capsule(2.0 * s, 0.5 * s).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(2026);
+        for i in 0..60 {
+            let offset = if i % 2 == 0 {
+                DVec3::new(1e6, -3e5, 2e6)
+            } else {
+                DVec3::new(0.25, -0.5, 0.125)
+            };
+            let pb = Pose::new(shapes::random_rotation(&mut rng), offset);
+            let c = offset + shapes::unit_vector(&mut rng) * rng.random_range(0.0..2.5);
+            let pa = Pose::new(shapes::random_rotation(&mut rng), c);
+            let scaled = |p: &Pose| Pose::new(p.rotation, p.translation * s);
+            if k == 60 {
+                // The unit-scale answers against the closed forms (once per pose).
+                check(&unit.0, &pa, &unit.1, &pb, point_box(c, sides, &pb) - 0.4);
+                check(&unit.0, &pa, &unit.0, &pb, (c - offset).length() - 0.8);
+                let (q0, q1) = capsule_ends(2.0, &pb);
+                check(&unit.0, &pa, &unit.2, &pb, point_segment(c, q0, q1) - 0.9);
+            }
+            for (a, b, ua, ub) in [
+                (&sphere, &bx, &unit.0, &unit.1),
+                (&bx, &sphere, &unit.1, &unit.0),
+                (&sphere, &sphere, &unit.0, &unit.0),
+                (&sphere, &capsule, &unit.0, &unit.2),
+            ] {
+                let (qa, qb) = if std::ptr::eq(a, &bx) { (pb, pa) } else { (pa, pb) };
+                let mut cache = PairCache::default();
+                let big = query::distance(a, &scaled(&qa), b, &scaled(&qb), Algorithm::Auto, &mut cache).unwrap();
+                let one = query::distance(ua, &qa, ub, &qb, Algorithm::Auto, &mut cache).unwrap();
+                let (d1, p1, f1) = parts(&one);
+                let (ds, ps, fs) = parts(&big);
+                assert_eq!(ds, d1.map(|d| d * s), "2^{k}: {big:?} vs {one:?}");
+                assert_eq!(ps, p1.map(|(x, y)| (x * s, y * s)), "2^{k}: {big:?} vs {one:?}");
+                assert_eq!(fs, f1, "2^{k}");
+                let ib = query::intersect(a, &scaled(&qa), b, &scaled(&qb), Algorithm::Auto, &mut cache).unwrap();
+                let i1 = query::intersect(ua, &qa, ub, &qb, Algorithm::Auto, &mut cache).unwrap();
+                assert_eq!(ib.status(), i1.status(), "2^{k}: {ib:?} vs {i1:?}");
+            }
+        }
+    }
+}
+
+/// Touching pairs (rounded distance exactly 0) through the direct path: `Touching`, as GJK
+/// says; sphere–box touching a face, an edge and a vertex of a rotated box.
+#[test]
+fn direct_path_touching() {
+    let bx = shapes::cuboid(2.0, 2.0, 2.0).unwrap();
+    let half = shapes::sphere(0.5).unwrap();
+    let turn = polycd::DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+    let pb = Pose::new(turn, DVec3::new(10.0, -4.0, 3.0));
+    for local in [
+        DVec3::new(1.5, 0.25, -0.5),
+        DVec3::new(1.0 + 0.5, 1.0, 0.0),
+        DVec3::new(1.0, 1.0, 1.5),
+    ] {
+        let pa = Pose::from_translation(pb.transform_point(local));
+        for (a, qa, b, qb) in [(&half, &pa, &bx, &pb), (&bx, &pb, &half, &pa)] {
+            let mut c = PairCache::default();
+            let auto = query::intersect(a, qa, b, qb, Algorithm::Auto, &mut c).unwrap();
+            c.forget();
+            let gjk = query::intersect(a, qa, b, qb, Algorithm::Gjk, &mut c).unwrap();
+            assert!(matches!(auto, Intersection::Touching { .. }), "{local}: {auto:?}");
+            assert_eq!(auto.status(), gjk.status());
+            let d = query::distance(a, qa, b, qb, Algorithm::Auto, &mut c).unwrap();
+            assert!(
+                d.signed_distance().unwrap().abs() <= contact_tolerance(a, qa, b, qb),
+                "{d:?}"
+            );
+        }
+    }
+    // Two spheres 1.5 apart with radii 0.75.
+    let s = shapes::sphere(0.75).unwrap();
+    let (p0, p1) = (
+        Pose::from_translation(DVec3::new(1e6, 0.0, 0.0)),
+        Pose::from_translation(DVec3::new(1e6, 1.5, 0.0)),
+    );
+    let r = query::intersect(&s, &p0, &s, &p1, Algorithm::Auto, &mut PairCache::default()).unwrap();
+    assert!(matches!(r, Intersection::Touching { .. }), "{r:?}");
+}
+
+/// Bad poses get the checked path's errors through the direct path's pairs; a quaternion
+/// off unit length is normalised (the same answer as the unit one, to rounding).
+#[test]
+fn direct_path_pose_errors() {
+    let bx = shapes::cuboid(2.0, 1.5, 1.0).unwrap();
+    let sphere = shapes::sphere(0.4).unwrap();
+    let good = Pose::from_translation(DVec3::new(2.0, 0.1, 0.2));
+    let bad = [
+        (
+            Pose::new(polycd::DQuat::IDENTITY, DVec3::new(f64::NAN, 0.0, 0.0)),
+            "NonFinitePose",
+        ),
+        (
+            Pose::new(polycd::DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0), DVec3::ZERO),
+            "ZeroQuaternion",
+        ),
+        (
+            Pose::new(polycd::DQuat::IDENTITY, DVec3::new(1e200, 0.0, 0.0)),
+            "AbsurdMagnitude",
+        ),
+    ];
+    for (pose, name) in bad {
+        for (a, b) in [(&sphere, &bx), (&sphere, &sphere), (&bx, &sphere)] {
+            let mut c = PairCache::default();
+            let d = query::distance(a, &pose, b, &good, Algorithm::Auto, &mut c).unwrap_err();
+            let i = query::intersect(a, &good, b, &pose, Algorithm::Auto, &mut c).unwrap_err();
+            assert!(format!("{d:?}").starts_with(name), "{d:?}");
+            assert!(format!("{i:?}").starts_with(name), "{i:?}");
+        }
+    }
+    let q = polycd::DQuat::from_rotation_y(0.3);
+    let long = Pose::new(
+        polycd::DQuat::from_xyzw(q.x * 2.0, q.y * 2.0, q.z * 2.0, q.w * 2.0),
+        DVec3::ZERO,
+    );
+    let unit = Pose::new(q, DVec3::ZERO);
+    let mut c = PairCache::default();
+    let dl = query::distance(&sphere, &good, &bx, &long, Algorithm::Auto, &mut c).unwrap();
+    let du = query::distance(&sphere, &good, &bx, &unit, Algorithm::Auto, &mut c).unwrap();
+    assert!((dl.signed_distance().unwrap() - du.signed_distance().unwrap()).abs() < 1e-15);
+    assert_eq!(parts(&dl).2, parts(&du).2);
+}
+
+/// The box path's closest features (clamping in the box's frame): the box's closest point
+/// lies on the reported feature (a vertex, on an edge's segment, or in a face's plane), and
+/// the feature kind is the region's (one axis outside: a face; two: an edge, or a vertex
+/// when the third coordinate is at a bound; three: a vertex), at random rotated poses and on
+/// the regions' boundaries.
+#[test]
+fn box_path_features_hold_the_closest_point() {
+    let sides = DVec3::new(2.0, 1.5, 1.0);
+    let h = sides * 0.5;
+    let bx = shapes::cuboid(sides.x, sides.y, sides.z).unwrap();
+    let sphere = shapes::sphere(0.25).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(77);
+    let mut locals: Vec<DVec3> = (0..400)
+        .map(|_| {
+            DVec3::new(
+                rng.random_range(-2.5..2.5),
+                rng.random_range(-2.5..2.5),
+                rng.random_range(-2.5..2.5),
+            )
+        })
+        .collect();
+    // On region boundaries: a coordinate exactly at a bound.
+    locals.extend([
+        DVec3::new(2.0, h.y, 0.1),
+        DVec3::new(2.0, h.y, h.z),
+        DVec3::new(2.0, 2.0, h.z),
+        DVec3::new(h.x, 2.0, -h.z),
+        DVec3::new(-2.0, -2.0, -2.0),
+    ]);
+    let boundary = locals.len() - 5;
+    for (i, local) in locals.into_iter().enumerate() {
+        // The boundary points at a translation only (exact in the box's frame).
+        let rotation = if i < boundary {
+            shapes::random_rotation(&mut rng)
+        } else {
+            polycd::DQuat::IDENTITY
+        };
+        let pb = Pose::new(rotation, DVec3::new(-3.0, 7.0, 1.0));
+        let pa = Pose::from_translation(pb.transform_point(local));
+        let q = local.abs() - h;
+        if q.max_element() <= 0.25 {
+            continue; // within the contact band or inside: no closest features
+        }
+        let d = query::distance(&sphere, &pa, &bx, &pb, Algorithm::Auto, &mut PairCache::default()).unwrap();
+        let Distance::Separated { point_b, features, .. } = d else {
+            panic!("{local}: {d:?}");
+        };
+        let x = pb.inverse_transform_point(point_b);
+        // The centre in the box's frame as the library sees it (the rotation rounds).
+        let seen = pb.inverse_transform_point(pa.translation);
+        let out = (0..3).filter(|&k| seen[k].abs() > h[k]).count();
+        let at_bound = (0..3).filter(|&k| seen[k].abs() == h[k]).count();
+        match features.b {
+            Feature::Vertex(v) => {
+                assert!((x - bx.vertex(v)).length() < 1e-12, "{local}: {x} vs vertex {v}");
+                assert!(out == 3 || (out == 2 && at_bound == 1), "{local}: vertex");
+            }
+            Feature::Edge(e) => {
+                let [u, w] = bx.edge(e).vertices;
+                let dist = (x - bx.vertex(u)).cross(bx.vertex(w) - bx.vertex(u)).length()
+                    / (bx.vertex(w) - bx.vertex(u)).length();
+                assert!(dist < 1e-12, "{local}: {x} off edge {e}");
+                assert!(out == 2 && at_bound == 0, "{local}: edge");
+            }
+            Feature::Face(f) => {
+                let face = bx.face(f);
+                assert!(
+                    (face.normal.dot(x) - face.offset).abs() < 1e-12,
+                    "{local}: off face {f}"
+                );
+                assert!(face.normal.dot(seen) > face.offset, "{local}: face {f} faces away");
+                assert_eq!(out, 1, "{local}: face");
+            }
+        }
+    }
+}

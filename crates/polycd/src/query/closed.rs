@@ -23,7 +23,7 @@
 //! it); touching or crossing cores — where the normal needs the generic path's support
 //! measurements — return `None` and take the generic path, as do the other pairs.
 
-use crate::contract::{contact_tolerance, contact_tolerance_bound};
+use crate::contract::{contact_tolerance, contact_tolerance_bound, pose_ok};
 use crate::contract::{Distance, Feature, FeaturePair, Intersection, OverlapWitness, Penetration};
 use crate::core::math::{DVec3, Plane, Pose};
 use crate::core::tolerance::ROUNDED_EDGE_SIN;
@@ -254,7 +254,10 @@ enum PointSolid {
 /// plane distance) or not (its edges that `x`'s projection lies outside of give candidates,
 /// by the clamped projection on the edge). The closest point of a convex solid lies on such a
 /// face and, when not inside it, on such an edge, so the least candidate is exact to rounding.
-fn point_solid(s: &ConvexPolyhedron, x: DVec3) -> PointSolid {
+fn point_solid(s: &ConvexPolyhedron, x: DVec3, features: bool) -> PointSolid {
+    if let Some(r) = point_box(s, x, features) {
+        return r;
+    }
     let (mut top, mut top_face) = (f64::NEG_INFINITY, 0u32);
     for (f, face) in s.faces().iter().enumerate() {
         let h = face.normal.dot(x) - face.offset;
@@ -299,7 +302,7 @@ enum CoreAnswer {
 
 /// The cores' answer (`None`: not this file's pair).
 #[inline(always)]
-fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<CoreAnswer> {
+fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, features: bool) -> Option<CoreAnswer> {
     let (solid, ps, point, point_is_a) = match (a.dimension(), b.dimension()) {
         (0, 3) => (b, pb, placed(pa, a.vertex(0)), true),
         (3, 0) => (a, pa, placed(pb, b.vertex(0)), false),
@@ -323,7 +326,7 @@ fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose)
         }
     };
     let x = ps.inverse_transform_point(point);
-    match point_solid(solid, x) {
+    match point_solid(solid, x, features) {
         PointSolid::Apart { q, feature } => {
             let q = ps.transform_point(q);
             // A face of the solid gives the normal (`rounded::separated_normal`'s rule).
@@ -357,12 +360,19 @@ fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose)
 /// solid deeper than it), and its unit normal (A towards B); `None` when the cores are within
 /// the tolerance bound of contact.
 #[inline(always)]
-fn rounded_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<(Distance, DVec3)> {
+fn rounded_answer(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    bound: f64,
+    features: bool,
+) -> Option<(Distance, DVec3)> {
     let (ra, rb) = (a.radius(), b.radius());
-    let (c, n) = match core_answer(a, pa, b, pb)? {
+    let (c, n) = match core_answer(a, pa, b, pb, features)? {
         CoreAnswer::Apart(c, n) => (c, n),
         CoreAnswer::Inside(depth, n, ca, cb) => {
-            if !(depth > contact_tolerance_bound(a, pa, b, pb)) {
+            if !(depth > bound) {
                 return None;
             }
             let witness = if a.dimension() == 0 { ca } else { cb };
@@ -385,7 +395,7 @@ fn rounded_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Po
     };
     let v = c.cb - c.ca;
     let dc = c.d2.sqrt();
-    if !(dc > contact_tolerance_bound(a, pa, b, pb)) {
+    if !(dc > bound) {
         return None;
     }
     let n = if n == DVec3::ZERO { v / dc } else { n };
@@ -426,15 +436,27 @@ fn rounded_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Po
 /// (`None`: the generic path answers).
 #[inline]
 pub(super) fn distance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<Distance> {
-    rounded_answer(a, pa, b, pb).map(|(d, _)| d)
+    rounded_answer(a, pa, b, pb, contact_tolerance_bound(a, pa, b, pb), true).map(|(d, _)| d)
 }
 
 /// [`super::intersect`] of two point or segment cores apart beyond the contact tolerance
 /// (`None`: the generic path answers). The rounded distance against the contact tolerance,
 /// as `rounded.rs` decides it.
 pub(super) fn intersect(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<Intersection> {
-    let (d, n) = rounded_answer(a, pa, b, pb)?;
-    let bound = contact_tolerance_bound(a, pa, b, pb);
+    intersect_within(a, pa, b, pb, contact_tolerance_bound(a, pa, b, pb))
+}
+
+/// [`intersect`] given the pair's [`contact_tolerance_bound`].
+#[inline(always)]
+fn intersect_within(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    bound: f64,
+) -> Option<Intersection> {
+    // The features are not part of a boolean answer: the box path skips finding them.
+    let (d, n) = rounded_answer(a, pa, b, pb, bound, false)?;
     // The bound decides the clear cases; the exact tolerance (rotations) only the band.
     let signed = d.signed_distance().unwrap_or(0.0);
     let tol = if signed.abs() > bound {
@@ -480,4 +502,268 @@ pub(super) fn intersect(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, p
         Distance::Penetrating { witness, .. } => Intersection::Overlapping { witness, iterations: 0 },
         Distance::NotConverged { .. } => return None,
     })
+}
+
+/// The direct path's floor on [`contact_tolerance_bound`] (`CONTACT_REL` × 1e-100): above
+/// it, the pair's largest coordinate is at least ~1e-101, so a core distance beyond the
+/// bound has a squared length of at least ~1e-230 — a normal number, with no underflow
+/// in any of the closed forms' products. A range guard, not a tolerance.
+const DIRECT_MIN_BOUND: f64 = 1e-114;
+
+/// Whether [`direct_distance`] and [`direct_intersect`] answer the pair: a point core
+/// against a point, a segment or a solid of at most [`SCAN_FACES`] faces. Two segments are
+/// left to the checked path: the common perpendicular's Gram determinant is a product of
+/// four coordinates, which needs the safe band.
+#[inline(always)]
+fn direct_pair(a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> bool {
+    let fits = |p: &ConvexPolyhedron| p.dimension() <= 1 || (p.dimension() == 3 && p.faces().len() <= SCAN_FACES);
+    (a.dimension() == 0 && fits(b)) || (b.dimension() == 0 && fits(a))
+}
+
+/// The pair's contact tolerance bound when the direct path may answer it: both poses
+/// valid as given (`pose_ok`: unit quaternions within the slack, translations within
+/// `MAX_COORDINATE`; any other pose takes the checked path, which normalises it or names
+/// the error) and the pair above [`DIRECT_MIN_BOUND`].
+///
+/// No rescaling into the safe band is needed here: these closed forms multiply at most two
+/// coordinates (squared lengths, dot and cross products of differences), so with every
+/// coordinate within `MAX_COORDINATE` (1e150) nothing overflows, and above the floor
+/// nothing that decides the answer underflows. Scaling by a power of two commutes with
+/// every operation in the absence of overflow and underflow, so the answer is the one the
+/// checked path computes on scaled copies and scales back, bit for bit.
+#[inline(always)]
+fn direct_bound(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<f64> {
+    if !(direct_pair(a, b) && pose_ok(pa) && pose_ok(pb)) {
+        return None;
+    }
+    let bound = contact_tolerance_bound(a, pa, b, pb);
+    (bound >= DIRECT_MIN_BOUND).then_some(bound)
+}
+
+/// `Auto`'s distance for a point core against a point, segment or small solid, before any
+/// of the generic per-query work (pose normalisation, the safe band): the answer of
+/// [`distance`], or `None` (the checked path answers, with the same result or error).
+#[inline]
+pub(super) fn direct_distance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<Distance> {
+    let bound = direct_bound(a, pa, b, pb)?;
+    if a.dimension() == 0 && b.dimension() == 0 {
+        return point_point(a, pa, b, pb, bound).map(|p| p.distance());
+    }
+    rounded_answer(a, pa, b, pb, bound, true).map(|(d, _)| d)
+}
+
+/// [`direct_distance`]'s boolean counterpart: the answer of [`intersect`], or `None`.
+#[inline]
+pub(super) fn direct_intersect(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+) -> Option<Intersection> {
+    let bound = direct_bound(a, pa, b, pb)?;
+    if a.dimension() == 0 && b.dimension() == 0 {
+        return point_point(a, pa, b, pb, bound).map(|p| p.intersection(a, pa, b, pb, bound));
+    }
+    intersect_within(a, pa, b, pb, bound)
+}
+
+/// [`point_solid`] for a box whose faces are axis-aligned in its own frame (the `box`
+/// shape, at any pose): six faces with normals ±x, ±y, ±z exactly. Inside, the same face
+/// scan as [`point_solid`] (the same depth and face); outside, the closest point is `x`
+/// clamped to the faces' offsets (`h > 0` for a face exactly when `x` lies beyond its offset
+/// on its axis: the plane distance of an axis normal is one exact subtraction), and its
+/// feature follows from the axes `x` lies outside of (one: that axis's face; two: the edge
+/// along the third axis, or a vertex when the third coordinate is at a bound, as the edge
+/// projection clamps there; three: the corner), its vertices found by exact comparison of
+/// coordinates (`features` false: not looked up, for the boolean answer). `None` for any
+/// other solid, or a box whose corners do not match its face offsets exactly (the scan
+/// answers). O(faces + vertices) from the shape's own data, nothing cached.
+#[inline]
+fn point_box(s: &ConvexPolyhedron, x: DVec3, features: bool) -> Option<PointSolid> {
+    let faces = s.faces();
+    if faces.len() != 6 {
+        return None;
+    }
+    // face_of[axis][0: − side, 1: + side]; the bounds are the faces' offsets.
+    let mut face_of = [[u32::MAX; 2]; 3];
+    let (mut lo, mut hi) = ([0.0f64; 3], [0.0f64; 3]);
+    let (mut top, mut top_face) = (f64::NEG_INFINITY, 0u32);
+    for (f, face) in faces.iter().enumerate() {
+        let n = face.normal;
+        let (axis, sign) = if n.y == 0.0 && n.z == 0.0 && n.x.abs() == 1.0 {
+            (0, n.x)
+        } else if n.x == 0.0 && n.z == 0.0 && n.y.abs() == 1.0 {
+            (1, n.y)
+        } else if n.x == 0.0 && n.y == 0.0 && n.z.abs() == 1.0 {
+            (2, n.z)
+        } else {
+            return None;
+        };
+        if sign > 0.0 {
+            face_of[axis][1] = f as u32;
+            hi[axis] = face.offset;
+        } else {
+            face_of[axis][0] = f as u32;
+            lo[axis] = -face.offset;
+        }
+        let h = n.dot(x) - face.offset;
+        if h > top {
+            (top, top_face) = (h, f as u32);
+        }
+    }
+    if face_of.iter().flatten().any(|&f| f == u32::MAX) {
+        return None;
+    }
+    if !(top > 0.0) {
+        return Some(PointSolid::Inside {
+            depth: -top,
+            face: top_face,
+        });
+    }
+    let (lo, hi) = (DVec3::from_array(lo), DVec3::from_array(hi));
+    let q = x.max(lo).min(hi);
+    let (mut out, mut on_bound, mut face, mut free) = (0, 0, 0u32, 0usize);
+    for k in 0..3 {
+        if x[k] < lo[k] || x[k] > hi[k] {
+            out += 1;
+            face = face_of[k][usize::from(x[k] > hi[k])];
+        } else if x[k] == lo[k] || x[k] == hi[k] {
+            on_bound += 1;
+        } else {
+            free = k;
+        }
+    }
+    let vertices = s.vertices();
+    let corner = |p: DVec3| vertices.iter().position(|&v| v == p).map(|i| i as u32);
+    let feature = match (out, on_bound) {
+        (1, _) => Feature::Face(face),
+        // The boolean answer needs only whether the point is on a face (its normal).
+        _ if !features => Feature::Vertex(0),
+        (2, 0) => {
+            let (mut p0, mut p1) = (q, q);
+            p0[free] = lo[free];
+            p1[free] = hi[free];
+            feature_of(s, Found::Between(corner(p0)?, corner(p1)?))
+        }
+        (2, _) | (3, _) => Feature::Vertex(corner(q)?),
+        // Unreachable (`top > 0` is a bound crossed); the scan decides.
+        _ => return None,
+    };
+    Some(PointSolid::Apart { q, feature })
+}
+
+/// Two point cores (spheres, plain points) apart beyond the bound: centres, their
+/// distance and the unit normal.
+struct PointPoint {
+    ca: DVec3,
+    cb: DVec3,
+    dc: f64,
+    n: DVec3,
+    ra: f64,
+    rb: f64,
+}
+
+/// Two point cores apart beyond `bound` (`None` otherwise: the checked path answers).
+#[inline(always)]
+fn point_point(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, bound: f64) -> Option<PointPoint> {
+    let (ca, cb) = (placed(pa, a.vertex(0)), placed(pb, b.vertex(0)));
+    let v = cb - ca;
+    let dc = v.length_squared().sqrt();
+    if !(dc > bound) {
+        return None;
+    }
+    Some(PointPoint {
+        ca,
+        cb,
+        dc,
+        n: v / dc,
+        ra: a.radius(),
+        rb: b.radius(),
+    })
+}
+
+impl PointPoint {
+    /// [`rounded_answer`]'s distance for two point cores, term for term.
+    #[inline(always)]
+    fn distance(&self) -> Distance {
+        let &PointPoint { ca, cb, dc, n, ra, rb } = self;
+        let r = ra + rb;
+        let (qa, qb) = (ca + n * ra, cb - n * rb);
+        if dc > r {
+            return Distance::Separated {
+                distance: dc - r,
+                point_a: qa,
+                point_b: qb,
+                features: FeaturePair {
+                    a: Feature::Vertex(0),
+                    b: Feature::Vertex(0),
+                },
+                iterations: 0,
+            };
+        }
+        let lo = (-ra).max(dc - rb);
+        let hi = ra.min(dc + rb);
+        Distance::Penetrating {
+            witness: OverlapWitness::CommonPoint(ca + n * (0.5 * (lo + hi))),
+            penetration: Some(Penetration {
+                depth: r - dc,
+                relative_depth: r - dc,
+                normal: n,
+                point_a: qa,
+                point_b: qb,
+            }),
+            iterations: 0,
+        }
+    }
+
+    /// [`intersect_within`]'s answer for two point cores, term for term (the exact contact
+    /// tolerance only within the bound of contact).
+    #[inline(always)]
+    fn intersection(
+        &self,
+        a: &ConvexPolyhedron,
+        pa: &Pose,
+        b: &ConvexPolyhedron,
+        pb: &Pose,
+        bound: f64,
+    ) -> Intersection {
+        let &PointPoint { ca, cb, dc, n, ra, rb } = self;
+        let r = ra + rb;
+        let signed = dc - r;
+        let tol = if signed.abs() > bound {
+            bound
+        } else {
+            contact_tolerance(a, pa, b, pb)
+        };
+        let (qa, qb) = (ca + n * ra, cb - n * rb);
+        let mid = (qa + qb) * 0.5;
+        let plane = Plane {
+            normal: n,
+            offset: n.dot(mid),
+        };
+        if dc > r {
+            if dc - r > tol {
+                Intersection::Disjoint { plane, iterations: 0 }
+            } else {
+                Intersection::Touching {
+                    point: mid,
+                    plane,
+                    iterations: 0,
+                }
+            }
+        } else if r - dc <= tol {
+            Intersection::Touching {
+                point: mid,
+                plane,
+                iterations: 0,
+            }
+        } else {
+            let lo = (-ra).max(dc - rb);
+            let hi = ra.min(dc + rb);
+            Intersection::Overlapping {
+                witness: OverlapWitness::CommonPoint(ca + n * (0.5 * (lo + hi))),
+                iterations: 0,
+            }
+        }
+    }
 }

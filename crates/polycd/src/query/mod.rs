@@ -84,7 +84,8 @@ macro_rules! checked {
 pub enum Algorithm {
     /// The recommended algorithm for each question: GJK (boolean; distance with EPA depth;
     /// directional by ray casting); closed forms for two point or segment cores (spheres,
-    /// capsules) apart beyond the contact tolerance (`query/closed.rs`).
+    /// capsules) and a point core against a solid of few faces (a sphere against a box),
+    /// apart beyond the contact tolerance (`query/closed.rs`).
     #[default]
     Auto,
     /// Gilbert–Johnson–Keerthi with hill-climbing support and warm start.
@@ -211,6 +212,12 @@ pub fn intersect(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Intersection, PolycdError> {
+    // A sphere against a sphere, capsule or box first, before the generic per-query work.
+    if algorithm == Algorithm::Auto {
+        if let Some(r) = closed::direct_intersect(a, pose_a, b, pose_b) {
+            return Ok(r);
+        }
+    }
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     if let Some(s) = pair_normaliser(a, pa, b, pb) {
@@ -237,6 +244,11 @@ pub fn distance(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
+    if algorithm == Algorithm::Auto {
+        if let Some(d) = closed::direct_distance(a, pose_a, b, pose_b) {
+            return Ok(d);
+        }
+    }
     let (sa, sb);
     let (pa, pb) = (checked!(pose_a, sa), checked!(pose_b, sb));
     if let Some(s) = pair_normaliser(a, pa, b, pb) {
