@@ -402,3 +402,11 @@ pub const MANIFOLD_SAT_EDGE_SIN: f64 = 1e-4;
 /// and its edge–edge test gets one name, so it is reported once) while a real feature is
 /// never smaller than this fraction of a shape on any input the hull accepts.
 pub const CONTACT_FEATURE_SNAP_REL: f64 = 1048576.0 * f64::EPSILON;
+
+/// The floor on a pair's contact tolerance bound below which `Auto`'s direct closed forms
+/// (query/closed.rs: spheres, capsules and points against small solids, answered without
+/// rescaling into the safe band) hand the pair to the checked path: `CONTACT_REL` × 1e-100.
+/// Above it the pair's largest coordinate is at least ~1e-101, so a core distance beyond
+/// the bound has a squared length of at least ~1e-230 — a normal number, with no underflow
+/// in any of the closed forms' products. A range guard, not an agreement tolerance.
+pub const DIRECT_MIN_BOUND: f64 = 1e-114;

@@ -504,11 +504,7 @@ fn intersect_within(
     })
 }
 
-/// The direct path's floor on [`contact_tolerance_bound`] (`CONTACT_REL` × 1e-100): above
-/// it, the pair's largest coordinate is at least ~1e-101, so a core distance beyond the
-/// bound has a squared length of at least ~1e-230 — a normal number, with no underflow
-/// in any of the closed forms' products. A range guard, not a tolerance.
-const DIRECT_MIN_BOUND: f64 = 1e-114;
+use crate::core::tolerance::DIRECT_MIN_BOUND;
 
 /// Whether [`direct_distance`] and [`direct_intersect`] answer the pair: a point core
 /// against a point, a segment or a solid of at most [`SCAN_FACES`] faces. Two segments are
