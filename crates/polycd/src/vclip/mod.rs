@@ -187,6 +187,8 @@ pub use crate::core::tolerance::CROSSING_EDGES_SIN2;
 #[derive(Clone, Debug, Default)]
 pub struct VClipCache {
     pair: Option<FeaturePair>,
+    /// Cycles of the iteration detected by the queries run with this cache (read-only count).
+    cycles: u64,
 }
 
 impl VClipCache {
@@ -201,7 +203,16 @@ impl VClipCache {
     }
     /// A cache whose next query starts from `pair` (e.g. to replay a recorded warm query).
     pub fn starting_at(pair: FeaturePair) -> Self {
-        VClipCache { pair: Some(pair) }
+        VClipCache {
+            pair: Some(pair),
+            cycles: 0,
+        }
+    }
+    /// How many times the queries run with this cache found the floating-point iteration
+    /// cycling (see *Cycles* in the module header), whether the exit then settled the answer
+    /// or reported `NotConverged`. A statistic only: [`Self::forget`] keeps it.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
     }
 }
 
@@ -376,6 +387,7 @@ fn iterate<const R: bool>(
             continue;
         }
         if (fa, fb) == saved {
+            cache.cycles = cache.cycles.saturating_add(1);
             // A repeated pair: the deterministic iteration cycles (ties decided by rounding).
             // A cycle through a feature with a point inside the other polyhedron (e.g. a
             // vertex below a face of A parallel to a face of B: the slopes along its edges
