@@ -14,7 +14,8 @@
 //!   [`dynamics`]); each step's `q₀ → q₁` is one CCD query.
 //!
 //! Timing: the CCD call only (`ccd::mesh::time_of_contact`, default options, one
-//! `MeshToiCache` kept across the queries of a workload as an application keeps it); the mean
+//! `MeshToiCache` kept across the queries of a workload as an application keeps it), after one
+//! untimed query that builds the hulls' V-Clip tables (a one-time cost per mesh); the mean
 //! per query and its inverse (queries per second, the paper's "FPS"). The certification runs
 //! after the clock, on every query. Trial counts: the paper's by default (250 motions; 100
 //! board heights; 600 simulation steps), `quick` 12 / 10 / 60; `POLYCD_FAST_TRIALS=N` sets
@@ -72,6 +73,12 @@ fn run_motions(
     let mut cache = MeshToiCache::default();
     let mut st = Stats::default();
     let mut answers = Vec::with_capacity(motions.len());
+    // One untimed query first: the hulls' V-Clip tables are built on their first query (a
+    // one-time cost per mesh, `bench ccd` pays it inside its mean); the figure is the steady
+    // state. Its cache is dropped.
+    if let Some((ma, mb)) = motions.first() {
+        mesh::time_of_contact(a, ma, b, mb, &options, &mut MeshToiCache::default()).map_err(|e| e.to_string())?;
+    }
     for (ma, mb) in motions {
         let start = Instant::now();
         let r = mesh::time_of_contact(a, ma, b, mb, &options, &mut cache).map_err(|e| e.to_string())?;

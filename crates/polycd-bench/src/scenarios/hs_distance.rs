@@ -121,13 +121,14 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             if reference == Some(Verdict::Disjoint) {
                 separated += 1;
             }
-            let agree = match (got, reference) {
-                (Some(Verdict::Disjoint), Some(Verdict::Disjoint)) => true,
-                (Some(Verdict::Overlapping | Verdict::Touching), Some(Verdict::Overlapping | Verdict::Touching)) => {
-                    true
-                }
-                _ => false,
-            };
+            let agree = matches!(
+                (got, reference),
+                (Some(Verdict::Disjoint), Some(Verdict::Disjoint))
+                    | (
+                        Some(Verdict::Overlapping | Verdict::Touching),
+                        Some(Verdict::Overlapping | Verdict::Touching)
+                    )
+            );
             if !agree {
                 bool_bad += 1;
                 ctx.disagree(

@@ -71,8 +71,8 @@ fn min_norm(pts: &mut [Pt; 4], n: usize) -> ([f64; 3], usize, DVec3) {
             best = (nn, l, ix, idx.len(), w);
         }
     };
-    for i in 0..n {
-        consider(&[i], &[1.0], pts[i].d);
+    for (i, p) in pts.iter().enumerate().take(n) {
+        consider(&[i], &[1.0], p.d);
     }
     for i in 0..n {
         for j in (i + 1)..n {
