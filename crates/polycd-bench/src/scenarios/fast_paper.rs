@@ -18,7 +18,7 @@
 //! untimed query that builds the hulls' V-Clip tables (a one-time cost per mesh); the mean
 //! per query and its inverse (queries per second, the paper's "FPS"). The certification runs
 //! after the clock, on every query. Trial counts: the paper's by default (250 motions; 100
-//! board heights; 600 simulation steps), `quick` 12 / 10 / 60; `POLYCD_FAST_TRIALS=N` sets
+//! board heights; 600 simulation steps), `quick` 4 / 10 / 60; `POLYCD_FAST_TRIALS=N` sets
 //! them all to `N`.
 
 use super::ccd_truth::{self, Verdict};
@@ -203,7 +203,7 @@ fn built(t: &Tris) -> Result<(TriMesh, f64), String> {
 
 /// `ccd-bunny` (FAST Fig. 5).
 pub(crate) fn run_bunny(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
-    let n = trials(opts, 250, 12);
+    let n = trials(opts, 250, 4);
     let levels: &[u32] = if opts.quick { &[1] } else { &[1, 4] };
     ctx.start_progress((n * levels.len()) as u64);
     ctx.table.push_str(&format!(
