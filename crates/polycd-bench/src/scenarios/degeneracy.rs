@@ -17,6 +17,10 @@
 //! final poses of each trial, a distance that differs from the brute-force oracle by more
 //! than the agreement tolerance; *not converged* — the method's iteration bound was hit
 //! (the form cycling takes in polycd); *errors*. Every one is also a listed disagreement.
+//! *Cycles* (V-Clip): the queries whose iteration cycled, read from `VClipCache::cycles`,
+//! counted whatever the answer (the paper claims V-Clip never cycles; a cycle the exit
+//! resolves is right, but it is a cycle); "resolved" are those whose answer passed every
+//! check. GJK exposes no such count ("not exposed"); its bound shows as *not converged*.
 
 use super::{available, csv_out, svg_out};
 use crate::methods::{
@@ -104,6 +108,11 @@ struct Counts {
     iteration_samples: usize,
     steps: usize,
     min_distance: f64,
+    /// Cycles of the iteration the method detected (V-Clip's `VClipCache::cycles`), resolved
+    /// or not: counted apart from the answers, whatever the answer was.
+    cycles: u64,
+    /// Queries with a detected cycle whose answer was right (resolved by the exit).
+    cycles_resolved: u64,
 }
 
 pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
@@ -148,10 +157,14 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
                 if method.coherence == Coherence::Cold {
                     cache = PairCache::default();
                 }
+                let cycles_before = cache.vclip.cycles();
                 let start = Instant::now();
                 let r = method.run(&cube, &pa, &cube, &pb, &mut cache);
                 c.ns += start.elapsed().as_nanos() as f64;
                 c.queries += 1;
+                let cycled = cache.vclip.cycles() - cycles_before;
+                c.cycles += cycled;
+                let wrong_before = c.wrong + c.not_converged + c.errors;
                 let tol = PairTolerance::new(&cube, &pa, &cube, &pb);
                 let case = format!("trial {trial}, {what}");
                 match &r {
@@ -187,6 +200,9 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
                         c.errors += 1;
                         ctx.disagree(case, method.label, "no error", e.clone());
                     }
+                }
+                if cycled > 0 && c.wrong + c.not_converged + c.errors == wrong_before {
+                    c.cycles_resolved += 1;
                 }
                 r
             };
@@ -278,6 +294,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             "trials with wrong",
             "not converged",
             "errors",
+            "cycles (resolved)",
             "min distance",
             "mean steps",
             "mean iterations",
@@ -309,6 +326,11 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             c.wrong_trials.to_string(),
             c.not_converged.to_string(),
             c.errors.to_string(),
+            if matches!(method.engine, crate::methods::Engine::Polycd(Algorithm::VClip)) {
+                format!("{} ({})", c.cycles, c.cycles_resolved)
+            } else {
+                "not exposed".into()
+            },
             format!("{:.6}", c.min_distance),
             format!("{steps:.1}"),
             if it.is_finite() {
@@ -327,6 +349,8 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             c.wrong_trials.to_string(),
             c.not_converged.to_string(),
             c.errors.to_string(),
+            c.cycles.to_string(),
+            c.cycles_resolved.to_string(),
             num(c.min_distance),
             num(steps),
             num(it),
@@ -345,6 +369,8 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             "trials_with_wrong_answers",
             "not_converged",
             "errors",
+            "cycles",
+            "cycles_resolved",
             "min_distance",
             "mean_bisection_steps",
             "mean_iterations",

@@ -2,8 +2,12 @@
 //! line there.
 
 pub(crate) mod ccd;
+pub(crate) mod ccd_truth;
 pub(crate) mod coherence;
 pub(crate) mod degeneracy;
+pub(crate) mod fast_models;
+pub(crate) mod fast_paper;
+pub(crate) mod hs_distance;
 pub(crate) mod manifold;
 pub(crate) mod many_body;
 pub(crate) mod mesh;

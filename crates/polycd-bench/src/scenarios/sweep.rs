@@ -56,7 +56,7 @@ struct Variant {
     axes: [f64; 3],
 }
 
-const FULL_VARIANTS: [Variant; 8] = [
+const FULL_VARIANTS: [Variant; 9] = [
     Variant {
         n: 200,
         axes: [200.0, 100.0, 100.0],
@@ -88,6 +88,11 @@ const FULL_VARIANTS: [Variant; 8] = [
     Variant {
         n: 2000,
         axes: [200.0, 20.0, 20.0],
+    },
+    // HS-jump §9's largest hulls (issue 24 item 3).
+    Variant {
+        n: 4000,
+        axes: [200.0, 180.0, 180.0],
     },
 ];
 
@@ -114,6 +119,24 @@ const TABLE_OFFSETS: [f64; 10] = [-40.0, -10.0, -1.0, -0.1, -0.01, 0.01, 0.1, 1.
 
 /// Orientations per variant and repetitions per measurement.
 const FULL_K: usize = 100;
+/// The papers' own sampling (CD-Dual §5: 500 orientations, offsets −40…40 in steps of 0.2),
+/// run when `POLYCD_SWEEP_PAPER=1` is set (hours: 400 offsets × 500 orientations per variant).
+const PAPER_K: usize = 500;
+const PAPER_STEP: f64 = 0.2;
+
+/// True when `POLYCD_SWEEP_PAPER=1` asks for the papers' sampling.
+fn paper_sampling() -> bool {
+    std::env::var("POLYCD_SWEEP_PAPER").is_ok_and(|v| v == "1")
+}
+
+/// −40…40 in steps of [`PAPER_STEP`], 0 left out (see [`FULL_OFFSETS`]).
+fn paper_offsets() -> Vec<f64> {
+    (-200..=200)
+        .filter(|&i| i != 0)
+        // i / 5 is the correctly rounded i·0.2, equal to the literal offsets of the table.
+        .map(|i| i as f64 / (1.0 / PAPER_STEP).round())
+        .collect()
+}
 const QUICK_K: usize = 4;
 const FULL_REPS: usize = 5;
 const QUICK_REPS: usize = 3;
@@ -159,8 +182,11 @@ pub(crate) fn touch_distance(p: &Body, q: &Body, rot: DQuat) -> Result<f64, Stri
 }
 
 pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
+    let paper = paper_offsets();
     let (variants, offsets, k, reps): (&[Variant], &[f64], usize, usize) = if opts.quick {
         (&QUICK_VARIANTS, &QUICK_OFFSETS, QUICK_K, QUICK_REPS)
+    } else if paper_sampling() {
+        (&FULL_VARIANTS, &paper, PAPER_K, FULL_REPS)
     } else {
         (&FULL_VARIANTS, &FULL_OFFSETS, FULL_K, FULL_REPS)
     };

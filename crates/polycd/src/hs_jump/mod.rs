@@ -122,8 +122,11 @@
 //! float dot products; a plane claimed within rounding of contact (≈1e-16 of the scale) may be
 //! off by that rounding — the query layer owns the contact band.
 
+mod distance;
 mod polygon;
 mod signs;
+
+pub use distance::distance;
 
 use crate::contract::{contact_tolerance, Intersection, MinkowskiSimplex, OverlapWitness};
 use crate::core::error::PolycdError;

@@ -192,6 +192,8 @@ pub struct VClipCache {
     /// B's rotation relative to A at the last query, for the staleness test
     /// ([`STALE_TURN_REL`]).
     last_rel: Option<DQuat>,
+    /// Cycles of the iteration detected by the queries run with this cache (read-only count).
+    cycles: u64,
 }
 
 /// Relative rotation since the cached query beyond which the cached feature pair is dropped
@@ -233,7 +235,15 @@ impl VClipCache {
         VClipCache {
             pair: Some(pair),
             last_rel: None,
+            cycles: 0,
         }
+    }
+
+    /// How many times the queries run with this cache found the floating-point iteration
+    /// cycling (see *Cycles* in the module header), whether the exit then settled the answer
+    /// or reported `NotConverged`. A statistic only: [`Self::forget`] keeps it.
+    pub fn cycles(&self) -> u64 {
+        self.cycles
     }
 }
 
@@ -418,6 +428,7 @@ fn iterate<const R: bool>(
             continue;
         }
         if (fa, fb) == saved {
+            cache.cycles = cache.cycles.saturating_add(1);
             // A repeated pair: the deterministic iteration cycles (ties decided by rounding).
             // A cycle through a feature with a point inside the other polyhedron (e.g. a
             // vertex below a face of A parallel to a face of B: the slopes along its edges

@@ -1,0 +1,290 @@
+//! Ground truth for the FAST scenarios (`ccd-bunny`, `ccd-board`, `dynamics`): every answer of
+//! `ccd::mesh::time_of_contact` is certified, not compared with another approximate CCD.
+//!
+//! - **A contact is real**: at the reported time, the surfaces' distance by brute force over
+//!   triangle pairs (own triangle–triangle distance below, pairs culled by a hash grid of
+//!   boxes only) is within the CCD threshold (plus the decomposition's margin).
+//! - **It is not late, and no contact is missed**: a reference conservative advancement with
+//!   one global motion bound (every point of a body moves at most `|v| + |ω|·R` per unit time,
+//!   `R` its largest distance from the motion's centre) certifies that the solids do not touch
+//!   on `[0, t)` (or `[0, 1]` when no contact was reported): at each time it asks a lower bound
+//!   of the distance (the piece hulls' distance, `mesh::bvtt_distance` with GJK, a fresh
+//!   traversal from the roots: not the advancement's front, its V-Clip nor its per-node
+//!   bounds) and steps by that bound over the speed bound; where the hulls touch (within the
+//!   decomposition's margin) the brute-force surface distance takes over. It either reaches
+//!   the end (clear), finds the surfaces crossing (a contact earlier than the answer: late or
+//!   missed), or gives up after [`REFERENCE_STEPS`] steps (undecided: a grazing approach,
+//!   where a global bound's steps shrink with the distance; counted, never folded into
+//!   either).
+
+use polycd::ccd::RigidMotion;
+use polycd::mesh::{bvtt_distance, MeshCache, MeshDistance, TriMesh};
+use polycd::tolerance::{CCD_DISTANCE_REL, CCD_PIECE_REL};
+use polycd::{Algorithm, DVec3, Pose};
+use std::collections::HashMap;
+
+/// The most steps the reference advancement takes before it calls a motion undecided.
+pub(crate) const REFERENCE_STEPS: usize = 3_000;
+
+/// A contact the reference finds less than this before the answer (in `t ∈ [0, 1]`) is the
+/// answer's own contact to rounding (the poses at two times 1e-9 apart differ by ~1e-9 of the
+/// motion; the answer stops within the CCD threshold, 1e-4 of the scale), not a late answer.
+pub(crate) const LATE_SLACK: f64 = 1e-9;
+
+/// The verdict on one CCD answer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Verdict {
+    /// Certified: contact real and not late, or no contact and none missed.
+    Right,
+    /// A contact was reported but the brute-force distance there exceeds the threshold.
+    Far(f64),
+    /// The reference found the solids touching at this earlier time.
+    Late(f64),
+    /// No contact reported; the reference found the solids touching at this time.
+    Missed(f64),
+    /// The reference gave up (a grazing pass: its steps shrink with the distance).
+    Undecided,
+}
+
+/// The largest distance of a vertex of `m` from its body-frame point `c`.
+pub(crate) fn radius(m: &TriMesh, c: DVec3) -> f64 {
+    m.vertices().iter().map(|p| (*p - c).length()).fold(0.0, f64::max)
+}
+
+/// Largest speed of any point of a body of radius `r` (about the motion's centre) under `m`.
+fn speed(m: &RigidMotion, r: f64) -> f64 {
+    m.velocity().length() + m.angular_velocity().length() * r
+}
+
+/// The CCD threshold `ccd::mesh::time_of_contact` uses by default for `a`, `b`.
+pub(crate) fn threshold(a: &TriMesh, b: &TriMesh) -> f64 {
+    CCD_DISTANCE_REL * (a.scale() + b.scale())
+}
+
+/// Checks one answer (`t`, or `None` for no contact in `[0, 1]`) of `a` under `ma` against
+/// `b` under `mb`. `ra`, `rb`: [`radius`] of each about its motion's centre.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check(
+    a: &TriMesh,
+    ma: &RigidMotion,
+    ra: f64,
+    b: &TriMesh,
+    mb: &RigidMotion,
+    rb: f64,
+    answer: Option<f64>,
+    cache: &mut MeshCache,
+) -> Verdict {
+    let margin = 2.0 * CCD_PIECE_REL * (a.scale() + b.scale());
+    if let Some(t) = answer {
+        let d = brute_distance(a, &ma.pose_at(t), b, &mb.pose_at(t), threshold(a, b) + margin);
+        if d > threshold(a, b) + margin {
+            return Verdict::Far(d);
+        }
+    }
+    let end = answer.unwrap_or(1.0);
+    let v = speed(ma, ra) + speed(mb, rb);
+    let mut t = 0.0f64;
+    for _ in 0..REFERENCE_STEPS {
+        if t >= end && answer.is_some() {
+            return Verdict::Right;
+        }
+        let (pa, pb) = (ma.pose_at(t), mb.pose_at(t));
+        let mut lower = match bvtt_distance(a, &pa, b, &pb, 0.0, Algorithm::Gjk, cache) {
+            Ok(MeshDistance::Separated { distance, .. }) => distance - margin,
+            _ => 0.0,
+        };
+        if lower <= 0.0 {
+            // The piece hulls touch (within their margin) or overlap: the surfaces' own
+            // distance decides (brute force; exact for distances up to `reach`).
+            let reach = threshold(a, b) + margin;
+            lower = brute_distance(a, &pa, b, &pb, reach).min(reach);
+        }
+        if lower <= 0.0 {
+            // The surfaces cross at t < end: a contact before the answer.
+            return match answer {
+                Some(_) if t < end - LATE_SLACK => Verdict::Late(t),
+                Some(_) => Verdict::Right,
+                None => Verdict::Missed(t),
+            };
+        }
+        if t >= end || v == 0.0 {
+            return Verdict::Right;
+        }
+        t = (t + lower / v).min(end);
+    }
+    Verdict::Undecided
+}
+
+fn closest_on_segment(p: DVec3, a: DVec3, b: DVec3) -> DVec3 {
+    let ab = b - a;
+    let l = ab.length_squared();
+    if l == 0.0 {
+        return a;
+    }
+    a + ab * ((p - a).dot(ab) / l).clamp(0.0, 1.0)
+}
+
+/// Distance from `p` to the triangle `t`.
+fn point_triangle(p: DVec3, t: &[DVec3; 3]) -> f64 {
+    let n = (t[1] - t[0]).cross(t[2] - t[0]);
+    let nl = n.length_squared();
+    if nl > 0.0 {
+        // Inside the prism over the triangle: the plane distance.
+        let inside = (0..3).all(|k| (t[(k + 1) % 3] - t[k]).cross(p - t[k]).dot(n) >= 0.0);
+        if inside {
+            return (p - t[0]).dot(n).abs() / nl.sqrt();
+        }
+    }
+    (0..3)
+        .map(|k| (p - closest_on_segment(p, t[k], t[(k + 1) % 3])).length())
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Distance between segments `p1 q1` and `p2 q2` (clamped parameters, then re-projected).
+fn segment_segment(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> f64 {
+    let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
+    let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
+    let (c, b) = (d1.dot(r), d1.dot(d2));
+    let denom = a * e - b * b;
+    let mut s = if denom > 0.0 && a > 0.0 {
+        ((b * f - c * e) / denom).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mut t = if e > 0.0 { (b * s + f) / e } else { 0.0 };
+    if t < 0.0 {
+        t = 0.0;
+        s = if a > 0.0 { (-c / a).clamp(0.0, 1.0) } else { 0.0 };
+    } else if t > 1.0 {
+        t = 1.0;
+        s = if a > 0.0 { ((b - c) / a).clamp(0.0, 1.0) } else { 0.0 };
+    }
+    ((p1 + d1 * s) - (p2 + d2 * t)).length()
+}
+
+/// Does segment `p q` cross triangle `t` (orientation signs, so exact for the generic case)?
+fn segment_crosses(p: DVec3, q: DVec3, t: &[DVec3; 3]) -> bool {
+    let vol = |a: DVec3, b: DVec3, c: DVec3, d: DVec3| (b - a).cross(c - a).dot(d - a);
+    let (sp, sq) = (vol(t[0], t[1], t[2], p), vol(t[0], t[1], t[2], q));
+    if sp * sq > 0.0 || (sp == 0.0 && sq == 0.0) {
+        return false;
+    }
+    let s: Vec<f64> = (0..3).map(|k| vol(p, q, t[k], t[(k + 1) % 3])).collect();
+    (s[0] >= 0.0 && s[1] >= 0.0 && s[2] >= 0.0) || (s[0] <= 0.0 && s[1] <= 0.0 && s[2] <= 0.0)
+}
+
+/// Distance between two triangles: 0 when they cross, else the least of the 6 vertex–triangle
+/// and 9 edge–edge distances (where the minimum of two disjoint triangles is attained).
+pub(crate) fn triangle_triangle(a: &[DVec3; 3], b: &[DVec3; 3]) -> f64 {
+    for k in 0..3 {
+        if segment_crosses(a[k], a[(k + 1) % 3], b) || segment_crosses(b[k], b[(k + 1) % 3], a) {
+            return 0.0;
+        }
+    }
+    let mut d = f64::INFINITY;
+    for k in 0..3 {
+        d = d.min(point_triangle(a[k], b)).min(point_triangle(b[k], a));
+        for j in 0..3 {
+            d = d.min(segment_segment(a[k], a[(k + 1) % 3], b[j], b[(j + 1) % 3]));
+        }
+    }
+    d
+}
+
+fn world(m: &TriMesh, pose: &Pose) -> Vec<[DVec3; 3]> {
+    let v: Vec<DVec3> = m.vertices().iter().map(|&p| pose.transform_point(p)).collect();
+    m.triangles()
+        .iter()
+        .map(|t| [v[t[0] as usize], v[t[1] as usize], v[t[2] as usize]])
+        .collect()
+}
+
+fn bounds(t: &[DVec3; 3]) -> (DVec3, DVec3) {
+    (t[0].min(t[1]).min(t[2]), t[0].max(t[1]).max(t[2]))
+}
+
+/// The least triangle–triangle distance between the surfaces of `a` and `b` at the poses,
+/// over the pairs whose boxes are within `reach` (infinity when no pair is): exact up to
+/// rounding whenever it is at most `reach`.
+pub(crate) fn brute_distance(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose, reach: f64) -> f64 {
+    let (ta, tb) = (world(a, pa), world(b, pb));
+    // Hash grid over B's triangle boxes; the cell is the largest box edge of B, so a box
+    // touches at most 8 cells.
+    let cell = tb
+        .iter()
+        .map(|t| {
+            let (lo, hi) = bounds(t);
+            (hi - lo).max_element()
+        })
+        .fold(reach, f64::max)
+        .max(1e-300);
+    let key = |p: DVec3| {
+        let c = (p / cell).floor();
+        (c.x as i64, c.y as i64, c.z as i64)
+    };
+    let mut grid: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
+    for (i, t) in tb.iter().enumerate() {
+        let (lo, hi) = bounds(t);
+        let (l, h) = (key(lo), key(hi));
+        for x in l.0..=h.0 {
+            for y in l.1..=h.1 {
+                for z in l.2..=h.2 {
+                    grid.entry((x, y, z)).or_default().push(i as u32);
+                }
+            }
+        }
+    }
+    let mut seen = vec![u32::MAX; tb.len()];
+    let mut best = f64::INFINITY;
+    for (i, t) in ta.iter().enumerate() {
+        let (lo, hi) = bounds(t);
+        let (lo, hi) = (lo - DVec3::splat(reach), hi + DVec3::splat(reach));
+        let (l, h) = (key(lo), key(hi));
+        for x in l.0..=h.0 {
+            for y in l.1..=h.1 {
+                for z in l.2..=h.2 {
+                    let Some(cands) = grid.get(&(x, y, z)) else { continue };
+                    for &j in cands {
+                        if seen[j as usize] == i as u32 {
+                            continue;
+                        }
+                        seen[j as usize] = i as u32;
+                        let (blo, bhi) = bounds(&tb[j as usize]);
+                        if blo.cmpgt(hi).any() || bhi.cmplt(lo).any() {
+                            continue;
+                        }
+                        best = best.min(triangle_triangle(t, &tb[j as usize]));
+                    }
+                }
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triangle_distances_match_literals() {
+        let a = [DVec3::ZERO, DVec3::X, DVec3::Y];
+        // Parallel, 0.5 above: face–face.
+        let b = [a[0] + DVec3::Z * 0.5, a[1] + DVec3::Z * 0.5, a[2] + DVec3::Z * 0.5];
+        assert!((triangle_triangle(&a, &b) - 0.5).abs() < 1e-15);
+        // Crossing edge: 0.
+        let c = [
+            DVec3::new(0.2, 0.2, -1.0),
+            DVec3::new(0.2, 0.2, 1.0),
+            DVec3::new(5.0, 5.0, 0.0),
+        ];
+        assert_eq!(triangle_triangle(&a, &c), 0.0);
+        // Skew edges 2 apart: the edge x = 0 (z = 0) and a segment along X at (−2, 0.5)…
+        let d = [
+            DVec3::new(-2.0, 0.5, -1.0),
+            DVec3::new(-2.0, 0.5, 1.0),
+            DVec3::new(-3.0, 0.5, 0.0),
+        ];
+        assert!((triangle_triangle(&a, &d) - 2.0).abs() < 1e-15);
+    }
+}
