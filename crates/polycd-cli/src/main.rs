@@ -171,33 +171,14 @@ struct QueryArgs {
     a: String,
     /// Shape B: a file or a built-in spec (not given for point and ray queries).
     b: Option<String>,
-    /// Pose of A: "tx ty tz qw qx qy qz" (quaternion scalar first).
-    #[arg(long, allow_hyphen_values = true)]
-    pose_a: Option<String>,
-    /// Pose of B: "tx ty tz qw qx qy qz".
-    #[arg(long, allow_hyphen_values = true)]
-    pose_b: Option<String>,
-    /// Question: intersect, distance, directional, manifold (two shapes), point or ray (one shape).
-    #[arg(long, default_value = "distance")]
-    query: String,
-    /// Speculative margin of `--query manifold` (≥ 0): points apart by up to it are kept.
-    #[arg(long)]
-    margin: Option<f64>,
-    /// `--query manifold`: keep at most 4 points (the deepest, then the largest area).
-    #[arg(long)]
-    reduce: bool,
-    /// Direction for the directional query (B's translation) or the ray: "x y z".
-    #[arg(long, allow_hyphen_values = true)]
-    direction: Option<String>,
+    #[command(flatten)]
+    pair: PairArgs,
     /// The point of a point query: "x y z" (world frame).
     #[arg(long, allow_hyphen_values = true)]
     point: Option<String>,
     /// The origin of a ray: "x y z" (world frame).
     #[arg(long, allow_hyphen_values = true)]
     origin: Option<String>,
-    /// Algorithm: auto, gjk, vclip, cd_dual, hs_jump, qp, qp_fast.
-    #[arg(long, default_value = "auto")]
-    algo: String,
     /// Print the answer as one JSON object (the batch format).
     #[arg(long)]
     json: bool,
@@ -221,6 +202,63 @@ struct QueryArgs {
     surface: bool,
 }
 
+/// The pair query's flags that `query` and `view` share.
+#[derive(clap::Args)]
+struct PairArgs {
+    /// Pose of A (at t = 0 for a `view` motion): "tx ty tz [qw qx qy qz]" (quaternion scalar
+    /// first).
+    #[arg(long, allow_hyphen_values = true)]
+    pose_a: Option<String>,
+    /// Pose of B (at t = 0 for a `view` motion): "tx ty tz [qw qx qy qz]".
+    #[arg(long, allow_hyphen_values = true)]
+    pose_b: Option<String>,
+    /// Question: intersect, distance, directional, manifold (two shapes); `query` also
+    /// answers point or ray (one shape).
+    #[arg(long, default_value = "distance")]
+    query: String,
+    /// Speculative margin of `--query manifold` (≥ 0): points apart by up to it are kept.
+    #[arg(long)]
+    margin: Option<f64>,
+    /// `--query manifold`: keep at most 4 points (the deepest, then the largest area).
+    #[arg(long)]
+    reduce: bool,
+    /// Direction for the directional query (B's translation) or the ray: "x y z".
+    #[arg(long, allow_hyphen_values = true)]
+    direction: Option<String>,
+    /// Algorithm: auto, gjk, vclip, cd_dual, hs_jump, qp, qp_fast.
+    #[arg(long, default_value = "auto")]
+    algo: String,
+}
+
+/// `--algo`'s value as an [`Algorithm`], or an error listing the known names.
+fn parse_algorithm(algo: &str) -> Result<Algorithm, String> {
+    Algorithm::parse(algo).ok_or_else(|| {
+        format!(
+            "unknown algorithm '{algo}' (known: {})",
+            Algorithm::ALL.map(|a| a.name()).join(", ")
+        )
+    })
+}
+
+/// `--margin` and `--reduce` as manifold options; refused for any other question.
+fn manifold_options(
+    kind: QueryKind,
+    query: &str,
+    margin: Option<f64>,
+    reduce: bool,
+) -> Result<polycd::ManifoldOptions, String> {
+    if kind != QueryKind::Manifold && (margin.is_some() || reduce) {
+        return Err(format!("--margin and --reduce are for --query manifold, not {query}"));
+    }
+    let margin = margin.unwrap_or(0.0);
+    if !(margin.is_finite() && margin >= 0.0) {
+        return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
+    }
+    Ok(polycd::ManifoldOptions::default()
+        .with_margin(margin)
+        .with_reduce(reduce))
+}
+
 /// `polycd view`'s arguments: `query`'s, `toc`'s motion flags, or a batch file's line.
 #[derive(clap::Args)]
 struct ViewArgs {
@@ -228,27 +266,8 @@ struct ViewArgs {
     a: Option<String>,
     /// Shape B: a file or a built-in spec.
     b: Option<String>,
-    /// Pose of A (at t = 0 for a motion): "tx ty tz [qw qx qy qz]".
-    #[arg(long, allow_hyphen_values = true)]
-    pose_a: Option<String>,
-    /// Pose of B (at t = 0 for a motion).
-    #[arg(long, allow_hyphen_values = true)]
-    pose_b: Option<String>,
-    /// Question: intersect, distance, directional or manifold (without a motion).
-    #[arg(long, default_value = "distance")]
-    query: String,
-    /// Speculative margin of `--query manifold` (≥ 0), as `query --margin`.
-    #[arg(long)]
-    margin: Option<f64>,
-    /// Reduce a manifold to at most 4 points, as `query --reduce`.
-    #[arg(long)]
-    reduce: bool,
-    /// Direction for the directional query: "x y z".
-    #[arg(long, allow_hyphen_values = true)]
-    direction: Option<String>,
-    /// Algorithm: auto, gjk, vclip, cd_dual, hs_jump, qp, qp_fast.
-    #[arg(long, default_value = "auto")]
-    algo: String,
+    #[command(flatten)]
+    pair: PairArgs,
     /// A's pose at t = 1: shows `toc`'s answer for the motion.
     #[arg(long, allow_hyphen_values = true)]
     pose_a1: Option<String>,
@@ -274,15 +293,10 @@ struct ViewArgs {
 }
 
 fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
-    let algorithm = Algorithm::parse(&v.algo).ok_or_else(|| {
-        format!(
-            "unknown algorithm '{}' (known: {})",
-            v.algo,
-            Algorithm::ALL.map(|a| a.name()).join(", ")
-        )
-    })?;
+    let p = &v.pair;
+    let algorithm = parse_algorithm(&p.algo)?;
     let static_query = v.batch_line.is_none() && v.pose_a1.is_none() && v.pose_b1.is_none();
-    if !static_query && (v.margin.is_some() || v.reduce) {
+    if !static_query && (p.margin.is_some() || p.reduce) {
         return Err(
             "view: --margin and --reduce are for --query manifold of two shapes (a batch line gives its own)".into(),
         );
@@ -300,8 +314,8 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
         let (Some(a), Some(b)) = (&v.a, &v.b) else {
             return Err("view: give two shapes (A and B) or --batch-line FILE:N".into());
         };
-        let pa = parse_pose(v.pose_a.as_deref())?;
-        let pb = parse_pose(v.pose_b.as_deref())?;
+        let pa = parse_pose(p.pose_a.as_deref())?;
+        let pb = parse_pose(p.pose_b.as_deref())?;
         if v.pose_a1.is_some() || v.pose_b1.is_some() {
             let pa1 = v
                 .pose_a1
@@ -327,25 +341,13 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
                     .with_algorithm(algorithm),
             })?
         } else {
-            let kind = QueryKind::parse(&v.query)?;
-            if kind != QueryKind::Manifold && (v.margin.is_some() || v.reduce) {
-                return Err(format!(
-                    "--margin and --reduce are for --query manifold, not {}",
-                    v.query
-                ));
-            }
-            let margin = v.margin.unwrap_or(0.0);
-            if !(margin.is_finite() && margin >= 0.0) {
-                return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
-            }
-            let options = polycd::ManifoldOptions::default()
-                .with_margin(margin)
-                .with_reduce(v.reduce);
+            let kind = QueryKind::parse(&p.query)?;
+            let options = manifold_options(kind, &p.query, p.margin, p.reduce)?;
             if v.mesh {
                 if !matches!(kind, QueryKind::Intersect | QueryKind::Distance | QueryKind::Manifold) {
                     return Err("view --mesh shows --query intersect, distance and manifold".into());
                 }
-                if v.direction.is_some() {
+                if p.direction.is_some() {
                     return Err("view --mesh: --direction is for --query directional of convex shapes".into());
                 }
                 let (sa, na) = polycd_cli::meshq::load_cli(a).map_err(|e| e.to_string())?;
@@ -368,7 +370,7 @@ fn view_page(v: &ViewArgs) -> Result<ExitCode, String> {
             } else {
                 let sa = input::load_shape(a).map_err(|e| e.to_string())?;
                 let sb = input::load_shape(b).map_err(|e| e.to_string())?;
-                let direction = v.direction.as_deref().map(parse_vec).transpose()?;
+                let direction = p.direction.as_deref().map(parse_vec).transpose()?;
                 view::pair_scene(&view::PairInput {
                     a_label: a,
                     b_label: b,
@@ -464,12 +466,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 Some(p) => parse_pose(Some(&p))?,
                 None => pb0,
             };
-            let algorithm = Algorithm::parse(&algo).ok_or_else(|| {
-                format!(
-                    "unknown algorithm '{algo}' (known: {})",
-                    Algorithm::ALL.map(|a| a.name()).join(", ")
-                )
-            })?;
+            let algorithm = parse_algorithm(&algo)?;
             let input = toc::TocInput {
                 a: &a,
                 b: &b,
@@ -694,15 +691,18 @@ fn query_command(args: QueryArgs) -> Result<ExitCode, String> {
     let QueryArgs {
         a,
         b,
-        pose_a,
-        pose_b,
-        query: q,
-        direction,
+        pair:
+            PairArgs {
+                pose_a,
+                pose_b,
+                query: q,
+                margin,
+                reduce,
+                direction,
+                algo,
+            },
         point,
         origin,
-        margin,
-        reduce,
-        algo,
         json,
         verify,
         hull,
@@ -717,16 +717,7 @@ fn query_command(args: QueryArgs) -> Result<ExitCode, String> {
     if mesh || surface {
         return mesh_query(&a, b.as_deref(), [pose_a, pose_b], kind, &algo, json, verify, surface);
     }
-    if kind != QueryKind::Manifold && (margin.is_some() || reduce) {
-        return Err(format!("--margin and --reduce are for --query manifold, not {q}"));
-    }
-    let margin = margin.unwrap_or(0.0);
-    if !(margin.is_finite() && margin >= 0.0) {
-        return Err(format!("--margin: must be a finite number ≥ 0, got {margin}"));
-    }
-    let options = polycd::ManifoldOptions::default()
-        .with_margin(margin)
-        .with_reduce(reduce);
+    let options = manifold_options(kind, &q, margin, reduce)?;
     if kind.single_shape() {
         let load = if hull { Load::Hull } else { Load::Convex };
         return probe_command(&a, b, pose_a, kind, [point, origin, direction], json, verify, load);
@@ -750,12 +741,7 @@ fn query_command(args: QueryArgs) -> Result<ExitCode, String> {
     }
     let pa = parse_pose(pose_a.as_deref())?;
     let pb = parse_pose(pose_b.as_deref())?;
-    let algorithm = Algorithm::parse(&algo).ok_or_else(|| {
-        format!(
-            "unknown algorithm '{algo}' (known: {})",
-            Algorithm::ALL.map(|a| a.name()).join(", ")
-        )
-    })?;
+    let algorithm = parse_algorithm(&algo)?;
     let dir = match direction {
         Some(d) => Some(parse_vec(&d).map_err(|e| format!("--direction: {e}"))?),
         None if kind == QueryKind::Directional => {
@@ -967,7 +953,7 @@ fn mesh_query(
             "--mesh answers --query intersect, distance, point and ray".into()
         });
     }
-    let algorithm = Algorithm::parse(algo).ok_or_else(|| format!("unknown algorithm '{algo}'"))?;
+    let algorithm = parse_algorithm(algo)?;
     let load = |s: &str| {
         if surface {
             meshq::load_cli_surface(s)
