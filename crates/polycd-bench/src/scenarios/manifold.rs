@@ -238,10 +238,11 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
     let (mut frames, mut reps, mut bodies) = if opts.quick { (20, 1, 200) } else { (200, 5, 1000) };
     // `POLYCD_MANIFOLD_SIZE=frames,bodies,reps` overrides the sizes (to measure one scale).
     if let Ok(v) = std::env::var("POLYCD_MANIFOLD_SIZE") {
-        let n: Vec<usize> = v.split(',').filter_map(|x| x.trim().parse().ok()).collect();
-        if let [f, b, r] = n[..] {
-            (frames, bodies, reps) = (f.max(1), b.max(2), r.max(1));
-        }
+        let n: Vec<Option<usize>> = v.split(',').map(|x| x.trim().parse().ok()).collect();
+        let [Some(f), Some(b), Some(r)] = n[..] else {
+            return Err(format!("POLYCD_MANIFOLD_SIZE={v}: expected frames,bodies,reps"));
+        };
+        (frames, bodies, reps) = (f.max(1), b.max(2), r.max(1));
     }
     // `POLYCD_MANIFOLD_SCENE=many-body` (or `stacks`) runs one scene (to profile it alone).
     let only = std::env::var("POLYCD_MANIFOLD_SCENE").ok();
@@ -252,6 +253,12 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
     }
     if want("stacks") || want("box stacks") {
         scenes.push(stacks_scene(frames, opts.seed.wrapping_add(2501))?);
+    }
+    if scenes.is_empty() {
+        return Err(format!(
+            "POLYCD_MANIFOLD_SCENE={}: no such scene (many-body, stacks)",
+            only.unwrap_or_default()
+        ));
     }
     ctx.peers.push(METHODS[1]);
     ctx.peers.push(METHODS[2]);
