@@ -19,6 +19,9 @@
 //! pair: the frames' total over the number of pair queries (apart pairs included), median over
 //! the repetitions, methods interleaved per repetition.
 //!
+//! `POLYCD_MANIFOLD_SCENE=many-body` (or `stacks`) in the environment runs that scene alone
+//! (to profile it); `POLYCD_MANIFOLD_SIZE=frames,bodies,reps` sets the sizes.
+//!
 //! Checks and counts (first repetition): a pair with a polycd manifold deeper than half the
 //! margin must have a parry manifold and the other way round (a disagreement otherwise, charged
 //! to parry); on face–face contacts (polycd's `FaceA`/`FaceB`) the points within the margin
@@ -159,6 +162,7 @@ struct Log {
     parry: Vec<Option<(usize, f64)>>,
 }
 
+#[inline(never)]
 fn polycd_run(sc: &Scene, log: Option<&mut Log>) -> Result<f64, String> {
     let options = ManifoldOptions::default().with_margin(MARGIN).with_reduce(false);
     let mut caches: Vec<ManifoldCache> = (0..sc.pairs.len()).map(|_| ManifoldCache::default()).collect();
@@ -187,6 +191,7 @@ fn polycd_run(sc: &Scene, log: Option<&mut Log>) -> Result<f64, String> {
 
 /// `CUBOIDS`: parry's `Cuboid`s for boxes (a const parameter: the two runs are separate
 /// functions in a profile).
+#[inline(never)]
 fn parry_run<const CUBOIDS: bool>(sc: &Scene, log: Option<&mut Log>) -> f64 {
     let cuboids = CUBOIDS;
     let dispatcher = DefaultQueryDispatcher;
@@ -230,11 +235,31 @@ fn parry_run<const CUBOIDS: bool>(sc: &Scene, log: Option<&mut Log>) -> f64 {
 }
 
 pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
-    let (frames, reps, bodies) = if opts.quick { (20, 1, 200) } else { (200, 5, 1000) };
-    let scenes = [
-        many_body_scene(frames, bodies, opts.seed.wrapping_add(2500))?,
-        stacks_scene(frames, opts.seed.wrapping_add(2501))?,
-    ];
+    let (mut frames, mut reps, mut bodies) = if opts.quick { (20, 1, 200) } else { (200, 5, 1000) };
+    // `POLYCD_MANIFOLD_SIZE=frames,bodies,reps` overrides the sizes (to measure one scale).
+    if let Ok(v) = std::env::var("POLYCD_MANIFOLD_SIZE") {
+        let n: Vec<Option<usize>> = v.split(',').map(|x| x.trim().parse().ok()).collect();
+        let [Some(f), Some(b), Some(r)] = n[..] else {
+            return Err(format!("POLYCD_MANIFOLD_SIZE={v}: expected frames,bodies,reps"));
+        };
+        (frames, bodies, reps) = (f.max(1), b.max(2), r.max(1));
+    }
+    // `POLYCD_MANIFOLD_SCENE=many-body` (or `stacks`) runs one scene (to profile it alone).
+    let only = std::env::var("POLYCD_MANIFOLD_SCENE").ok();
+    let want = |name: &str| only.as_deref().is_none_or(|o| name.starts_with(o));
+    let mut scenes = Vec::new();
+    if want("many-body") {
+        scenes.push(many_body_scene(frames, bodies, opts.seed.wrapping_add(2500))?);
+    }
+    if want("stacks") || want("box stacks") {
+        scenes.push(stacks_scene(frames, opts.seed.wrapping_add(2501))?);
+    }
+    if scenes.is_empty() {
+        return Err(format!(
+            "POLYCD_MANIFOLD_SCENE={}: no such scene (many-body, stacks)",
+            only.unwrap_or_default()
+        ));
+    }
     ctx.peers.push(METHODS[1]);
     ctx.peers.push(METHODS[2]);
     ctx.start_progress((scenes.len() * reps) as u64);
