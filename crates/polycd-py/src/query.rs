@@ -476,7 +476,6 @@ impl PyAnswer {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 thread_local! {
     /// The cache of the calls given none: forgotten before each query (a cold start, the very
     /// answer of a new cache) with its scratch buffers kept, so a call does not allocate EPA's
@@ -487,6 +486,7 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<PairCache> = std::cell::RefCell::new(PairCache::default());
 }
 
+#[allow(clippy::too_many_arguments)]
 fn scalar(
     py: Python<'_>,
     kind: Kind,
