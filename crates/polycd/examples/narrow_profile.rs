@@ -8,7 +8,12 @@
 //! from first contact), `warm-vclip-W` / `cold-vclip-W` (642-vertex sphere; `…-disk-W`: the
 //! 60-gon disk, radius 0.5, thickness 0.05, the scenario's proportions; B turning by W
 //! degrees per query, V-Clip with and without the pair's cache; `always-vclip-W`: the
-//! cached pair always used, as before the staleness test).
+//! cached pair always used, as before the staleness test). `py-auto`: `tools/py-bench.py`'s
+//! workload in Rust (A = ellipsoid(1 000, 1, 0.6, 0.4, seed 1) at the identity, B =
+//! ellipsoid(1 000, 0.5, 1, 0.7, seed 2) translated uniformly in [−2.5, 2.5]³ and turned by a
+//! random rotation; `Auto` distance, cold: the cache forgotten, its buffers kept); `py-fresh`:
+//! the same with a new `PairCache` per query (what a call without a cache did); `py-stats` prints that workload's breakdown
+//! (separated / overlapping rows, GJK iterations) instead of timing it.
 
 use polycd::contract::Status;
 use polycd::math::{DQuat, DVec3, Pose};
@@ -52,10 +57,66 @@ fn near_poses(a: &ConvexPolyhedron, b: &ConvexPolyhedron, scale: f64, unit: f64,
         .collect()
 }
 
+/// `tools/py-bench.py`'s pair and `count` of its random poses (B's; A at the identity).
+fn py_workload(count: usize) -> Result<(ConvexPolyhedron, ConvexPolyhedron, Vec<Pose>), polycd::PolycdError> {
+    let a = shapes::ellipsoid(1000, 1.0, 0.6, 0.4, 1)?;
+    let b = shapes::ellipsoid(1000, 0.5, 1.0, 0.7, 2)?;
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let poses = (0..count.clamp(1, 4096))
+        .map(|_| {
+            let t = DVec3::new(
+                rng.random_range(-2.5..2.5),
+                rng.random_range(-2.5..2.5),
+                rng.random_range(-2.5..2.5),
+            );
+            Pose::new(shapes::random_rotation(&mut rng), t)
+        })
+        .collect();
+    Ok((a, b, poses))
+}
+
+/// The breakdown of the `py-auto` workload: how many rows are separated / penetrating, and
+/// the iteration counts of each kind.
+fn py_stats(count: usize) -> Result<(), polycd::PolycdError> {
+    let (a, b, poses) = py_workload(count)?;
+    let mut cache = PairCache::default();
+    let (mut sep, mut pen, mut other) = (0usize, 0usize, 0usize);
+    let (mut it_sep, mut it_pen) = (0u64, 0u64);
+    let mut hist = [0usize; 16];
+    for pose in &poses {
+        cache.forget();
+        let d = query::distance(&a, &Pose::IDENTITY, &b, pose, Algorithm::Auto, &mut cache)?;
+        let it = d.iterations();
+        match d.signed_distance() {
+            Some(s) if s >= 0.0 => {
+                sep += 1;
+                it_sep += u64::from(it);
+                hist[(it as usize).min(15)] += 1;
+            }
+            Some(_) => {
+                pen += 1;
+                it_pen += u64::from(it);
+            }
+            None => other += 1,
+        }
+    }
+    println!(
+        "py-stats {}: separated {sep} (mean iterations {:.2}), penetrating {pen} (mean iterations incl. EPA {:.2}), other {other}",
+        poses.len(),
+        it_sep as f64 / sep.max(1) as f64,
+        it_pen as f64 / pen.max(1) as f64
+    );
+    println!("separated rows by GJK iterations (0..15+): {hist:?}");
+    Ok(())
+}
+
 fn main() -> Result<(), polycd::PolycdError> {
     let args: Vec<String> = std::env::args().collect();
     let case = args.get(1).map(String::as_str).unwrap_or("cube-dist");
     let count: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
+    if case == "py-stats" {
+        return py_stats(count);
+    }
     let (a, b, poses, algorithm, boolean, warm);
     // `always-vclip-W`: the cached pair replayed without its rotation (`starting_at`), i.e.
     // always warm, whatever the turn (V-Clip before the staleness test).
@@ -64,7 +125,13 @@ fn main() -> Result<(), polycd::PolycdError> {
         .iter()
         .find_map(|m| case.strip_prefix(m))
         .and_then(|rest| rest.split_once('-'));
-    if let Some((shape, rest)) = coherent {
+    let fresh = case == "py-fresh";
+    if case == "py-auto" || fresh {
+        (a, b, poses) = py_workload(4096)?;
+        algorithm = Algorithm::Auto;
+        boolean = false;
+        warm = false;
+    } else if let Some((shape, rest)) = coherent {
         let omega: f64 = rest.parse().unwrap_or(5.0);
         // The coherence scenario's 642-vertex sphere (`vclip`) or 60-gon disk (`disk`).
         a = if shape == "disk" {
@@ -120,7 +187,9 @@ fn main() -> Result<(), polycd::PolycdError> {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     for k in 0..count {
         let pose = &poses[k % poses.len()];
-        if !warm {
+        if fresh {
+            cache = PairCache::default();
+        } else if !warm {
             cache.forget();
         } else if always {
             if let Some(pair) = cache.vclip.pair() {
