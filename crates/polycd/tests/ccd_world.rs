@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use polycd::broad::{CcdContact, CcdHandle, CcdShape, CcdWorld};
+use polycd::broad::{CcdContact, CcdHandle, CcdShape, CcdWorld, EARLIEST_ROUND};
 use polycd::ccd::mesh::{self as mesh_ccd, MeshToiCache};
 use polycd::ccd::{self, CcdCache, CcdOptions};
 use polycd::mesh::{MeshDistance, TriMesh};
@@ -424,4 +424,149 @@ fn row_of_walls_in_time_order() {
         assert!(hit.t <= t && t - hit.t < 1e-3, "{hit:?}");
     }
     assert_eq!(world.stats().candidates, 3);
+}
+
+/// The pairwise time limit (`CcdOptions::time_limit`, what the earliest-contact mode passes):
+/// a contact before the limit is the same as without it, one after it is not looked for, and
+/// a limit outside `[0, 1]` is a typed error.
+#[test]
+fn time_limit_stops_the_pairwise_query() {
+    let cube = shapes::cuboid(1.0, 1.0, 1.0).unwrap();
+    let mover = ccd::RigidMotion::about_centroid(
+        &cube,
+        Pose::IDENTITY,
+        Pose::from_translation(DVec3::new(10.0, 0.0, 0.0)),
+    )
+    .unwrap();
+    let wall = ccd::RigidMotion::stationary(Pose::from_translation(DVec3::new(5.0, 0.0, 0.0))).unwrap();
+    let toc = |limit: f64| {
+        ccd::time_of_contact(
+            &cube,
+            &mover,
+            &cube,
+            &wall,
+            &CcdOptions::default().with_time_limit(limit),
+            &mut CcdCache::default(),
+        )
+    };
+    let full = toc(1.0).unwrap().expect("the cubes meet near t = 0.4");
+    assert!(full.t <= 0.4 && 0.4 - full.t < 1e-3, "{full:?}");
+    assert_eq!(toc(0.5).unwrap(), Some(full));
+    assert_eq!(toc(full.t).unwrap(), Some(full));
+    assert_eq!(toc(0.39).unwrap(), None);
+    assert_eq!(toc(0.0).unwrap(), None);
+    for bad in [-0.1, 1.5, f64::NAN] {
+        assert!(matches!(toc(bad), Err(PolycdError::InvalidOption { .. })), "{bad}");
+    }
+    // The same on meshes (a knot flying through another).
+    let k = knot(1.0);
+    let mk = ccd::RigidMotion::new(
+        Pose::from_translation(DVec3::new(-3.0, 0.1, 0.0)),
+        Pose::new(DQuat::from_rotation_x(1.0), DVec3::new(3.0, 0.1, 0.0)),
+        k.centroid(),
+    )
+    .unwrap();
+    let fixed = ccd::RigidMotion::stationary(Pose::IDENTITY).unwrap();
+    let mesh_toc = |limit: f64| {
+        mesh_ccd::time_of_contact(
+            &k,
+            &mk,
+            &k,
+            &fixed,
+            &CcdOptions::default().with_time_limit(limit),
+            &mut MeshToiCache::default(),
+        )
+        .unwrap()
+        .map(|r| r.t)
+    };
+    let t = mesh_toc(1.0).expect("the knots meet");
+    assert_eq!(mesh_toc(t), Some(t));
+    assert_eq!(mesh_toc(0.5 * (1.0 + t)), Some(t));
+    assert_eq!(mesh_toc(0.9 * t), None);
+}
+
+/// Runs `frames` frames of a scene with the earliest-contact mode on or off (`threads`: a pool
+/// of that many, else serial); returns each frame's contacts and the pairs run with a limit.
+fn frames_of(
+    s: &Scene,
+    frames: usize,
+    seed: u64,
+    earliest_only: bool,
+    threads: Option<usize>,
+) -> (Vec<Vec<CcdContact>>, usize) {
+    let mut s = Scene {
+        shapes: s.shapes.clone(),
+        poses: s.poses.clone(),
+        fixed: s.fixed.clone(),
+        spacing: s.spacing,
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut world, handles) = build(&s);
+    world.set_earliest_only(earliest_only);
+    world.set_parallel(threads.is_some());
+    let (mut out, mut limited) = (Vec::new(), 0);
+    for _ in 0..frames {
+        let ends = next_ends(&s, &mut rng, s.spacing);
+        for (k, &h) in handles.iter().enumerate() {
+            world.set_motion(h, s.poses[k], ends[k]).unwrap();
+        }
+        let stats = match threads {
+            #[cfg(feature = "parallel")]
+            Some(n) => rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .build()
+                .unwrap()
+                .install(|| world.step())
+                .unwrap(),
+            _ => world.step().unwrap(),
+        };
+        assert!(earliest_only || stats.limited == 0);
+        assert!(stats.limited <= stats.candidates.saturating_sub(EARLIEST_ROUND));
+        limited += stats.limited;
+        out.push(world.contacts().to_vec());
+        s.poses = ends;
+    }
+    (out, limited)
+}
+
+/// The earliest-contact mode (issue 24 item 2: a pair's query stops once its contact-free
+/// time passes the earliest contact so far) answers the same earliest contact as the full
+/// world, lists exactly the contacts at that time, and stops pairs early.
+#[test]
+fn earliest_only_answers_the_earliest_contact() {
+    let s = scene(80, 4, 21);
+    let (full, none_limited) = frames_of(&s, 4, 22, false, None);
+    let (early, limited) = frames_of(&s, 4, 22, true, None);
+    assert_eq!(none_limited, 0);
+    assert!(limited > 0, "no pair ran with a limit");
+    let mut hits = 0;
+    for (frame, (f, e)) in full.iter().zip(&early).enumerate() {
+        match (f.first(), e.first()) {
+            (None, None) => continue,
+            (Some(x), Some(y)) => {
+                assert_eq!((x.a, x.b), (y.a, y.b), "frame {frame}");
+                assert!(close(x.t, y.t), "frame {frame}: {x:?} vs {y:?}");
+                hits += 1;
+            }
+            (x, y) => panic!("frame {frame}: earliest {x:?} vs {y:?}"),
+        }
+        // Exactly the contacts at the earliest time (ties all listed).
+        let t0 = e[0].t;
+        assert!(e.iter().all(|c| c.t == t0), "frame {frame}: {e:?}");
+        let ties = f.iter().filter(|c| close(c.t, f[0].t)).count();
+        assert_eq!(e.len(), ties, "frame {frame}");
+    }
+    assert!(hits >= 3, "too few frames with a contact: {hits}");
+}
+
+/// The earliest-contact mode gives identical answers (bit for bit) with 1 and 2 threads and
+/// serial: its rounds, not the threads, set each pair's limit.
+#[cfg(feature = "parallel")]
+#[test]
+fn earliest_only_does_not_depend_on_threads() {
+    let s = scene(60, 3, 7);
+    let (one, _) = frames_of(&s, 3, 70, true, Some(1));
+    assert!(one.iter().filter(|f| !f.is_empty()).count() >= 2);
+    assert_eq!(one, frames_of(&s, 3, 70, true, Some(2)).0);
+    assert_eq!(one, frames_of(&s, 3, 70, true, None).0);
 }

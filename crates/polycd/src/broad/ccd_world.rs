@@ -34,6 +34,16 @@
 //!    pairs were computed in, so the pairs run on every core (rayon, cargo feature `parallel`)
 //!    and the result is the same with any number of threads (each pair's answer depends only
 //!    on its bodies, its motions and its own cache).
+//! 6. **Earliest contact only** ([`CcdWorld::set_earliest_only`]): the pairs run in rounds of
+//!    [`EARLIEST_ROUND`] in `(a, b)` order, each round's queries with the time limit
+//!    ([`CcdOptions::time_limit`]) of the earliest contact of the rounds before it, so a
+//!    pair's advancement stops once its contact-free time passes that contact (its own
+//!    contact, if any, is later). A pair whose contact is the earliest of the frame never
+//!    stops (its contact-free time stays at or below its contact, at or below every limit),
+//!    so [`CcdWorld::contacts`] then lists exactly the contacts at the earliest time. The
+//!    limits depend on the rounds, fixed by the pair order, not on the threads: the answers
+//!    (and the caches the pairs carry to the next frame) are the same with any number of
+//!    threads.
 //!
 //! # Motions
 //! Each body has one [`RigidMotion`] per frame, about its own reference point (a polyhedron's
@@ -109,6 +119,11 @@ pub struct CcdContact {
     pub iterations: u32,
 }
 
+/// Pairs per round of the earliest-contact mode ([`CcdWorld::set_earliest_only`]): each
+/// round's queries stop at the earliest contact of the rounds before it. Smaller rounds stop
+/// more queries earlier; larger ones give the threads more pairs at a time.
+pub const EARLIEST_ROUND: usize = 16;
+
 /// Counts of the last [`CcdWorld::step`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CcdWorldStats {
@@ -125,6 +140,9 @@ pub struct CcdWorldStats {
     pub contacts: usize,
     /// Advancement steps over all pairs.
     pub iterations: u64,
+    /// Earliest-contact mode ([`CcdWorld::set_earliest_only`]): candidate pairs whose query
+    /// ran with a time limit below 1 (the earliest contact of the rounds before theirs).
+    pub limited: usize,
 }
 
 #[derive(Clone, Debug)]
@@ -195,6 +213,8 @@ pub struct CcdWorld {
     options: CcdOptions,
     bodies: Vec<Option<Body>>,
     parallel: bool,
+    /// Answer the earliest contact only (see [`CcdWorld::set_earliest_only`]).
+    earliest_only: bool,
     /// Swept boxes of the live bodies this frame: (index, min, max).
     boxes: Vec<(u32, DVec3, DVec3)>,
     /// Candidate pairs this frame, sorted.
@@ -214,6 +234,7 @@ impl CcdWorld {
             options,
             bodies: Vec::new(),
             parallel: true,
+            earliest_only: false,
             boxes: Vec::new(),
             candidates: Vec::new(),
             pairs: Vec::new(),
@@ -325,6 +346,15 @@ impl CcdWorld {
         self.parallel = on;
     }
 
+    /// Whether [`CcdWorld::step`] answers the earliest contact only (default: no, every
+    /// pair's first contact). On, the pairs run in rounds (module header, step 6) and a pair's
+    /// query stops once it is contact-free past the earliest contact found in the rounds
+    /// before; [`CcdWorld::contacts`] then lists the contacts at the frame's earliest time
+    /// only (several on ties), and [`CcdWorld::earliest`] is the same as without the mode.
+    pub fn set_earliest_only(&mut self, on: bool) {
+        self.earliest_only = on;
+    }
+
     /// The swept box of a body this frame (min, max corners), padded as the broad phase uses
     /// it: it holds every point of the body over the frame, and more than the stop distance
     /// around it. `None` for an unknown handle.
@@ -418,25 +448,25 @@ impl CcdWorld {
             });
         }
         drop(old);
-        // 4. The pairs' continuous queries.
+        // 4. The pairs' continuous queries: all at once, or (earliest contact only) in rounds,
+        // each limited to the earliest contact of the rounds before.
         let bodies = &self.bodies;
-        let run = |e: &mut PairEntry| {
-            e.answer = match (&bodies[e.a as usize], &bodies[e.b as usize]) {
-                (Some(x), Some(y)) => pair_toc(e.a, x, e.b, y, &options, &mut e.cache),
-                _ => Ok(None),
-            };
-        };
-        #[cfg(feature = "parallel")]
-        if self.parallel && self.pairs.len() > 1 {
-            use rayon::prelude::*;
-            self.pairs.par_iter_mut().for_each(run);
+        let parallel = self.parallel;
+        let rounds = if self.earliest_only {
+            EARLIEST_ROUND
         } else {
-            self.pairs.iter_mut().for_each(run);
-        }
-        #[cfg(not(feature = "parallel"))]
-        {
-            let _ = self.parallel;
-            self.pairs.iter_mut().for_each(run);
+            self.pairs.len().max(1)
+        };
+        let (mut limit, mut limited) = (1.0f64, 0);
+        for round in self.pairs.chunks_mut(rounds) {
+            let options = options.with_time_limit(limit);
+            limited += if limit < 1.0 { round.len() } else { 0 };
+            run_pairs(bodies, round, &options, parallel);
+            for e in round.iter() {
+                if let Ok(Some(c)) = &e.answer {
+                    limit = limit.min(c.t);
+                }
+            }
         }
         // 5. Collect in a fixed order.
         let mut iterations = 0u64;
@@ -455,6 +485,11 @@ impl CcdWorld {
         }
         self.contacts
             .sort_unstable_by(|x, y| x.t.total_cmp(&y.t).then(x.a.cmp(&y.a)).then(x.b.cmp(&y.b)));
+        if self.earliest_only {
+            // Pairs that ran before the earliest contact was found may have later ones.
+            let first = self.contacts.first().map_or(f64::INFINITY, |c| c.t);
+            self.contacts.retain(|c| c.t <= first);
+        }
         self.stats = CcdWorldStats {
             bodies: self.boxes.len(),
             moving,
@@ -462,6 +497,7 @@ impl CcdWorld {
             kept_caches: kept,
             contacts: self.contacts.len(),
             iterations,
+            limited,
         };
         Ok(self.stats)
     }
@@ -484,6 +520,29 @@ impl CcdWorld {
     /// The pairs of the last frame's broad phase (sorted): the pairs whose continuous query ran.
     pub fn candidates(&self) -> impl Iterator<Item = (CcdHandle, CcdHandle)> + '_ {
         self.pairs.iter().map(|e| (CcdHandle(e.a), CcdHandle(e.b)))
+    }
+}
+
+/// Runs the continuous queries of `pairs` with `options`, on every core when `parallel` (and
+/// the cargo feature `parallel`); each pair's answer depends only on its bodies and its cache.
+fn run_pairs(bodies: &[Option<Body>], pairs: &mut [PairEntry], options: &CcdOptions, parallel: bool) {
+    let run = |e: &mut PairEntry| {
+        e.answer = match (&bodies[e.a as usize], &bodies[e.b as usize]) {
+            (Some(x), Some(y)) => pair_toc(e.a, x, e.b, y, options, &mut e.cache),
+            _ => Ok(None),
+        };
+    };
+    #[cfg(feature = "parallel")]
+    if parallel && pairs.len() > 1 {
+        use rayon::prelude::*;
+        pairs.par_iter_mut().for_each(run);
+    } else {
+        pairs.iter_mut().for_each(run);
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = parallel;
+        pairs.iter_mut().for_each(run);
     }
 }
 

@@ -71,4 +71,4 @@ pub use world::{
     BodyHandle, PairAnswer, PairQuery, PairReport, PairState, World, WorldOptions, WorldStats, PARALLEL_MIN_PAIRS,
 };
 pub mod ccd_world;
-pub use ccd_world::{CcdContact, CcdHandle, CcdShape, CcdWorld, CcdWorldStats};
+pub use ccd_world::{CcdContact, CcdHandle, CcdShape, CcdWorld, CcdWorldStats, EARLIEST_ROUND};

@@ -52,7 +52,10 @@
 //!   the prune is exact again. Before an exact hull query, a pair is tried along a direction
 //!   (its previous one, or its parent pair's), by one support climb per hull; a pair that
 //!   needs the hull query and has no cached V-Clip features starts from those two support
-//!   vertices.
+//!   vertices. While a step's traversal has no leaf pair yet (best distance +∞) it descends
+//!   inner pairs without a hull query (they are descended whatever their distance); a
+//!   tracked step starts its best distance from the previous step's best leaf pair, asked
+//!   at the new poses.
 //! - The motion bound of a front node uses the node's hull (as the paper does), plus the
 //!   within-step rotation term of [`crate::ccd`]. A pair kept without a query keeps its
 //!   direction, and its bound from the previous step advanced by that step (the angular term
@@ -197,6 +200,7 @@ pub fn time_of_contact(
     cache: &mut MeshToiCache,
 ) -> Result<Option<MeshTimeOfContact>, PolycdError> {
     let threshold = options.threshold(a.scale + b.scale)?;
+    let limit = options.limit()?;
     let MeshToiCache {
         query: cache,
         tracking,
@@ -334,7 +338,7 @@ pub fn time_of_contact(
         prev_nodes.clear();
         prev_nodes.extend(cache.front.iter().map(|f| (f.node_a, f.node_b)));
         *prev_dt = dt;
-        match super::advance(t, dt, iterations)? {
+        match super::advance(t, dt, limit, iterations)? {
             Some(next) => t = next,
             None => return Ok(None),
         }

@@ -92,6 +92,12 @@ pub struct CcdOptions {
     /// V-Clip's feature tracking is for, and what the paper's Voronoi marching does (see
     /// [`CcdOptions::discrete`] for the measurements).
     pub algorithm: Algorithm,
+    /// The query's end time, in `[0, 1]` (default 1): the advancement stops once its
+    /// contact-free time passes it, and `None` then means no contact on `[0, time_limit]`
+    /// (a contact in `(time_limit, 1]` is not looked for). [`crate::broad::CcdWorld`]'s
+    /// earliest-contact mode passes the earliest contact time found so far, so a pair whose
+    /// lower bound on its contact time passes it stops early.
+    pub time_limit: f64,
 }
 
 impl Default for CcdOptions {
@@ -100,6 +106,7 @@ impl Default for CcdOptions {
             distance_threshold: None,
             max_iterations: DEFAULT_MAX_ITERATIONS,
             algorithm: Algorithm::Auto,
+            time_limit: 1.0,
         }
     }
 }
@@ -127,6 +134,13 @@ impl CcdOptions {
         self.algorithm = algorithm;
         self
     }
+
+    /// With [`CcdOptions::time_limit`] set.
+    #[must_use]
+    pub fn with_time_limit(mut self, time_limit: f64) -> Self {
+        self.time_limit = time_limit;
+        self
+    }
 }
 
 impl CcdOptions {
@@ -139,6 +153,19 @@ impl CcdOptions {
         match self.algorithm {
             Algorithm::Auto => Algorithm::VClip,
             a => a,
+        }
+    }
+
+    /// The checked [`CcdOptions::time_limit`]: a number in `[0, 1]`, else
+    /// [`PolycdError::InvalidOption`].
+    pub fn limit(&self) -> Result<f64, PolycdError> {
+        if (0.0..=1.0).contains(&self.time_limit) {
+            Ok(self.time_limit)
+        } else {
+            Err(PolycdError::InvalidOption {
+                name: "time_limit",
+                message: "must be a time in [0, 1]",
+            })
         }
     }
 
@@ -217,6 +244,7 @@ pub fn time_of_contact(
         });
     }
     let threshold = options.threshold(a.scale() + b.scale())?;
+    let limit = options.limit()?;
     let mut t = 0.0f64;
     let mut iterations = 0u32;
     loop {
@@ -264,7 +292,7 @@ pub fn time_of_contact(
         let bb = directional_bound(b, motion_b, &pose_b, n);
         let dt = safe_step(dist, &ba, &bb);
         iterations += 1;
-        match advance(t, dt, iterations)? {
+        match advance(t, dt, limit, iterations)? {
             Some(next) => t = next,
             None => return Ok(None),
         }
@@ -272,11 +300,11 @@ pub fn time_of_contact(
 }
 
 /// One conservative step from `t` by `dt` (no contact on `[t, t + dt)`): the next time, or
-/// `None` when the step passes `t = 1` (no contact on `[t, 1]`). A step below the resolution
-/// of `t` (a distance far above the threshold cannot give this with finite speeds) is a typed
-/// stop, not a loop. Shared by the convex and the mesh advancement.
-pub(crate) fn advance(t: f64, dt: f64, iterations: u32) -> Result<Option<f64>, PolycdError> {
-    if !(t + dt <= 1.0) {
+/// `None` when the step passes `limit` (at most 1; no contact on `[t, limit]`). A step below
+/// the resolution of `t` (a distance far above the threshold cannot give this with finite
+/// speeds) is a typed stop, not a loop. Shared by the convex and the mesh advancement.
+pub(crate) fn advance(t: f64, dt: f64, limit: f64, iterations: u32) -> Result<Option<f64>, PolycdError> {
+    if !(t + dt <= limit) {
         return Ok(None);
     }
     if !(t + dt > t) {

@@ -55,6 +55,9 @@ pub struct MeshCache {
     pub(crate) lazy: Vec<bool>,
     /// Size of the front of the last query from the roots.
     pub(crate) root_front: usize,
+    /// The best leaf pair of the last traversal, whose exact distance at the new poses starts
+    /// the next tracked one (continuous query only; see [`bvtt_track`]).
+    last_best: Option<(u32, u32)>,
 }
 
 impl MeshCache {
@@ -71,6 +74,7 @@ impl MeshCache {
         }
         self.gaps.clear();
         self.lazy.clear();
+        self.last_best = None;
     }
 
     /// Number of node pairs whose discrete-query caches are held (at most those used by the
@@ -258,6 +262,7 @@ pub(crate) fn bvtt_query(
     t.visit(a.root, b.root)?;
     let best = t.best;
     cache.root_front = cache.front.len();
+    cache.last_best = best.distance.is_finite().then_some((best.node_a, best.node_b));
     Ok(best)
 }
 
@@ -316,10 +321,21 @@ pub(crate) fn bvtt_track(
     // leaves a coarser front, whose inner pairs then limit the step (measured on the bench's
     // 2 880-triangle knots: 4.33 steps and 2.3 M instructions per query sorted, 4.17 and
     // 2.1 M in this order).
+    let last_best = cache.last_best.take();
     let mut t = Traversal::new(a, pose_a, b, pose_b, stop_below, algorithm, cache);
     t.relax = relax;
     let mut result = Ok(());
+    // With the relaxed prune (the continuous query), the previous best leaf pair's exact
+    // distance at the new poses starts the best distance: any leaf pair's distance is an
+    // upper bound of the minimum, which is all the prune limit needs, and without it the
+    // first re-evaluated front pairs would be descended to a leaf whatever their gap.
+    if let (Some((i, j)), true) = (last_best, relax > 0.0) {
+        result = t.leaf_best(i, j);
+    }
     for (k, f) in previous.iter().enumerate() {
+        if result.is_err() {
+            break;
+        }
         // (A missing gap, which the advancement loop never leaves, means a query.)
         let g = gaps.get(k).copied().unwrap_or(f64::NEG_INFINITY);
         if t.prunes(g) && t.best.distance > t.stop_below {
@@ -347,6 +363,7 @@ pub(crate) fn bvtt_track(
     let best = t.best;
     cache.previous = previous;
     cache.gaps = gaps;
+    cache.last_best = best.distance.is_finite().then_some((best.node_a, best.node_b));
     result.map(|()| best)
 }
 
@@ -461,64 +478,27 @@ impl<'a> Traversal<'a> {
         Ok((gap, pa, pa + n * gap, (ia, ib)))
     }
 
-    /// Alg. 3 on the node pair `(i, j)`, trying first the separation along `n` (a unit
-    /// world direction from A to B, e.g. the pair's direction at the previous step): when it
-    /// is no smaller than the prune limit ([`Traversal::limit`]) the pair is a front node with that gap and
-    /// direction, with no hull query (as for the spheres' gap).
-    fn visit_along(&mut self, i: u32, j: u32, n: DVec3) -> Result<(), PolycdError> {
-        if self.best.distance <= self.stop_below {
+    /// The exact distance of the leaf pair `(i, j)` (its node-pair cache warm from the last
+    /// step) becomes the best distance when nearer than the best so far. A leaf pair's
+    /// distance is an upper bound of the meshes' minimum leaf distance, and a leaf pair within
+    /// `stop_below` is a contact, so the traversal's guarantees (see [`bvtt_track`]) hold.
+    fn leaf_best(&mut self, i: u32, j: u32) -> Result<(), PolycdError> {
+        let (Some(na), Some(nb)) = (self.a.nodes.get(i as usize), self.b.nodes.get(j as usize)) else {
             return Ok(());
-        }
-        let mut seed = None;
-        // Only in the continuous query (`relax > 0`): the discrete distance
-        // ([`bvtt_distance`]) keeps its exact traversal and V-Clip starts, so its answers are
-        // those of before, to the bit.
-        if n.is_finite() && self.relax > 0.0 {
-            let (gap, pa, pb, s) = self.support_gap(i, j, n)?;
-            seed = Some(s);
-            if self.prunes(gap) {
-                self.cache.front.push(FrontNode {
-                    node_a: i,
-                    node_b: j,
-                    distance: gap,
-                    point_a: pa,
-                    point_b: pb,
-                });
-                return Ok(());
-            }
-        }
-        self.visit_seeded(i, j, seed)
-    }
-
-    /// Alg. 3 on the node pair `(i, j)`.
-    fn visit(&mut self, i: u32, j: u32) -> Result<(), PolycdError> {
-        self.visit_seeded(i, j, None)
-    }
-
-    /// Alg. 3 on the node pair `(i, j)`; a pair with no cached V-Clip features starts from
-    /// the vertices `seed` (the supports along a direction near the pair's closest one).
-    fn visit_seeded(&mut self, i: u32, j: u32, seed: Option<(u32, u32)>) -> Result<(), PolycdError> {
-        if self.best.distance <= self.stop_below {
-            return Ok(());
-        }
-        // Bounding spheres first: a pair whose spheres are already no nearer than the best
-        // distance is a front node with the spheres' gap and direction (a valid separation
-        // for the advancement: the hulls lie in the spheres), without a hull query.
-        let (gap, sa, sb) = if seed.is_some() {
-            (0.0, DVec3::NAN, DVec3::NAN)
-        } else {
-            self.sphere_gap(i, j)
         };
-        if self.prunes(gap) {
-            self.cache.front.push(FrontNode {
-                node_a: i,
-                node_b: j,
-                distance: gap,
-                point_a: sa,
-                point_b: sb,
-            });
+        if na.children.is_some() || nb.children.is_some() {
             return Ok(());
         }
+        let node = self.hull_pair(i, j, None)?;
+        if node.distance < self.best.distance {
+            self.best = node;
+        }
+        Ok(())
+    }
+
+    /// The hull query of the node pair `(i, j)` (its node-pair cache), as a front node; a
+    /// pair with no cached V-Clip features starts from the vertices `seed` when given.
+    fn hull_pair(&mut self, i: u32, j: u32, seed: Option<(u32, u32)>) -> Result<FrontNode, PolycdError> {
         let na = &self.a.nodes[i as usize];
         let nb = &self.b.nodes[j as usize];
         let pc = self.cache.node_pair(i, j);
@@ -530,7 +510,7 @@ impl<'a> Traversal<'a> {
                 });
             }
         }
-        let node =
+        Ok(
             match query::distance_or_overlap(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, self.algorithm, pc)? {
                 Distance::Separated {
                     distance,
@@ -557,49 +537,133 @@ impl<'a> Traversal<'a> {
                         t_free: 0.0,
                     })
                 }
-            };
+            },
+        )
+    }
+
+    /// Alg. 3 on the node pair `(i, j)`, trying first the separation along `n` (a unit
+    /// world direction from A to B, e.g. the pair's direction at the previous step): when it
+    /// is no smaller than the prune limit ([`Traversal::limit`]) the pair is a front node with that gap and
+    /// direction, with no hull query (as for the spheres' gap).
+    fn visit_along(&mut self, i: u32, j: u32, n: DVec3) -> Result<(), PolycdError> {
+        if self.best.distance <= self.stop_below {
+            return Ok(());
+        }
+        // While no leaf pair is known (best +∞) an inner pair is descended whatever its
+        // distance, so the continuous query does not ask it: it descends at once, its
+        // bounding spheres' centre line standing in for the closest direction (which only
+        // orders and seeds the children). The pair is not on the front, so no bound is lost.
+        if self.relax > 0.0 && self.best.distance == f64::INFINITY {
+            let (na, nb) = (&self.a.nodes[i as usize], &self.b.nodes[j as usize]);
+            if na.children.is_some() || nb.children.is_some() {
+                let (ca, _) = self.sphere(true, i);
+                let (cb, _) = self.sphere(false, j);
+                let dir = (cb - ca).normalize_or_zero();
+                let dir = if dir == DVec3::ZERO { n } else { dir };
+                return self.descend(i, j, dir);
+            }
+        }
+        let mut seed = None;
+        // Only in the continuous query (`relax > 0`): the discrete distance
+        // ([`bvtt_distance`]) keeps its exact traversal and V-Clip starts, so its answers are
+        // those of before, to the bit.
+        if n.is_finite() && self.relax > 0.0 {
+            let (gap, pa, pb, s) = self.support_gap(i, j, n)?;
+            seed = Some(s);
+            if self.prunes(gap) {
+                self.cache.front.push(FrontNode {
+                    node_a: i,
+                    node_b: j,
+                    distance: gap,
+                    point_a: pa,
+                    point_b: pb,
+                });
+                return Ok(());
+            }
+        }
+        self.visit_seeded(i, j, seed)
+    }
+
+    /// Alg. 3 on the node pair `(i, j)` (with no direction to try first).
+    fn visit(&mut self, i: u32, j: u32) -> Result<(), PolycdError> {
+        self.visit_along(i, j, DVec3::NAN)
+    }
+
+    /// Alg. 3 on the node pair `(i, j)`; a pair with no cached V-Clip features starts from
+    /// the vertices `seed` (the supports along a direction near the pair's closest one).
+    fn visit_seeded(&mut self, i: u32, j: u32, seed: Option<(u32, u32)>) -> Result<(), PolycdError> {
+        if self.best.distance <= self.stop_below {
+            return Ok(());
+        }
+        // Bounding spheres first: a pair whose spheres are already no nearer than the best
+        // distance is a front node with the spheres' gap and direction (a valid separation
+        // for the advancement: the hulls lie in the spheres), without a hull query.
+        let (gap, sa, sb) = if seed.is_some() {
+            (0.0, DVec3::NAN, DVec3::NAN)
+        } else {
+            self.sphere_gap(i, j)
+        };
+        if self.prunes(gap) {
+            self.cache.front.push(FrontNode {
+                node_a: i,
+                node_b: j,
+                distance: gap,
+                point_a: sa,
+                point_b: sb,
+            });
+            return Ok(());
+        }
+        let node = self.hull_pair(i, j, seed)?;
+        let na = &self.a.nodes[i as usize];
+        let nb = &self.b.nodes[j as usize];
         let leaf = na.children.is_none() && nb.children.is_none();
         if if leaf {
             node.distance < self.best.distance
         } else {
             !self.prunes(node.distance)
         } {
-            // The children's hulls lie in the parent's: its direction separates them at
-            // least as far, and is tried first for each child.
-            let dir = (node.point_b - node.point_a) / node.distance;
-            // Descend the larger node (the paper descends B's tree to its leaves first), the
-            // nearer child (by bounding spheres) first.
-            let split_b = match (na.children, nb.children) {
-                (None, None) => None,
-                (None, Some(_)) => Some(true),
-                (Some(_), None) => Some(false),
-                (Some(_), Some(_)) => Some(nb.scale() >= na.scale()),
-            };
-            match split_b {
-                Some(true) => {
-                    let (l, r) = nb.children.unwrap_or((j, j));
-                    let (l, r) = if self.sphere_gap(i, l).0 <= self.sphere_gap(i, r).0 {
-                        (l, r)
-                    } else {
-                        (r, l)
-                    };
-                    self.visit_along(i, l, dir)?;
-                    return self.visit_along(i, r, dir);
-                }
-                Some(false) => {
-                    let (l, r) = na.children.unwrap_or((i, i));
-                    let (l, r) = if self.sphere_gap(l, j).0 <= self.sphere_gap(r, j).0 {
-                        (l, r)
-                    } else {
-                        (r, l)
-                    };
-                    self.visit_along(l, j, dir)?;
-                    return self.visit_along(r, j, dir);
-                }
-                None => self.best = node,
+            if leaf {
+                self.best = node;
+            } else {
+                // The children's hulls lie in the parent's: its direction separates them at
+                // least as far, and is tried first for each child.
+                return self.descend(i, j, (node.point_b - node.point_a) / node.distance);
             }
         }
         self.cache.front.push(node);
         Ok(())
+    }
+
+    /// Visits the children of the inner node pair `(i, j)`, each along `dir`: the larger
+    /// node is split (the paper descends B's tree to its leaves first), the nearer child (by
+    /// bounding spheres) first.
+    fn descend(&mut self, i: u32, j: u32, dir: DVec3) -> Result<(), PolycdError> {
+        let na = &self.a.nodes[i as usize];
+        let nb = &self.b.nodes[j as usize];
+        let split_b = match (na.children, nb.children) {
+            (None, None) => return Ok(()),
+            (None, Some(_)) => true,
+            (Some(_), None) => false,
+            (Some(_), Some(_)) => nb.scale() >= na.scale(),
+        };
+        if split_b {
+            let (l, r) = nb.children.unwrap_or((j, j));
+            let (l, r) = if self.sphere_gap(i, l).0 <= self.sphere_gap(i, r).0 {
+                (l, r)
+            } else {
+                (r, l)
+            };
+            self.visit_along(i, l, dir)?;
+            self.visit_along(i, r, dir)
+        } else {
+            let (l, r) = na.children.unwrap_or((i, i));
+            let (l, r) = if self.sphere_gap(l, j).0 <= self.sphere_gap(r, j).0 {
+                (l, r)
+            } else {
+                (r, l)
+            };
+            self.visit_along(l, j, dir)?;
+            self.visit_along(r, j, dir)
+        }
     }
 }
