@@ -394,7 +394,7 @@ pub fn contact_tolerance(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedr
 /// |c_b,local|`), each length is bounded by the sum of the absolute coordinates, the larger
 /// magnitude by the sum of both, and the relative slack covers the rounding. The shapes'
 /// terms are summed once per shape (`tol_extent`).
-#[inline]
+#[inline(always)]
 pub(crate) fn contact_tolerance_bound(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
     let (ta, tb) = (pose_a.translation, pose_b.translation);
     let upper = a.tol_extent + b.tol_extent + (ta - tb).abs().element_sum() + ta.abs().max(tb.abs()).max_element();

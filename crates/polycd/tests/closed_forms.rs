@@ -466,3 +466,114 @@ fn box_path_features_hold_the_closest_point() {
         }
     }
 }
+
+/// The geometry a feature names (its vertices' positions, sorted; a face's normal), so
+/// that features of two layouts of one box can be compared.
+fn named(p: &ConvexPolyhedron, f: Feature) -> Vec<[u64; 3]> {
+    let bits = |v: DVec3| [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()];
+    let mut out = match f {
+        Feature::Vertex(v) => vec![bits(p.vertex(v))],
+        Feature::Edge(e) => p.edge(e).vertices.iter().map(|&v| bits(p.vertex(v))).collect(),
+        Feature::Face(f) => vec![bits(p.face(f).normal), [u64::MAX; 3]],
+    };
+    out.sort_unstable();
+    out
+}
+
+/// The box path's layout shortcuts (`shapes::cuboid`'s face, vertex and edge order, checked
+/// before use) against the general classification and searches: the same box built from its
+/// corners in other orders and from its faces in reverse order (other face, vertex and edge
+/// ids) gives the same distances and
+/// points bit for bit, the same boolean answers, and features naming the same geometry —
+/// at random poses, on region boundaries (coordinates exactly at a bound) and inside.
+#[test]
+fn box_path_any_layout() {
+    let bx = shapes::cuboid(2.0, 1.5, 1.0).unwrap();
+    let h = DVec3::new(1.0, 0.75, 0.5);
+    let corners = bx.vertices().to_vec();
+    let mut others = Vec::new();
+    for order in [
+        [7, 6, 5, 4, 3, 2, 1, 0],
+        [3, 0, 6, 5, 1, 7, 2, 4],
+        [5, 2, 7, 0, 4, 1, 6, 3],
+    ] {
+        let pts: Vec<DVec3> = order.iter().map(|&i| corners[i]).collect();
+        others.push(ConvexPolyhedron::from_points(&pts).unwrap());
+    }
+    // Its faces given in reverse order: another face order (the general classification).
+    let faces: Vec<Vec<u32>> = (0..6).rev().map(|f| bx.face_vertices(f).to_vec()).collect();
+    others.push(ConvexPolyhedron::from_faces(&corners, &faces).unwrap());
+    assert!(
+        others.iter().any(|o| o.faces()[0].normal != bx.faces()[0].normal),
+        "no other face order"
+    );
+    let sphere = shapes::sphere(0.125).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(2211);
+    for i in 0..600 {
+        let mut local = DVec3::new(
+            rng.random_range(-2.0..2.0),
+            rng.random_range(-2.0..2.0),
+            rng.random_range(-1.5..1.5),
+        );
+        // A third of the points with a coordinate exactly at a bound and another beyond its
+        // bound (edge and vertex regions, apart: the direct path answers).
+        if i % 3 == 0 {
+            let (k, j) = (i / 3 % 3, (i / 3 + 1) % 3);
+            local[k] = if local[k] > 0.0 { h[k] } else { -h[k] };
+            local[j] = local[j].signum() * (h[j] + 0.5);
+        }
+        let rotation = if i % 2 == 0 {
+            polycd::DQuat::IDENTITY
+        } else {
+            shapes::random_rotation(&mut rng)
+        };
+        let pb = Pose::new(rotation, DVec3::new(4.0, -1.0, 0.5));
+        let pa = Pose::from_translation(pb.transform_point(local));
+        let mut c = PairCache::default();
+        let d0 = query::distance(&sphere, &pa, &bx, &pb, Algorithm::Auto, &mut c).unwrap();
+        let i0 = query::intersect(&sphere, &pa, &bx, &pb, Algorithm::Auto, &mut c).unwrap();
+        for o in &others {
+            let d = query::distance(&sphere, &pa, o, &pb, Algorithm::Auto, &mut c).unwrap();
+            let (s0, p0, f0) = parts(&d0);
+            let (s1, p1, f1) = parts(&d);
+            assert_eq!(s0.map(f64::to_bits), s1.map(f64::to_bits), "{local}: {d0:?} vs {d:?}");
+            assert_eq!(p0, p1, "{local}: {d0:?} vs {d:?}");
+            if let (Some(f0), Some(f1)) = (f0, f1) {
+                assert_eq!(named(&bx, f0.b), named(o, f1.b), "{local}: {f0:?} vs {f1:?}");
+            }
+            let i1 = query::intersect(&sphere, &pa, o, &pb, Algorithm::Auto, &mut c).unwrap();
+            assert_eq!(i0.status(), i1.status(), "{local}");
+        }
+    }
+}
+
+/// Poses the direct path must refuse as the checked path does (its translation test rides on
+/// the contact bound's sums): an infinite or NaN coordinate in any position, a coordinate
+/// beyond `MAX_COORDINATE` next to a NaN, and both poses bad.
+#[test]
+fn direct_path_translation_errors() {
+    let bx = shapes::cuboid(2.0, 1.5, 1.0).unwrap();
+    let sphere = shapes::sphere(0.4).unwrap();
+    let good = Pose::from_translation(DVec3::new(2.0, 0.1, 0.2));
+    let (inf, nan) = (f64::INFINITY, f64::NAN);
+    let bad = [
+        (DVec3::new(0.0, inf, 0.0), "NonFinitePose"),
+        (DVec3::new(0.0, 0.0, -inf), "NonFinitePose"),
+        (DVec3::new(1e200, nan, 0.0), "NonFinitePose"),
+        (DVec3::new(0.0, nan, 1e200), "NonFinitePose"),
+        (DVec3::new(0.0, 0.0, nan), "NonFinitePose"),
+        (DVec3::new(0.0, -2e150, 0.0), "AbsurdMagnitude"),
+    ];
+    for (t, name) in bad {
+        let pose = Pose::from_translation(t);
+        for (a, b) in [(&sphere, &bx), (&sphere, &sphere), (&bx, &sphere)] {
+            let mut c = PairCache::default();
+            for (pa, pb) in [(&pose, &good), (&good, &pose), (&pose, &pose)] {
+                let d = query::distance(a, pa, b, pb, Algorithm::Auto, &mut c).unwrap_err();
+                let i = query::intersect(a, pa, b, pb, Algorithm::Auto, &mut c).unwrap_err();
+                assert!(format!("{d:?}").starts_with(name), "{t}: {d:?}");
+                assert!(format!("{i:?}").starts_with(name), "{t}: {i:?}");
+            }
+        }
+    }
+}

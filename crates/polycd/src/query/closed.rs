@@ -23,7 +23,7 @@
 //! it); touching or crossing cores — where the normal needs the generic path's support
 //! measurements — return `None` and take the generic path, as do the other pairs.
 
-use crate::contract::{contact_tolerance, contact_tolerance_bound, pose_ok};
+use crate::contract::{contact_tolerance, contact_tolerance_bound};
 use crate::contract::{Distance, Feature, FeaturePair, Intersection, OverlapWitness, Penetration};
 use crate::core::math::{DVec3, Plane, Pose};
 use crate::core::tolerance::ROUNDED_EDGE_SIN;
@@ -56,11 +56,19 @@ struct Core {
     segment: bool,
 }
 
+/// Whether `v == DVec3::ZERO` (every coordinate ±0), in one integer test: the three bit
+/// patterns or-ed and shifted past the sign bit (a NaN or any non-zero coordinate leaves a
+/// bit, as `==` would say).
+#[inline(always)]
+fn is_origin(v: DVec3) -> bool {
+    ((v.x.to_bits() | v.y.to_bits() | v.z.to_bits()) << 1) == 0
+}
+
 /// `pose` applied to `v`, without the rotation when `v` is the origin (a sphere's or
 /// capsule's centre: the same value, `R·0 + t = t`).
 #[inline(always)]
 fn placed(pose: &Pose, v: DVec3) -> DVec3 {
-    if v == DVec3::ZERO {
+    if is_origin(v) {
         pose.translation
     } else {
         pose.transform_point(v)
@@ -398,7 +406,7 @@ fn rounded_answer(
     if !(dc > bound) {
         return None;
     }
-    let n = if n == DVec3::ZERO { v / dc } else { n };
+    let n = if is_origin(n) { v / dc } else { n };
     let r = ra + rb;
     let (qa, qb) = (c.ca + n * ra, c.cb - n * rb);
     if dc > r {
@@ -462,7 +470,7 @@ fn intersect_within(
     let tol = if signed.abs() > bound {
         bound
     } else {
-        contact_tolerance(a, pa, b, pb)
+        band_tolerance(a, pa, b, pb)
     };
     let plane = |p: DVec3| Plane {
         normal: n,
@@ -504,7 +512,7 @@ fn intersect_within(
     })
 }
 
-use crate::core::tolerance::DIRECT_MIN_BOUND;
+use crate::core::tolerance::{DIRECT_MIN_BOUND, MAX_COORDINATE, UNIT_QUAT_SLACK};
 
 /// Whether [`direct_distance`] and [`direct_intersect`] answer the pair: a point core
 /// against a point, a segment or a solid of at most [`SCAN_FACES`] faces. Two segments are
@@ -527,13 +535,28 @@ fn direct_pair(a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> bool {
 /// nothing that decides the answer underflows. Scaling by a power of two commutes with
 /// every operation in the absence of overflow and underflow, so the answer is the one the
 /// checked path computes on scaled copies and scales back, bit for bit.
+///
+/// `pose_ok`'s two tests are taken apart: the rotations' unit length here, and the
+/// translations' bound from the terms the contact bound sums anyway — the larger absolute
+/// coordinate `m` of both translations, within `MAX_COORDINATE`, and a NaN or infinite
+/// coordinate anywhere makes the sum of `|t_a − t_b|` (every coordinate's difference) NaN
+/// or infinite, so the bound is NaN (refused by `>=`) or `m` is infinite (refused by `<=`).
+/// The same poses pass as with `pose_ok`, at half the comparisons.
 #[inline(always)]
 fn direct_bound(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<f64> {
-    if !(direct_pair(a, b) && pose_ok(pa) && pose_ok(pb)) {
+    if !(direct_pair(a, b) && unit_rotation(pa) && unit_rotation(pb)) {
         return None;
     }
     let bound = contact_tolerance_bound(a, pa, b, pb);
-    (bound >= DIRECT_MIN_BOUND).then_some(bound)
+    let m = pa.translation.abs().max(pb.translation.abs()).max_element();
+    (m <= MAX_COORDINATE && bound >= DIRECT_MIN_BOUND).then_some(bound)
+}
+
+/// `pose_ok`'s rotation test: a quaternion of unit length within the slack (so finite and
+/// non-zero).
+#[inline(always)]
+fn unit_rotation(p: &Pose) -> bool {
+    (p.rotation.length_squared() - 1.0).abs() <= 0.25 * UNIT_QUAT_SLACK
 }
 
 /// `Auto`'s distance for a point core against a point, segment or small solid, before any
@@ -546,6 +569,38 @@ pub(super) fn direct_distance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhed
         return point_point(a, pa, b, pb, bound).map(|p| p.distance());
     }
     rounded_answer(a, pa, b, pb, bound, true).map(|(d, _)| d)
+}
+
+/// [`direct_distance`] for two point cores (two spheres; the caller has checked both
+/// dimensions): inline in `query::distance`, no call on its path.
+#[inline(always)]
+pub(super) fn direct_point_point_distance(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+) -> Option<Distance> {
+    let bound = direct_bound(a, pa, b, pb)?;
+    point_point(a, pa, b, pb, bound).map(|p| p.distance())
+}
+
+/// [`direct_intersect`] for two point cores (two spheres; the caller has checked both
+/// dimensions): inline in `query::intersect`, no call on its path. Within the bound of
+/// contact (where the exact tolerance decides, a call) it returns `None` and
+/// [`direct_intersect`] answers, the same way.
+#[inline(always)]
+pub(super) fn direct_point_point_intersect(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+) -> Option<Intersection> {
+    let bound = direct_bound(a, pa, b, pb)?;
+    let p = point_point(a, pa, b, pb, bound)?;
+    if !((p.dc - (p.ra + p.rb)).abs() > bound) {
+        return None;
+    }
+    Some(p.intersection(a, pa, b, pb, bound))
 }
 
 /// [`direct_distance`]'s boolean counterpart: the answer of [`intersect`], or `None`.
@@ -563,61 +618,109 @@ pub(super) fn direct_intersect(
     intersect_within(a, pa, b, pb, bound)
 }
 
-/// [`point_solid`] for a box whose faces are axis-aligned in its own frame (the `box`
-/// shape, at any pose): six faces with normals ±x, ±y, ±z exactly. Inside, the same face
-/// scan as [`point_solid`] (the same depth and face); outside, the closest point is `x`
-/// clamped to the faces' offsets (`h > 0` for a face exactly when `x` lies beyond its offset
-/// on its axis: the plane distance of an axis normal is one exact subtraction), and its
-/// feature follows from the axes `x` lies outside of (one: that axis's face; two: the edge
-/// along the third axis, or a vertex when the third coordinate is at a bound, as the edge
-/// projection clamps there; three: the corner), its vertices found by exact comparison of
-/// coordinates (`features` false: not looked up, for the boolean answer). `None` for any
-/// other solid, or a box whose corners do not match its face offsets exactly (the scan
-/// answers). O(faces + vertices) from the shape's own data, nothing cached.
-#[inline]
-fn point_box(s: &ConvexPolyhedron, x: DVec3, features: bool) -> Option<PointSolid> {
+/// The six faces of a box whose face normals are exactly ±x, ±y, ±z in its own frame: per
+/// axis the face on its − and + side (`face_of[axis][side]`), and the bounds `lo`, `hi`
+/// (the faces' offsets).
+struct BoxFaces {
+    face_of: [[u32; 2]; 3],
+    lo: DVec3,
+    hi: DVec3,
+}
+
+/// The face normals of `shapes::cuboid`'s hull in its face order, as (axis, + side): the
+/// `box` shape's layout, tested first (six exact comparisons of bit patterns) before the
+/// general classification. A layout, not a tolerance: any other order takes the general
+/// path, with the same answer.
+const CUBOID_FACES: [(usize, bool); 6] = [(0, false), (2, true), (1, false), (0, true), (1, true), (2, false)];
+
+/// `shapes::cuboid`'s edge ids: `CUBOID_EDGES[axis][v]` is the edge from vertex `v` (its bit
+/// `axis` clear) along `axis`. A layout, checked against the edge's own end points before use
+/// (any other layout: the neighbour search decides, with the same answer).
+const CUBOID_EDGES: [[u32; 8]; 3] = [
+    [7, 0, 11, 0, 4, 0, 6, 0],
+    [3, 9, 0, 0, 1, 5, 0, 0],
+    [0, 8, 2, 10, 0, 0, 0, 0],
+];
+
+/// Whether `n` is exactly the unit vector of `axis` on side `plus` (+0.0 elsewhere: a −0.0
+/// coordinate fails, and the general classification, which accepts it, decides).
+#[inline(always)]
+fn normal_is(n: DVec3, axis: usize, plus: bool) -> bool {
+    let one = if plus { 1.0f64 } else { -1.0 }.to_bits();
+    let e = |k: usize| if k == axis { one } else { 0 };
+    ((n.x.to_bits() ^ e(0)) | (n.y.to_bits() ^ e(1)) | (n.z.to_bits() ^ e(2))) == 0
+}
+
+/// The [`BoxFaces`] of `s`, or `None` when it is not a box with axis-aligned faces.
+#[inline(always)]
+fn box_faces(s: &ConvexPolyhedron) -> Option<BoxFaces> {
     let faces = s.faces();
     if faces.len() != 6 {
         return None;
     }
-    // face_of[axis][0: − side, 1: + side]; the bounds are the faces' offsets.
     let mut face_of = [[u32::MAX; 2]; 3];
     let (mut lo, mut hi) = ([0.0f64; 3], [0.0f64; 3]);
-    let (mut top, mut top_face) = (f64::NEG_INFINITY, 0u32);
-    for (f, face) in faces.iter().enumerate() {
-        let n = face.normal;
-        let (axis, sign) = if n.y == 0.0 && n.z == 0.0 && n.x.abs() == 1.0 {
-            (0, n.x)
-        } else if n.x == 0.0 && n.z == 0.0 && n.y.abs() == 1.0 {
-            (1, n.y)
-        } else if n.x == 0.0 && n.y == 0.0 && n.z.abs() == 1.0 {
-            (2, n.z)
+    let mut set = |f: usize, axis: usize, plus: bool| {
+        face_of[axis][usize::from(plus)] = f as u32;
+        if plus {
+            hi[axis] = faces[f].offset;
         } else {
+            lo[axis] = -faces[f].offset;
+        }
+    };
+    if CUBOID_FACES
+        .iter()
+        .zip(faces)
+        .all(|(&(axis, plus), face)| normal_is(face.normal, axis, plus))
+    {
+        for (f, &(axis, plus)) in CUBOID_FACES.iter().enumerate() {
+            set(f, axis, plus);
+        }
+    } else {
+        for (f, face) in faces.iter().enumerate() {
+            let n = face.normal;
+            let (axis, sign) = if n.y == 0.0 && n.z == 0.0 && n.x.abs() == 1.0 {
+                (0, n.x)
+            } else if n.x == 0.0 && n.z == 0.0 && n.y.abs() == 1.0 {
+                (1, n.y)
+            } else if n.x == 0.0 && n.y == 0.0 && n.z.abs() == 1.0 {
+                (2, n.z)
+            } else {
+                return None;
+            };
+            set(f, axis, sign > 0.0);
+        }
+        if face_of.iter().flatten().any(|&f| f == u32::MAX) {
             return None;
-        };
-        if sign > 0.0 {
-            face_of[axis][1] = f as u32;
-            hi[axis] = face.offset;
-        } else {
-            face_of[axis][0] = f as u32;
-            lo[axis] = -face.offset;
-        }
-        let h = n.dot(x) - face.offset;
-        if h > top {
-            (top, top_face) = (h, f as u32);
         }
     }
-    if face_of.iter().flatten().any(|&f| f == u32::MAX) {
-        return None;
-    }
-    if !(top > 0.0) {
-        return Some(PointSolid::Inside {
-            depth: -top,
-            face: top_face,
-        });
-    }
-    let (lo, hi) = (DVec3::from_array(lo), DVec3::from_array(hi));
-    let q = x.max(lo).min(hi);
+    Some(BoxFaces {
+        face_of,
+        lo: DVec3::from_array(lo),
+        hi: DVec3::from_array(hi),
+    })
+}
+
+/// [`point_solid`] for a box whose faces are axis-aligned in its own frame (the `box`
+/// shape, at any pose): six faces with normals ±x, ±y, ±z exactly ([`box_faces`]).
+///
+/// A face's plane distance is `±x_k − offset`, exactly (the normal's zero coordinates add
+/// signed zeros), so some face has `x` strictly above its plane exactly when `x` lies beyond
+/// a bound on some axis: inside (no axis beyond), the same face scan as [`point_solid`] (the
+/// same depth and face); outside, the closest point is `x` clamped to the bounds, and its
+/// feature follows from the axes `x` lies outside of (one: that axis's face; two: the edge
+/// along the third axis, or a vertex when the third coordinate is at a bound, as the edge
+/// projection clamps there; three: the corner), its vertices found by exact comparison of
+/// coordinates — `shapes::cuboid`'s vertex order first (bit k of the index set where
+/// coordinate k is at its + bound), then a search; a hull's vertices are distinct, so either
+/// finds the one index — and an edge's id likewise from `shapes::cuboid`'s edge order when
+/// that edge joins the two corners, else by the neighbour search ([`feature_of`]) —
+/// (`features` false: not looked up, for the boolean answer). `None`
+/// for any other solid, or a box whose corners do not match its face offsets exactly (the
+/// scan answers). O(faces + vertices) from the shape's own data, nothing cached.
+#[inline]
+fn point_box(s: &ConvexPolyhedron, x: DVec3, features: bool) -> Option<PointSolid> {
+    let BoxFaces { face_of, lo, hi } = box_faces(s)?;
     let (mut out, mut on_bound, mut face, mut free) = (0, 0, 0u32, 0usize);
     for k in 0..3 {
         if x[k] < lo[k] || x[k] > hi[k] {
@@ -629,8 +732,28 @@ fn point_box(s: &ConvexPolyhedron, x: DVec3, features: bool) -> Option<PointSoli
             free = k;
         }
     }
+    if out == 0 {
+        let (mut top, mut top_face) = (f64::NEG_INFINITY, 0u32);
+        for (f, face) in s.faces().iter().enumerate() {
+            let h = face.normal.dot(x) - face.offset;
+            if h > top {
+                (top, top_face) = (h, f as u32);
+            }
+        }
+        return Some(PointSolid::Inside {
+            depth: -top,
+            face: top_face,
+        });
+    }
+    let q = x.max(lo).min(hi);
     let vertices = s.vertices();
-    let corner = |p: DVec3| vertices.iter().position(|&v| v == p).map(|i| i as u32);
+    let corner = |p: DVec3| {
+        let guess = usize::from(p.x == hi.x) | usize::from(p.y == hi.y) << 1 | usize::from(p.z == hi.z) << 2;
+        if vertices.get(guess) == Some(&p) {
+            return Some(guess as u32);
+        }
+        vertices.iter().position(|&v| v == p).map(|i| i as u32)
+    };
     let feature = match (out, on_bound) {
         (1, _) => Feature::Face(face),
         // The boolean answer needs only whether the point is on a face (its normal).
@@ -639,11 +762,14 @@ fn point_box(s: &ConvexPolyhedron, x: DVec3, features: bool) -> Option<PointSoli
             let (mut p0, mut p1) = (q, q);
             p0[free] = lo[free];
             p1[free] = hi[free];
-            feature_of(s, Found::Between(corner(p0)?, corner(p1)?))
+            let (u, w) = (corner(p0)?, corner(p1)?);
+            let e = CUBOID_EDGES[free][(u as usize) & 7];
+            match s.edges().get(e as usize) {
+                Some(edge) if edge.vertices == [u, w] || edge.vertices == [w, u] => Feature::Edge(e),
+                _ => feature_of(s, Found::Between(u, w)),
+            }
         }
-        (2, _) | (3, _) => Feature::Vertex(corner(q)?),
-        // Unreachable (`top > 0` is a bound crossed); the scan decides.
-        _ => return None,
+        _ => Feature::Vertex(corner(q)?),
     };
     Some(PointSolid::Apart { q, feature })
 }
@@ -729,7 +855,7 @@ impl PointPoint {
         let tol = if signed.abs() > bound {
             bound
         } else {
-            contact_tolerance(a, pa, b, pb)
+            band_tolerance(a, pa, b, pb)
         };
         let (qa, qb) = (ca + n * ra, cb - n * rb);
         let mid = (qa + qb) * 0.5;
@@ -762,4 +888,12 @@ impl PointPoint {
             }
         }
     }
+}
+
+/// [`contact_tolerance`] for a pair within its bound of contact: rare, kept out of line so
+/// that the common path calls nothing (no registers saved around a call).
+#[cold]
+#[inline(never)]
+fn band_tolerance(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> f64 {
+    contact_tolerance(a, pa, b, pb)
 }

@@ -212,6 +212,25 @@ pub fn intersect(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Intersection, PolycdError> {
+    // Two spheres first, inline and without a call on their common path; the rest out of line.
+    if algorithm == Algorithm::Auto && a.dimension() == 0 && b.dimension() == 0 {
+        if let Some(r) = closed::direct_point_point_intersect(a, pose_a, b, pose_b) {
+            return Ok(r);
+        }
+    }
+    intersect_rest(a, pose_a, b, pose_b, algorithm, cache)
+}
+
+/// [`intersect`] after the two-sphere path.
+#[inline(never)]
+fn intersect_rest(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Result<Intersection, PolycdError> {
     // A sphere against a sphere, capsule or box first, before the generic per-query work.
     if algorithm == Algorithm::Auto {
         if let Some(r) = closed::direct_intersect(a, pose_a, b, pose_b) {
@@ -237,6 +256,25 @@ pub fn intersect(
 
 /// Distance, closest points and closest features of A and B (or their penetration).
 pub fn distance(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Result<Distance, PolycdError> {
+    // Two spheres first, inline and without a call on their common path; the rest out of line.
+    if algorithm == Algorithm::Auto && a.dimension() == 0 && b.dimension() == 0 {
+        if let Some(d) = closed::direct_point_point_distance(a, pose_a, b, pose_b) {
+            return Ok(d);
+        }
+    }
+    distance_rest(a, pose_a, b, pose_b, algorithm, cache)
+}
+
+/// [`distance`] after the two-sphere path.
+#[inline(never)]
+fn distance_rest(
     a: &ConvexPolyhedron,
     pose_a: &Pose,
     b: &ConvexPolyhedron,
