@@ -1,8 +1,9 @@
 //! Many queries in one call: pairs of shapes given by index into one shape list, with their
 //! poses, answered on every core (cargo feature `parallel`, on by default; without it, one
-//! after the other). Each query starts cold — a fresh [`PairCache`] — so every answer is the
-//! one the single-pair function gives on its own, in the order of the queries, whatever the
-//! number of threads.
+//! after the other). Each query starts cold — a [`PairCache`] forgotten before it
+//! ([`PairCache::forget`]: the state of a new cache, the scratch buffers' capacity kept, one
+//! cache per worker) — so every answer is the one the single-pair function gives on its own
+//! with a new cache, in the order of the queries, whatever the number of threads.
 
 use super::{distance, intersect, Algorithm, Distance, Intersection, PairCache};
 use crate::core::error::PolycdError;
@@ -33,7 +34,7 @@ impl PosedPair {
 
 /// Answers `queries` with [`distance`] and `algorithm`, into `out` (cleared first; its
 /// capacity is reused). `out[i]` answers `queries[i]`: exactly what `distance` answers for
-/// that pair with a new [`PairCache`]. A shape index out of range is an
+/// that pair with a new [`PairCache`] (the workers' caches are forgotten before each query). A shape index out of range is an
 /// [`PolycdError::InvalidOption`] for that query alone.
 pub fn distance_many_into<S: Borrow<ConvexPolyhedron> + Sync>(
     shapes: &[S],
@@ -41,9 +42,9 @@ pub fn distance_many_into<S: Borrow<ConvexPolyhedron> + Sync>(
     algorithm: Algorithm,
     out: &mut Vec<Result<Distance, PolycdError>>,
 ) {
-    each(queries, out, |q| {
+    each(queries, out, |cache, q| {
         let (a, b) = pair(shapes, q)?;
-        distance(a, &q.pose_a, b, &q.pose_b, algorithm, &mut PairCache::default())
+        distance(a, &q.pose_a, b, &q.pose_b, algorithm, cache)
     })
 }
 
@@ -66,9 +67,9 @@ pub fn intersect_many_into<S: Borrow<ConvexPolyhedron> + Sync>(
     algorithm: Algorithm,
     out: &mut Vec<Result<Intersection, PolycdError>>,
 ) {
-    each(queries, out, |q| {
+    each(queries, out, |cache, q| {
         let (a, b) = pair(shapes, q)?;
-        intersect(a, &q.pose_a, b, &q.pose_b, algorithm, &mut PairCache::default())
+        intersect(a, &q.pose_a, b, &q.pose_b, algorithm, cache)
     })
 }
 
@@ -99,15 +100,25 @@ fn pair<'s, S: Borrow<ConvexPolyhedron>>(
     Ok((get(q.a)?, get(q.b)?))
 }
 
+/// `f` on every query in order into `out`, each with a cache forgotten first (one cache per
+/// worker, so the scratch buffers are allocated once per worker, not per query).
 #[cfg(feature = "parallel")]
-fn each<T: Send>(queries: &[PosedPair], out: &mut Vec<T>, f: impl Fn(&PosedPair) -> T + Sync + Send) {
+fn each<T: Send>(queries: &[PosedPair], out: &mut Vec<T>, f: impl Fn(&mut PairCache, &PosedPair) -> T + Sync + Send) {
     use rayon::prelude::*;
     out.clear();
-    out.par_extend(queries.par_iter().map(f));
+    out.par_extend(queries.par_iter().map_init(PairCache::default, |cache, q| {
+        cache.forget();
+        f(cache, q)
+    }));
 }
 
+/// `f` on every query in order into `out`, each with the one cache forgotten first.
 #[cfg(not(feature = "parallel"))]
-fn each<T: Send>(queries: &[PosedPair], out: &mut Vec<T>, f: impl Fn(&PosedPair) -> T + Sync + Send) {
+fn each<T: Send>(queries: &[PosedPair], out: &mut Vec<T>, f: impl Fn(&mut PairCache, &PosedPair) -> T + Sync + Send) {
     out.clear();
-    out.extend(queries.iter().map(f));
+    let mut cache = PairCache::default();
+    out.extend(queries.iter().map(|q| {
+        cache.forget();
+        f(&mut cache, q)
+    }));
 }
