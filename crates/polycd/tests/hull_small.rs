@@ -9,8 +9,8 @@
 //! independent check of every hull: each input point on or below every face plane by the
 //! exact `orient3d`.
 
-use polycd::predicates::{orient3d, Orientation};
 use polycd::hull::{convex_hull, small::HullScratch, HullFaces};
+use polycd::predicates::{orient3d, Orientation};
 use polycd::DVec3;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -22,7 +22,10 @@ fn same(scratch: &mut HullScratch, pts: &[DVec3], what: &str) -> bool {
     match (&want, &got) {
         (Ok(w), Ok(g)) => {
             let bits = |h: &HullFaces| -> Vec<[u64; 3]> {
-                h.vertices.iter().map(|v| [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()]).collect()
+                h.vertices
+                    .iter()
+                    .map(|v| [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()])
+                    .collect()
             };
             assert_eq!(bits(w), bits(g), "{what}: vertices differ on {pts:?}");
             assert_eq!(w.source, g.source, "{what}: sources differ on {pts:?}");
@@ -40,7 +43,10 @@ fn same(scratch: &mut HullScratch, pts: &[DVec3], what: &str) -> bool {
             let magnitude = pts.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
             for f in &g.faces {
                 let [a, b, c] = [f[0], f[1], f[2]].map(|i| g.vertices[i as usize]);
-                let exact_above = pts.iter().filter(|p| orient3d(a, b, c, **p) == Orientation::Above).count();
+                let exact_above = pts
+                    .iter()
+                    .filter(|p| orient3d(a, b, c, **p) == Orientation::Above)
+                    .count();
                 if exact_above == 0 {
                     continue;
                 }
@@ -67,7 +73,11 @@ fn same(scratch: &mut HullScratch, pts: &[DVec3], what: &str) -> bool {
 }
 
 fn unit(rng: &mut ChaCha8Rng) -> DVec3 {
-    DVec3::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0))
+    DVec3::new(
+        rng.gen_range(-1.0..1.0),
+        rng.gen_range(-1.0..1.0),
+        rng.gen_range(-1.0..1.0),
+    )
 }
 
 /// A random rotation (unit quaternion from a normalised Gaussian-ish 4-vector).
@@ -93,7 +103,13 @@ fn cloud(rng: &mut ChaCha8Rng, kind: u32, n: usize) -> Vec<DVec3> {
         1 => (0..n).map(|_| unit(rng).normalize_or_zero() * 3.0).collect(),
         // Integer grid points of a small box: exact coplanarities and collinearities, duplicates.
         2 => (0..n)
-            .map(|_| DVec3::new(rng.gen_range(0..4) as f64, rng.gen_range(0..3) as f64, rng.gen_range(0..3) as f64))
+            .map(|_| {
+                DVec3::new(
+                    rng.gen_range(0..4) as f64,
+                    rng.gen_range(0..3) as f64,
+                    rng.gen_range(0..3) as f64,
+                )
+            })
             .collect(),
         // Cube corners, edge midpoints and face centres (coplanar-heavy), shuffled, plus noise points inside.
         3 => {
@@ -120,7 +136,11 @@ fn cloud(rng: &mut ChaCha8Rng, kind: u32, n: usize) -> Vec<DVec3> {
             let mut v: Vec<DVec3> = (0..n.max(4) - 1)
                 .map(|_| {
                     let (x, y) = (rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0));
-                    let bump = if rng.gen_bool(0.5) { 0.0 } else { 1e-12 * (x * x + y * y) };
+                    let bump = if rng.gen_bool(0.5) {
+                        0.0
+                    } else {
+                        1e-12 * (x * x + y * y)
+                    };
                     DVec3::new(x, y, bump)
                 })
                 .collect();
@@ -132,7 +152,9 @@ fn cloud(rng: &mut ChaCha8Rng, kind: u32, n: usize) -> Vec<DVec3> {
         }
         // Degenerate: all coplanar, all collinear, too few points, duplicates only.
         5 => match rng.gen_range(0..4) {
-            0 => (0..n).map(|_| DVec3::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), 0.25)).collect(),
+            0 => (0..n)
+                .map(|_| DVec3::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), 0.25))
+                .collect(),
             1 => {
                 let d = unit(rng);
                 (0..n).map(|_| d * (rng.gen_range(0..8) as f64)).collect()

@@ -588,7 +588,9 @@ impl HullScratch {
         self.tri.clear();
         for &(_, f) in &self.by_seq {
             let facet = &self.facets[f as usize];
-            let nbr = facet.nbr.map(|h| self.compact_of.get(h as usize).copied().unwrap_or(NONE));
+            let nbr = facet
+                .nbr
+                .map(|h| self.compact_of.get(h as usize).copied().unwrap_or(NONE));
             if nbr.contains(&NONE) {
                 return Err(Delegate);
             }
