@@ -74,19 +74,19 @@ fn same(scratch: &mut HullScratch, pts: &[DVec3], what: &str) -> bool {
 
 fn unit(rng: &mut ChaCha8Rng) -> DVec3 {
     DVec3::new(
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
     )
 }
 
 /// A random rotation (unit quaternion from a normalised Gaussian-ish 4-vector).
 fn rotate(rng: &mut ChaCha8Rng, pts: &mut [DVec3]) {
     let q = polycd::DQuat::from_xyzw(
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
-        rng.gen_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
+        rng.random_range(-1.0..1.0),
     )
     .normalize();
     for p in pts {
@@ -105,9 +105,9 @@ fn cloud(rng: &mut ChaCha8Rng, kind: u32, n: usize) -> Vec<DVec3> {
         2 => (0..n)
             .map(|_| {
                 DVec3::new(
-                    rng.gen_range(0..4) as f64,
-                    rng.gen_range(0..3) as f64,
-                    rng.gen_range(0..3) as f64,
+                    rng.random_range(0..4) as f64,
+                    rng.random_range(0..3) as f64,
+                    rng.random_range(0..3) as f64,
                 )
             })
             .collect(),
@@ -125,7 +125,7 @@ fn cloud(rng: &mut ChaCha8Rng, kind: u32, n: usize) -> Vec<DVec3> {
                 v.push(unit(rng) * 0.5);
             }
             for i in (1..v.len()).rev() {
-                let j = rng.gen_range(0..=i);
+                let j = rng.random_range(0..=i);
                 v.swap(i, j);
             }
             v
@@ -135,8 +135,8 @@ fn cloud(rng: &mut ChaCha8Rng, kind: u32, n: usize) -> Vec<DVec3> {
         4 => {
             let mut v: Vec<DVec3> = (0..n.max(4) - 1)
                 .map(|_| {
-                    let (x, y) = (rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0));
-                    let bump = if rng.gen_bool(0.5) {
+                    let (x, y) = (rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0));
+                    let bump = if rng.random_bool(0.5) {
                         0.0
                     } else {
                         1e-12 * (x * x + y * y)
@@ -144,26 +144,26 @@ fn cloud(rng: &mut ChaCha8Rng, kind: u32, n: usize) -> Vec<DVec3> {
                     DVec3::new(x, y, bump)
                 })
                 .collect();
-            v.push(DVec3::new(0.1, -0.2, -rng.gen_range(1e-9..1.0)));
-            if rng.gen_bool(0.5) {
+            v.push(DVec3::new(0.1, -0.2, -rng.random_range(1e-9..1.0)));
+            if rng.random_bool(0.5) {
                 rotate(rng, &mut v);
             }
             v
         }
         // Degenerate: all coplanar, all collinear, too few points, duplicates only.
-        5 => match rng.gen_range(0..4) {
+        5 => match rng.random_range(0..4) {
             0 => (0..n)
-                .map(|_| DVec3::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), 0.25))
+                .map(|_| DVec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), 0.25))
                 .collect(),
             1 => {
                 let d = unit(rng);
-                (0..n).map(|_| d * (rng.gen_range(0..8) as f64)).collect()
+                (0..n).map(|_| d * (rng.random_range(0..8) as f64)).collect()
             }
-            2 => (0..rng.gen_range(0..4)).map(|_| unit(rng)).collect(),
+            2 => (0..rng.random_range(0..4)).map(|_| unit(rng)).collect(),
             _ => {
                 let p = unit(rng);
                 let mut v = vec![p; n];
-                if rng.gen_bool(0.5) {
+                if rng.random_bool(0.5) {
                     v.push(unit(rng));
                 }
                 v
@@ -175,8 +175,8 @@ fn cloud(rng: &mut ChaCha8Rng, kind: u32, n: usize) -> Vec<DVec3> {
             let corners: Vec<DVec3> = (0..8).map(|_| unit(rng) * 2.0).collect();
             let mut v = corners.clone();
             for _ in 0..n {
-                let (i, j, k) = (rng.gen_range(0..8), rng.gen_range(0..8), rng.gen_range(0..8));
-                let (a, b) = (rng.gen_range(0.0..1.0), rng.gen_range(0.0..1.0));
+                let (i, j, k) = (rng.random_range(0..8), rng.random_range(0..8), rng.random_range(0..8));
+                let (a, b) = (rng.random_range(0.0..1.0), rng.random_range(0.0..1.0));
                 let (a, b) = if a + b > 1.0 { (1.0 - a, 1.0 - b) } else { (a, b) };
                 v.push(corners[i] + (corners[j] - corners[i]) * a + (corners[k] - corners[i]) * b);
             }
@@ -184,9 +184,15 @@ fn cloud(rng: &mut ChaCha8Rng, kind: u32, n: usize) -> Vec<DVec3> {
         }
         // Thin slab: thickness near the flatness tolerance.
         _ => {
-            let t = 10f64.powi(-rng.gen_range(6..13));
+            let t = 10f64.powi(-rng.random_range(6..13));
             (0..n)
-                .map(|_| DVec3::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0), rng.gen_range(-t..t)))
+                .map(|_| {
+                    DVec3::new(
+                        rng.random_range(-1.0..1.0),
+                        rng.random_range(-1.0..1.0),
+                        rng.random_range(-t..t),
+                    )
+                })
                 .collect()
         }
     }
@@ -214,13 +220,13 @@ fn small_hull_equals_convex_hull() {
     for round in 0..1_300 {
         for kind in 0..8 {
             let n = match round % 4 {
-                0 => rng.gen_range(4..12),
-                1 => rng.gen_range(10..40),
-                2 => rng.gen_range(30..80),
-                _ => rng.gen_range(1..120),
+                0 => rng.random_range(4..12),
+                1 => rng.random_range(10..40),
+                2 => rng.random_range(30..80),
+                _ => rng.random_range(1..120),
             };
             let base = cloud(&mut rng, kind, n);
-            let (s, o) = frames[rng.gen_range(0..frames.len())];
+            let (s, o) = frames[rng.random_range(0..frames.len())];
             let dir = unit(&mut rng);
             let pts: Vec<DVec3> = base.iter().map(|p| *p * s + dir * o).collect();
             built += usize::from(same(&mut scratch, &pts, &format!("kind {kind}, scale {s}, offset {o}")));

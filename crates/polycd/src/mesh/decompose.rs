@@ -415,10 +415,8 @@ impl Ctx<'_> {
             return (self.inside(hull) && self.covers(patch, hull)).then(|| hull.vertices().to_vec());
         };
         let spread = pts.iter().map(|p| normal.dot(*p - centre).abs()).fold(0.0, f64::max);
-        if spread > self.tol {
-            if hull_planes(pts, hull).is_ok() {
-                return (self.inside(hull) && self.covers(patch, hull)).then(|| hull.vertices().to_vec());
-            }
+        if spread > self.tol && hull_planes(pts, hull).is_ok() {
+            return (self.inside(hull) && self.covers(patch, hull)).then(|| hull.vertices().to_vec());
         }
         // Flat patch (within the merge tolerance): a point behind it, closer until inside.
         let mut depth = pts.iter().map(|p| (*p - centre).length()).fold(0.0, f64::max);
