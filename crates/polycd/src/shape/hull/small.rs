@@ -1,5 +1,5 @@
 //! The hull of many small clouds, one after another, without allocating: the same hull as
-//! [`convex_hull`](super::convex_hull) (same vertices in the same order, same faces, same
+//! [`convex_hull`] (same vertices in the same order, same faces, same
 //! loops, same errors), for callers that build thousands of hulls of 10–100 points (the mesh
 //! decomposition's acceptance checks and hull-tree nodes).
 //!
@@ -24,7 +24,7 @@
 //! Invariants and termination: those of the parent (at most `n + 1` Quickhull iterations, at
 //! most `MERGE_ROUNDS` merge rounds, boundary walks bounded by the facet count). Departures:
 //! clouds the parent scales into the safe band (coordinates beyond 2^±120), and any error,
-//! are handed to [`convex_hull`](super::convex_hull) itself, so the answer is the parent's
+//! are handed to [`convex_hull`] itself, so the answer is the parent's
 //! by construction there.
 //!
 //! Cost: the parent's asymptotics (O(n log h) expected Quickhull, O(h log h) merge); measured
@@ -66,7 +66,7 @@ struct Compact {
 ///
 /// After a successful build the hull is read with [`vertices`](Self::vertices),
 /// [`source`](Self::source) and [`face`](Self::face) (or copied out with
-/// [`to_faces`](Self::to_faces)); it is exactly what [`convex_hull`](super::convex_hull)
+/// [`to_faces`](Self::to_faces)); it is exactly what [`convex_hull`]
 /// returns for the same points.
 #[derive(Debug, Default)]
 pub struct HullScratch {
@@ -130,7 +130,7 @@ impl HullScratch {
     }
 
     /// Computes the hull of `points`: on success the result is read through the accessors;
-    /// the same hull, or the same error, as [`convex_hull`](super::convex_hull).
+    /// the same hull, or the same error, as [`convex_hull`].
     pub fn build(&mut self, points: &[DVec3]) -> Result<(), PolycdError> {
         if self.fast(points).is_ok() {
             return Ok(());
@@ -151,7 +151,7 @@ impl HullScratch {
         Ok(())
     }
 
-    /// How many builds so far were handed to [`convex_hull`](super::convex_hull) (clouds it
+    /// How many builds so far were handed to [`convex_hull`] (clouds it
     /// would scale into the safe band, and clouds it refuses).
     pub fn delegated(&self) -> u64 {
         self.delegated
@@ -177,7 +177,7 @@ impl HullScratch {
         &self.out_fidx[self.out_fstart[k] as usize..self.out_fstart[k + 1] as usize]
     }
 
-    /// The last hull built, as [`convex_hull`](super::convex_hull) returns it.
+    /// The last hull built, as [`convex_hull`] returns it.
     pub fn to_faces(&self) -> HullFaces {
         HullFaces {
             vertices: self.out_vertices.clone(),
