@@ -32,9 +32,12 @@
 //! Measured (callgrind, `polycd decompose torus-knot:2,3:144,40`: 11 520 triangles, 1 881
 //! pieces; BENCHMARKS.md "Mesh decomposition" has the per-phase table): 3 471 checks, 1.85
 //! per piece — the bisection's re-checks are not the cost; the Quickhulls of the checks
-//! (10–60 points each, ≈ 230 k instructions apiece: the hull builder's fixed costs dominate
-//! at that size) are two thirds of the decomposition, the inside tests and cover sums a
-//! fifth, the growth 5 %. No phase is quadratic in n.
+//! (10–60 points each, ≈ 230 k instructions apiece with `convex_hull`, ≈ 210 k with the
+//! allocation-free builder: mostly exact predicates and facet planes) are two thirds of the
+//! decomposition, the inside tests and cover sums a fifth, the growth 5 %. No phase is
+//! quadratic in n. The hulls are built by `shape::hull::small::HullScratch` (the same hulls
+//! as `convex_hull`, over reused buffers: 1 426 → 1 125 M instructions for all hulls of that
+//! run; the predicates are the rest).
 //!
 //! Deterministic: seeds and neighbours in a fixed order, no hash-order dependence.
 
@@ -44,7 +47,8 @@ use super::MAX_PATCH;
 use crate::core::error::{MeshDefect, PolycdError};
 use crate::core::math::DVec3;
 use crate::core::tolerance::{CCD_PIECE_REL, COPLANAR_MERGE_REL, COVER_SLACK};
-use crate::shape::hull::{convex_hull, IdMap};
+use crate::shape::hull::small::HullScratch;
+use crate::shape::hull::IdMap;
 use std::collections::VecDeque;
 
 /// Triangles per leaf of the box tree.
@@ -407,14 +411,12 @@ impl Ctx<'_> {
         let centre = pts.iter().copied().sum::<DVec3>() / pts.len() as f64;
         // A patch whose normals cancel (a whole closed convex shell) is not flat.
         let Some(normal) = normal.try_normalize() else {
-            let v = hull_planes(pts, hull).ok()?;
-            return (self.inside(hull) && self.covers(patch, hull)).then_some(v);
+            hull_planes(pts, hull).ok()?;
+            return (self.inside(hull) && self.covers(patch, hull)).then(|| hull.vertices().to_vec());
         };
         let spread = pts.iter().map(|p| normal.dot(*p - centre).abs()).fold(0.0, f64::max);
-        if spread > self.tol {
-            if let Ok(v) = hull_planes(pts, hull) {
-                return (self.inside(hull) && self.covers(patch, hull)).then_some(v);
-            }
+        if spread > self.tol && hull_planes(pts, hull).is_ok() {
+            return (self.inside(hull) && self.covers(patch, hull)).then(|| hull.vertices().to_vec());
         }
         // Flat patch (within the merge tolerance): a point behind it, closer until inside.
         let mut depth = pts.iter().map(|p| (*p - centre).length()).fold(0.0, f64::max);
@@ -423,13 +425,13 @@ impl Ctx<'_> {
             if let Some(last) = pts.last_mut() {
                 *last = centre - normal * depth;
             }
-            if let Ok(v) = hull_planes(pts, hull) {
+            if hull_planes(pts, hull).is_ok() {
                 if !self.covers(patch, hull) {
                     // The patch is not convex in its plane: no point behind it helps.
                     return None;
                 }
                 if self.inside(hull) {
-                    return Some(v);
+                    return Some(hull.vertices().to_vec());
                 }
             }
             depth *= 0.5;
@@ -586,31 +588,42 @@ struct HullPlanes {
     corners: Vec<DVec3>,
     lo: DVec3,
     hi: DVec3,
+    /// The hull builder's buffers, and the last hull built (its vertices are the piece's).
+    scratch: HullScratch,
 }
 
 impl HullPlanes {
+    /// The vertices of the last hull built (the piece's points when it is accepted).
+    fn vertices(&self) -> &[DVec3] {
+        self.scratch.vertices()
+    }
+
     /// Face `k`'s polygon.
     fn polygon(&self, k: usize) -> &[DVec3] {
         &self.corners[self.start[k]..self.start[k + 1]]
     }
 }
 
-/// The exact hull of `pts` (Quickhull over exact predicates): its face planes into `out`, its
-/// vertices returned; an error when the hull is not a solid. Each plane's offset is the
-/// largest over its face's vertices (the plane is on or outside every vertex of its face).
-fn hull_planes(pts: &[DVec3], out: &mut HullPlanes) -> Result<Vec<DVec3>, PolycdError> {
-    let h = convex_hull(pts)?;
+/// The exact hull of `pts` (Quickhull over exact predicates; `HullScratch`, the same hull as
+/// `convex_hull` without allocating): its face planes into `out`, its vertices kept in
+/// `out.scratch`; an error when the hull is not a solid. Each plane's offset is the largest
+/// over its face's vertices (the plane is on or outside every vertex of its face).
+fn hull_planes(pts: &[DVec3], out: &mut HullPlanes) -> Result<(), PolycdError> {
+    out.scratch.build(pts)?;
+    let h = &out.scratch;
+    let vs = h.vertices();
     out.planes.clear();
     out.areas.clear();
     out.start.clear();
     out.corners.clear();
     out.start.push(0);
-    for f in &h.faces {
-        let c = f.iter().map(|&v| h.vertices[v as usize]).sum::<DVec3>() / f.len() as f64;
+    for k in 0..h.face_count() {
+        let f = h.face(k);
+        let c = f.iter().map(|&v| vs[v as usize]).sum::<DVec3>() / f.len() as f64;
         let mut nrm = DVec3::ZERO;
         for k in 0..f.len() {
-            let a = h.vertices[f[k] as usize] - c;
-            let b = h.vertices[f[(k + 1) % f.len()] as usize] - c;
+            let a = vs[f[k] as usize] - c;
+            let b = vs[f[(k + 1) % f.len()] as usize] - c;
             nrm += a.cross(b);
         }
         let area = 0.5 * nrm.length();
@@ -618,16 +631,16 @@ fn hull_planes(pts: &[DVec3], out: &mut HullPlanes) -> Result<Vec<DVec3>, Polycd
             continue;
         };
         out.areas.push(area);
-        out.corners.extend(f.iter().map(|&v| h.vertices[v as usize]));
+        out.corners.extend(f.iter().map(|&v| vs[v as usize]));
         out.start.push(out.corners.len());
         let o = f
             .iter()
-            .map(|&v| nrm.dot(h.vertices[v as usize]))
+            .map(|&v| nrm.dot(vs[v as usize]))
             .fold(f64::NEG_INFINITY, f64::max);
         out.planes.push((nrm, o));
     }
-    (out.lo, out.hi) = bounds(h.vertices.iter().copied());
-    Ok(h.vertices)
+    (out.lo, out.hi) = bounds(vs.iter().copied());
+    Ok(())
 }
 
 /// A box tree over the triangles' bounding boxes (median splits along the widest axis of the

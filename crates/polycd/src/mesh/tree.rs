@@ -2,7 +2,7 @@
 
 use crate::core::error::PolycdError;
 use crate::core::math::DVec3;
-use crate::shape::hull::convex_hull;
+use crate::shape::hull::small::HullScratch;
 use crate::shape::polyhedron::ConvexPolyhedron;
 use std::sync::OnceLock;
 
@@ -109,7 +109,8 @@ pub(crate) fn build_tree(leaves: Vec<HullNode>) -> Result<(Vec<HullNode>, u32), 
     let centres: Vec<DVec3> = leaves.iter().map(|n| n.sphere.0).collect();
     let mut nodes = leaves;
     let mut order: Vec<u32> = (0..nodes.len() as u32).collect();
-    let root = build(&mut order, &centres, &mut nodes)?;
+    let mut scratch = (HullScratch::new(), Vec::new());
+    let root = build(&mut order, &centres, &mut nodes, &mut scratch)?;
     Ok((nodes, root))
 }
 
@@ -118,7 +119,12 @@ pub(crate) fn build_tree(leaves: Vec<HullNode>) -> Result<(Vec<HullNode>, u32), 
 /// keeps the extreme points of its children's points only (their hulls' vertices, not the
 /// pieces' points: Quickhull, O(m log m) for m points): O(V log n) in all for V piece
 /// vertices.
-fn build(order: &mut [u32], centres: &[DVec3], nodes: &mut Vec<HullNode>) -> Result<u32, PolycdError> {
+fn build(
+    order: &mut [u32],
+    centres: &[DVec3],
+    nodes: &mut Vec<HullNode>,
+    scratch: &mut (HullScratch, Vec<DVec3>),
+) -> Result<u32, PolycdError> {
     if order.len() == 1 {
         return Ok(order[0]);
     }
@@ -136,12 +142,15 @@ fn build(order: &mut [u32], centres: &[DVec3], nodes: &mut Vec<HullNode>) -> Res
         centres[a as usize][axis].total_cmp(&centres[b as usize][axis])
     });
     let (left, right) = order.split_at_mut(mid);
-    let l = build(left, centres, nodes)?;
-    let r = build(right, centres, nodes)?;
-    let mut pts: Vec<DVec3> = nodes[l as usize].points.to_vec();
+    let l = build(left, centres, nodes, scratch)?;
+    let r = build(right, centres, nodes, scratch)?;
+    // The same vertices as `convex_hull` (see `HullScratch`), without its allocations.
+    let (scratch, pts) = scratch;
+    pts.clear();
+    pts.extend_from_slice(&nodes[l as usize].points);
     pts.extend_from_slice(&nodes[r as usize].points);
-    let hull = convex_hull(&pts)?;
-    nodes.push(HullNode::new(hull.vertices, Some((l, r)), NONE));
+    scratch.build(pts)?;
+    nodes.push(HullNode::new(scratch.vertices().to_vec(), Some((l, r)), NONE));
     Ok(nodes.len() as u32 - 1)
 }
 

@@ -44,6 +44,7 @@ use crate::core::tolerance::{COPLANAR_REL, FLATNESS_REL, MAX_COORDINATE};
 use std::collections::HashMap;
 
 mod merge;
+pub mod small;
 use merge::faces_are_closed;
 use std::hash::{BuildHasherDefault, Hasher};
 
