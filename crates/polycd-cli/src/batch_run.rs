@@ -6,17 +6,20 @@
 //! which definitions a line sees and on which thread it is answered:
 //!
 //! - The input is read in chunks of at most [`CHUNK_LINES`] lines and [`CHUNK_BYTES`] bytes
-//!   (a longer single line is read whole, as before): memory holds one chunk and its answers,
-//!   however long the input.
-//! - In a chunk, the define lines are answered first, one after the other in input order
-//!   (only lines containing `define` or a backslash can be define lines: a key `"define"`
-//!   written with escapes has a backslash). Every definition records its line number; a
+//!   (a longer single line is read whole, as before), in blocks of at most [`READ_BLOCK`]
+//!   bytes split at the newlines: memory holds one chunk, one block read ahead and the
+//!   chunk's answers, however long the input.
+//! - A chunk's lines are cut into pieces of [`PIECE_LINES`] lines, handed to a rayon pool of
+//!   `threads` threads (one thread: the same pieces in order, no pool). First each piece
+//!   lists its lines that can be define lines (only lines containing `define` or a backslash
+//!   can be: a key `"define"` written with escapes has a backslash); then this thread answers
+//!   those, one after the other in input order. Every definition records its line number; a
 //!   `ref` on line k sees only definitions made on lines before k, so answering the chunk's
 //!   other lines afterwards, in any order, gives what a line-by-line run gives.
-//! - The other lines are answered in pieces of [`PIECE_LINES`] lines on a rayon pool of
-//!   `threads` threads (one thread: the same pieces in order, no pool), each piece into its
-//!   own buffer; the buffers are written in order. `--threads 1` and `--threads N` print the
-//!   same bytes.
+//! - Then every piece answers its other lines into its own buffer — through the fast path
+//!   ([`crate::batch_fast`]) when it takes the line, which writes the answer straight into the
+//!   buffer and reuses the piece's query cache — and the buffers are written in order.
+//!   `--threads 1` and `--threads N` print the same bytes.
 
 use crate::answer::{Answer, Summary};
 use crate::batch::{self, solid_of};
@@ -33,7 +36,10 @@ pub const CHUNK_LINES: usize = 8192;
 pub const CHUNK_BYTES: usize = 4 << 20;
 /// Lines per piece of work handed to a thread: small enough to balance uneven lines, large
 /// enough that scheduling costs little per line.
-pub const PIECE_LINES: usize = 128;
+pub const PIECE_LINES: usize = 256;
+/// At most this many bytes are taken from the input at a time (an in-memory input hands out
+/// all it has at once): the most a chunk's buffer holds beyond its lines.
+pub const READ_BLOCK: usize = 1 << 16;
 /// Answers a define line (`v` is an object with the key `define`) made on line `line`.
 fn define_line(v: &Value, shapes: &mut Shapes, line: u64) -> Answer {
     let id = v.get("id").cloned().unwrap_or(Value::Null);
@@ -114,6 +120,11 @@ pub(crate) fn answer_query_line(line: &str, ctx: &LineCtx) -> Answer {
     if let Some(ans) = crate::batch_fast::answer(line, ctx) {
         return ans;
     }
+    answer_general(line, ctx)
+}
+
+/// [`answer_query_line`] without the fast path.
+fn answer_general(line: &str, ctx: &LineCtx) -> Answer {
     // A byte-order mark (files saved by some editors start with one) is not JSON.
     let line = line.trim_start_matches('\u{feff}');
     let v: Value = match serde_json::from_str(line) {
@@ -121,6 +132,28 @@ pub(crate) fn answer_query_line(line: &str, ctx: &LineCtx) -> Answer {
         Err(e) => return Answer::error(Value::Null, format!("invalid JSON: {e}")),
     };
     batch::answer_query_value(&v, ctx)
+}
+
+/// Appends the answer to one raw query line (not a define line) to `out`: the fast path's
+/// when it takes the line, else [`answer_bytes`]' (the same bytes by construction); returns
+/// whether it is an error answer.
+fn answer_raw_into<'a>(
+    raw: &'a [u8],
+    ctx: &LineCtx<'a>,
+    st: &mut crate::batch_fast::FastState<'a>,
+    out: &mut Vec<u8>,
+) -> bool {
+    let line = raw.strip_suffix(b"\n").unwrap_or(raw);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if let Some(error) = crate::batch_fast::answer_into(line, ctx, st, out) {
+        return error;
+    }
+    let ans = match batch::line_text(raw) {
+        Ok(line) => answer_general(line, ctx),
+        Err(msg) => Answer::error(Value::Null, msg),
+    };
+    write_answer(&ans, out);
+    ans.status == "error"
 }
 
 /// Answers `line` as the next line of the batch `shapes` holds (a define line too): what
@@ -131,6 +164,70 @@ pub fn answer_next(line: &str, shapes: &mut Shapes) -> Answer {
     match try_define(line.as_bytes(), shapes, n) {
         Some(ans) => ans,
         None => answer_bytes(line.as_bytes(), &LineCtx { shapes, line: n }),
+    }
+}
+
+/// One piece of a chunk's lines, answered by one thread: the answers' bytes, the error count,
+/// the piece's candidate define lines (their index in the chunk) and the answers of those
+/// that are define lines, and the query cache its lines reuse (kept from chunk to chunk).
+#[derive(Default)]
+struct Piece {
+    out: Vec<u8>,
+    errors: u64,
+    candidates: Vec<usize>,
+    defined: Vec<(usize, Answer)>,
+    cache: polycd::query::PairCache,
+}
+
+/// Reads the next chunk's lines into `buf` (after the `keep` bytes already there, which
+/// begin with the rest of the input read before) and their ends into `ends`: complete lines
+/// until [`CHUNK_LINES`] lines or [`CHUNK_BYTES`] bytes, or all that is left. Returns whether
+/// the input ended (at its end, a last line without a newline is a line; after a read error
+/// too, and the error goes to `read_error`). Bytes read beyond the chunk's last line stay in
+/// `buf` for the next chunk: at most [`READ_BLOCK`] of them.
+fn read_chunk(
+    input: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    ends: &mut Vec<usize>,
+    read_error: &mut Option<std::io::Error>,
+) -> bool {
+    ends.clear();
+    let mut scan = 0;
+    // Bounded by the input: every pass ends a line, reads at least one byte, or returns
+    // (an interrupted read is retried, as `read_until` does).
+    loop {
+        let last = ends.last().copied().unwrap_or(0);
+        if ends.len() >= CHUNK_LINES || last >= CHUNK_BYTES {
+            return false;
+        }
+        if let Some(k) = memchr::memchr(b'\n', &buf[scan..]) {
+            scan += k + 1;
+            ends.push(scan);
+            continue;
+        }
+        scan = buf.len();
+        match input.fill_buf() {
+            Ok([]) => {
+                if buf.len() > last {
+                    ends.push(buf.len());
+                }
+                return true;
+            }
+            Ok(data) => {
+                let k = data.len().min(READ_BLOCK);
+                buf.extend_from_slice(&data[..k]);
+                input.consume(k);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                // A partial line read before the error is answered as it is.
+                if buf.len() > last {
+                    ends.push(buf.len());
+                }
+                *read_error = Some(e);
+                return true;
+            }
+        }
     }
 }
 
@@ -155,90 +252,87 @@ pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std
     let mut summary = Summary::default();
     let mut buf: Vec<u8> = Vec::new();
     let mut ends: Vec<usize> = Vec::new();
-    let mut defined: Vec<Option<Answer>> = Vec::new();
-    let mut pieces: Vec<(Vec<u8>, u64)> = Vec::new();
-    // Bounded by the input: every pass consumes at least one byte or ends the loop.
+    let mut pieces: Vec<Piece> = Vec::new();
+    // Bounded by the input: every chunk but the last holds at least one line.
     loop {
-        buf.clear();
-        ends.clear();
-        let mut end = false;
-        while ends.len() < CHUNK_LINES && buf.len() < CHUNK_BYTES {
-            match input.read_until(b'\n', &mut buf) {
-                Ok(0) => {
-                    end = true;
-                    break;
-                }
-                Ok(_) => ends.push(buf.len()),
-                Err(e) => {
-                    // A partial line read before the error is answered as it is.
-                    if buf.len() > ends.last().copied().unwrap_or(0) {
-                        ends.push(buf.len());
-                    }
-                    summary.read_error = Some(e);
-                    end = true;
-                    break;
-                }
-            }
-        }
+        let end = read_chunk(&mut input, &mut buf, &mut ends, &mut summary.read_error);
         let n = ends.len();
         let first = summary.lines;
-        let line_at = |i: usize| &buf[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
-        // Define lines first, in input order.
-        defined.clear();
-        defined.resize_with(n, || None);
-        for (i, slot) in defined.iter_mut().enumerate() {
-            let raw = line_at(i);
-            if maybe_define(raw, &finder) {
-                *slot = try_define(raw, &mut shapes, first + i as u64 + 1);
-            }
-        }
-        // Then every other line, piece by piece.
         let n_pieces = n.div_ceil(PIECE_LINES);
         if pieces.len() < n_pieces {
             pieces.resize_with(n_pieces, Default::default);
         }
+        let buf_ref = &buf;
+        let ends_ref = &ends;
+        let line_at = |i: usize| &buf_ref[if i == 0 { 0 } else { ends_ref[i - 1] }..ends_ref[i]];
+        let lines_of = |p: usize| p * PIECE_LINES..((p + 1) * PIECE_LINES).min(n);
+        // The lines that may be define lines, piece by piece (on the pool).
+        let find = |(p, piece): (usize, &mut Piece)| {
+            piece.candidates.clear();
+            piece.defined.clear();
+            piece
+                .candidates
+                .extend(lines_of(p).filter(|&i| maybe_define(line_at(i), &finder)));
+        };
+        match &pool {
+            Some(pool) => pool.install(|| pieces[..n_pieces].par_iter_mut().enumerate().for_each(find)),
+            None => pieces[..n_pieces].iter_mut().enumerate().for_each(find),
+        }
+        // The define lines, in input order, on this thread.
+        for piece in &mut pieces[..n_pieces] {
+            for &i in &piece.candidates {
+                if let Some(ans) = try_define(line_at(i), &mut shapes, first + i as u64 + 1) {
+                    piece.defined.push((i, ans));
+                }
+            }
+        }
+        // Then every other line, piece by piece, each into its own buffer.
         let shapes_ref = &shapes;
-        let defined_ref = &defined;
-        let answer_piece = |(p, (out, errors)): (usize, &mut (Vec<u8>, u64))| {
-            out.clear();
-            *errors = 0;
-            let start = p * PIECE_LINES;
-            let end = (start + PIECE_LINES).min(n);
-            for (i, pre) in defined_ref[start..end].iter().enumerate().map(|(k, d)| (start + k, d)) {
+        let answer_piece = |(p, piece): (usize, &mut Piece)| {
+            piece.out.clear();
+            piece.errors = 0;
+            let mut st = crate::batch_fast::FastState::new(std::mem::take(&mut piece.cache));
+            let mut defined = piece.defined.iter().peekable();
+            for i in lines_of(p) {
+                if let Some((_, ans)) = defined.next_if(|(k, _)| *k == i) {
+                    piece.errors += u64::from(ans.status == "error");
+                    write_answer(ans, &mut piece.out);
+                    continue;
+                }
                 let ctx = LineCtx {
                     shapes: shapes_ref,
                     line: first + i as u64 + 1,
                 };
-                let computed;
-                let ans = match pre {
-                    Some(a) => a,
-                    None => {
-                        computed = answer_bytes(line_at(i), &ctx);
-                        &computed
-                    }
-                };
-                *errors += u64::from(ans.status == "error");
-                write_answer(ans, out);
+                piece.errors += u64::from(answer_raw_into(line_at(i), &ctx, &mut st, &mut piece.out));
             }
+            piece.cache = st.into_cache();
         };
         match &pool {
             Some(pool) => pool.install(|| pieces[..n_pieces].par_iter_mut().enumerate().for_each(answer_piece)),
             None => pieces[..n_pieces].iter_mut().enumerate().for_each(answer_piece),
         }
-        for (bytes, errors) in &pieces[..n_pieces] {
-            out.write_all(bytes)?;
-            summary.errors += errors;
+        for piece in &pieces[..n_pieces] {
+            out.write_all(&piece.out)?;
+            summary.errors += piece.errors;
         }
         summary.lines += n as u64;
         if end {
             return Ok(summary);
         }
+        // The bytes read after the chunk's last line begin the next chunk.
+        buf.drain(..ends.last().copied().unwrap_or(0));
     }
 }
 
 /// Appends the answer's JSON line (with its newline) to `out`: the bytes of
 /// `format!("{}\n", ans.to_json())`, written without building the JSON value.
 pub fn write_answer(ans: &Answer, out: &mut Vec<u8>) {
+    write_answer_id(ans, None, out);
+}
+
+/// [`write_answer`] with the id given as the JSON text serde_json writes for it (`ans.id` is
+/// then not read): `id_text` is a plain integer's text, which serde_json writes back as read.
+pub(crate) fn write_answer_id(ans: &Answer, id_text: Option<&[u8]>, out: &mut Vec<u8>) {
     // Answers with keys this writer does not spell out (a mesh side's features, a manifold) take the
     // general serialisation: the same bytes by construction.
     if ans.solid_features.is_some()
@@ -247,12 +341,19 @@ pub fn write_answer(ans: &Answer, out: &mut Vec<u8>) {
         || ans.mesh_manifolds.is_some()
         || ans.toc.is_some()
     {
-        write_value(&ans.to_json(), out);
+        let mut v = ans.to_json();
+        if let Some(id) = id_text.and_then(|t| serde_json::from_slice(t).ok()) {
+            v["id"] = id;
+        }
+        write_value(&v, out);
         out.push(b'\n');
         return;
     }
     out.extend_from_slice(b"{\"id\":");
-    write_value(&ans.id, out);
+    match id_text {
+        Some(t) => out.extend_from_slice(t),
+        None => write_value(&ans.id, out),
+    }
     out.extend_from_slice(b",\"status\":\"");
     out.extend_from_slice(ans.status.as_bytes());
     if ans.status == "defined" {
@@ -260,9 +361,15 @@ pub fn write_answer(ans: &Answer, out: &mut Vec<u8>) {
         return;
     }
     out.extend_from_slice(b"\",\"distance\":");
+    let d = out.len();
     write_num(ans.distance, out);
+    let d = d..out.len();
     out.extend_from_slice(b",\"signed_distance\":");
-    write_num(ans.signed_distance, out);
+    match (ans.distance, ans.signed_distance) {
+        // The same number (a separated pair's two distances): the same text.
+        (Some(x), Some(y)) if x.to_bits() == y.to_bits() => out.extend_from_within(d),
+        _ => write_num(ans.signed_distance, out),
+    }
     out.extend_from_slice(b",\"directional\":");
     write_num(ans.directional, out);
     out.extend_from_slice(b",\"ray\":");
