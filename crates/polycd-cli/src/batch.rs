@@ -188,13 +188,22 @@ pub fn distance_answer(
             penetration,
             iterations,
         } => {
-            let (point, features) = witness_point(witness, a, pa, b, pb);
+            // The witness' point stands in only when there is no penetration (its features
+            // are shown either way): not computed otherwise.
+            let features = witness_features(witness);
+            let (point_a, point_b) = match penetration {
+                Some(p) => (Some(p.point_a), Some(p.point_b)),
+                None => {
+                    let point = witness_point(witness, a, pa, b, pb).0;
+                    (point, point)
+                }
+            };
             Answer {
                 status: status_name(status),
                 distance: Some(0.0),
                 signed_distance: penetration.map(|p| -p.depth),
-                point_a: penetration.map(|p| p.point_a).or(point),
-                point_b: penetration.map(|p| p.point_b).or(point),
+                point_a,
+                point_b,
                 features,
                 iterations: Some(iterations),
                 ..Answer::default()
@@ -300,6 +309,14 @@ fn probe_inner(a: &ConvexPolyhedron, pa: &Pose, probe: Probe) -> Result<Answer, 
                 ..Answer::default()
             },
         }),
+    }
+}
+
+/// The features of an overlap witness ([`witness_point`]'s second part, without its point).
+fn witness_features(w: &OverlapWitness) -> Option<FeaturePair> {
+    match *w {
+        OverlapWitness::Features { features, .. } => Some(features),
+        _ => None,
     }
 }
 

@@ -35,15 +35,38 @@ use serde_json::Value;
 /// How many `ref` names a worker remembers (a batch names a few shapes; more are looked up).
 const NAME_MEMO: usize = 4;
 
+/// The numbers of a line the fast path reads, by place in [`Parsed::vals`]: `pose_a`'s
+/// translation and rotation, `pose_b`'s, the direction.
+const POSE_A: usize = 0;
+const POSE_B: usize = 7;
+const DIRECTION: usize = 14;
+const N_VALS: usize = 17;
+
+/// Which optional parts a line has (bits of [`Parsed::has`]).
+const HAS_POSE_A: u16 = 1;
+const HAS_POSE_B: u16 = 1 << 1;
+/// A pose's translation (shifted by the pose: `HAS_T << 0` for A, `<< 1` for B) ...
+const HAS_T: u16 = 1 << 2;
+/// ... and rotation.
+const HAS_R: u16 = 1 << 4;
+const HAS_DIRECTION: u16 = 1 << 6;
+
+/// The [`Slot::target`] of the `id` (the others are places in [`Parsed::vals`]).
+const ID_SLOT: u8 = u8::MAX;
+/// At most this many values a line's template varies: the 17 numbers and the id.
+const MAX_SLOTS: usize = N_VALS + 1;
+
 /// A worker's reusable state for a run of lines read against the same definitions (one piece
-/// of work): the query cache, the last names looked up and the last pose of each side.
+/// of work): the query cache, the last names looked up, the last pose of each side and the
+/// template of the last line read in full.
 pub(crate) struct FastState<'a> {
     cache: PairCache,
     /// `(name, defining line, shape)` of convex definitions looked up before.
     names: [Option<(&'a str, u64, &'a ConvexPolyhedron)>; NAME_MEMO],
     next_name: usize,
-    /// The last `pose_a` and `pose_b` read: the inputs' bits and the pose made of them.
+    /// The last `pose_a` and `pose_b` made: the inputs' bits and the pose made of them.
     poses: [Option<([u64; 7], Pose)>; 2],
+    template: Option<Template<'a>>,
 }
 
 impl<'a> FastState<'a> {
@@ -54,6 +77,7 @@ impl<'a> FastState<'a> {
             names: [None; NAME_MEMO],
             next_name: 0,
             poses: [None; 2],
+            template: None,
         }
     }
 
@@ -62,9 +86,15 @@ impl<'a> FastState<'a> {
         self.cache
     }
 
-    /// [`LineCtx::lookup`] of the name's bytes, through the memo.
-    fn lookup(&mut self, ctx: &LineCtx<'a>, name: &[u8]) -> Option<&'a ConvexPolyhedron> {
-        let hit = self.names.iter().flatten().find(|(n, _, _)| n.as_bytes() == name).copied();
+    /// The convex definition of the name's bytes (its shape and defining line), through the
+    /// memo; whether the line sees it is the caller's check.
+    fn lookup(&mut self, ctx: &LineCtx<'a>, name: &[u8]) -> Option<Shape<'a>> {
+        let hit = self
+            .names
+            .iter()
+            .flatten()
+            .find(|(n, _, _)| n.as_bytes() == name)
+            .copied();
         let (_, line, shape) = match hit {
             Some(h) => h,
             None => {
@@ -74,18 +104,28 @@ impl<'a> FastState<'a> {
                 h
             }
         };
-        (line < ctx.line).then_some(shape)
+        Some((shape, line))
     }
 
     /// The pose of side `k` (0: `a`, 1: `b`) as the general path makes it
     /// ([`crate::schema::pose_of`]): identity when absent, else [`pose_from`] of the given
     /// parts (defaults for the missing ones), remembered for the next line.
-    fn pose(&mut self, k: usize, p: Option<RawPose>) -> Option<Pose> {
-        let Some(p) = p else {
+    fn pose(&mut self, k: usize, p: &Parsed) -> Option<Pose> {
+        let shift = k as u16;
+        if p.has & (HAS_POSE_A << shift) == 0 {
             return Some(Pose::IDENTITY);
+        }
+        let v = &p.vals[if k == 0 { POSE_A } else { POSE_B }..][..7];
+        let t = if p.has & (HAS_T << shift) != 0 {
+            [v[0], v[1], v[2]]
+        } else {
+            [0.0; 3]
         };
-        let t = p.translation.unwrap_or([0.0; 3]);
-        let q = p.rotation.unwrap_or([1.0, 0.0, 0.0, 0.0]);
+        let q = if p.has & (HAS_R << shift) != 0 {
+            [v[3], v[4], v[5], v[6]]
+        } else {
+            [1.0, 0.0, 0.0, 0.0]
+        };
         let mut bits = [0u64; 7];
         for (b, x) in bits.iter_mut().zip(t.iter().chain(q.iter())) {
             *b = x.to_bits();
@@ -101,6 +141,9 @@ impl<'a> FastState<'a> {
     }
 }
 
+/// A shape by `ref`, with the line that defined it.
+type Shape<'a> = (&'a ConvexPolyhedron, u64);
+
 /// The `id` of a line the fast path answers.
 #[derive(Clone, Copy)]
 enum Id<'a> {
@@ -111,6 +154,126 @@ enum Id<'a> {
     Int(&'a [u8]),
     /// Any other JSON text (parsed by serde_json, or the line goes to the general path).
     Raw(&'a [u8]),
+}
+
+/// A line as the fast path reads it, before its shapes are checked against its line number.
+#[derive(Clone, Copy)]
+struct Parsed<'a> {
+    id: Id<'a>,
+    a: Option<Shape<'a>>,
+    b: Option<Shape<'a>>,
+    has: u16,
+    query: Option<QueryKind>,
+    algorithm: Option<Algorithm>,
+    vals: [f64; N_VALS],
+}
+
+/// Where a value of a line read in full lies in its text, and where it goes: a place in
+/// [`Parsed::vals`] or [`ID_SLOT`].
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    start: u32,
+    end: u32,
+    target: u8,
+}
+
+/// A line read in full, as the template of the lines like it: the same bytes around its
+/// numbers and plain-integer id. A line that has those bytes with other numbers (and another
+/// plain integer) at those places has the same keys in the same order, the same names and the
+/// same query, so it reads as the template's line with its own values — which is all the
+/// scanner would find. Batches repeat one form of line: most lines are read this way, with a
+/// few byte comparisons and the numbers.
+#[derive(Clone, Copy)]
+struct Template<'a> {
+    text: &'a [u8],
+    slots: [Slot; MAX_SLOTS],
+    n: usize,
+    parsed: Parsed<'a>,
+}
+
+impl<'a> Template<'a> {
+    /// `s` read against the template, `None` when it differs outside the values.
+    fn read(&self, s: &'a [u8]) -> Option<Parsed<'a>> {
+        let mut out = self.parsed;
+        let (mut pos, mut prev) = (0usize, 0usize);
+        for slot in &self.slots[..self.n] {
+            let lit = self.text.get(prev..slot.start as usize)?;
+            if !same_bytes(s.get(pos..pos + lit.len())?, lit) {
+                return None;
+            }
+            pos += lit.len();
+            if slot.target == ID_SLOT {
+                // The byte after the id is the template's, a `,`, `}` or whitespace.
+                let end = plain_int(s, pos)?;
+                out.id = Id::Int(&s[pos..end]);
+                pos = end;
+            } else {
+                // The template's own number (a constant of the batch's lines, like an identity
+                // pose's `0` and `1`) followed by the same byte, which ends a number: the same
+                // value. Else the number is read.
+                let own = self.text.get(slot.start as usize..=slot.end as usize)?;
+                if s.get(pos..pos + own.len()).is_some_and(|t| same_bytes(t, own)) {
+                    pos += own.len() - 1;
+                } else {
+                    let (x, end) = json_number(s, pos)?;
+                    if !x.is_finite() {
+                        return None;
+                    }
+                    out.vals[slot.target as usize] = x;
+                    pos = end;
+                }
+            }
+            prev = slot.end as usize;
+        }
+        same_bytes(s.get(pos..)?, self.text.get(prev..)?).then_some(out)
+    }
+}
+
+/// `a == b` for the short runs of a template, compared a word at a time in line (the
+/// library's `memcmp` call costs more than these few bytes).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], i: usize| {
+        s.get(i..i + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map(u64::from_ne_bytes)
+    };
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if word(a, i) != word(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        // The last 8 bytes (overlapping the words before when n is not a multiple of 8).
+        return word(a, n - 8) == word(b, n - 8);
+    }
+    if n >= 4 {
+        let half = |s: &[u8], i: usize| s.get(i..i + 4).and_then(|w| <[u8; 4]>::try_from(w).ok());
+        return half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4);
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The end of a plain integer at `s[start..]` (optional minus, 1–18 digits, no leading zero,
+/// not `-0`), `None` when the text there is not one (or goes on as a longer number).
+fn plain_int(s: &[u8], start: usize) -> Option<usize> {
+    let neg = usize::from(s.get(start) == Some(&b'-'));
+    let mut end = start + neg;
+    while let Some(b'0'..=b'9') = s.get(end) {
+        end += 1;
+    }
+    let digits = end - start - neg;
+    let plain = (1..=18).contains(&digits)
+        && (digits == 1 || s[start + neg] != b'0')
+        && !(neg == 1 && s[start + 1] == b'0')
+        && !matches!(s.get(end), Some(b'.' | b'e' | b'E'));
+    plain.then_some(end)
 }
 
 /// A line the fast path can answer, before its query is run.
@@ -128,17 +291,27 @@ struct Ready<'a> {
 /// Reads `raw` (one line without its line end) up to the point where only the query is left;
 /// `None`: not a fast-path line.
 fn ready<'a>(raw: &'a [u8], ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<Ready<'a>> {
-    let line = parse(raw, ctx, st)?;
-    let a = line.a?;
-    let b = line.b?;
+    let line = match st.template.as_ref().and_then(|t| t.read(raw)) {
+        Some(p) => p,
+        None => {
+            let t = parse(raw, ctx, st)?;
+            st.template = Some(t);
+            t.parsed
+        }
+    };
+    // A name defined on this line or later is not seen (the general path's error).
+    let seen = |s: Option<Shape<'a>>| s.and_then(|(shape, def)| (def < ctx.line).then_some(shape));
+    let a = seen(line.a)?;
+    let b = seen(line.b)?;
     let kind = line.query.unwrap_or(QueryKind::Intersect);
+    let direction = (line.has & HAS_DIRECTION != 0).then(|| DVec3::from_slice(&line.vals[DIRECTION..]));
     match kind {
         QueryKind::Intersect | QueryKind::Distance => {}
-        QueryKind::Directional if line.direction.is_some() => {}
+        QueryKind::Directional if direction.is_some() => {}
         _ => return None,
     }
-    let pa = st.pose(0, line.pose_a)?;
-    let pb = st.pose(1, line.pose_b)?;
+    let pa = st.pose(0, &line)?;
+    let pb = st.pose(1, &line)?;
     Some(Ready {
         id: line.id,
         a,
@@ -146,7 +319,7 @@ fn ready<'a>(raw: &'a [u8], ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option
         pa,
         pb,
         kind,
-        direction: line.direction,
+        direction,
         algorithm: line.algorithm.unwrap_or(Algorithm::Auto),
     })
 }
@@ -193,26 +366,12 @@ fn id_value(id: Id) -> Option<Value> {
     }
 }
 
-#[derive(Default, Clone, Copy)]
-struct RawPose {
-    translation: Option<[f64; 3]>,
-    rotation: Option<[f64; 4]>,
-}
-
-struct Line<'a> {
-    id: Id<'a>,
-    a: Option<&'a ConvexPolyhedron>,
-    b: Option<&'a ConvexPolyhedron>,
-    pose_a: Option<RawPose>,
-    pose_b: Option<RawPose>,
-    query: Option<QueryKind>,
-    algorithm: Option<Algorithm>,
-    direction: Option<DVec3>,
-}
-
 struct Scanner<'a> {
     s: &'a [u8],
     i: usize,
+    /// The values read so far, for the template.
+    slots: [Slot; MAX_SLOTS],
+    n: usize,
 }
 
 impl<'a> Scanner<'a> {
@@ -241,6 +400,18 @@ impl<'a> Scanner<'a> {
         self.s.get(self.i).copied()
     }
 
+    /// Notes that `s[start..self.i]` is the value of `target`.
+    fn slot(&mut self, start: usize, target: u8) -> Option<()> {
+        let slot = self.slots.get_mut(self.n)?;
+        *slot = Slot {
+            start: u32::try_from(start).ok()?,
+            end: u32::try_from(self.i).ok()?,
+            target,
+        };
+        self.n += 1;
+        Some(())
+    }
+
     /// A string without escapes or control characters: its content's bytes.
     fn string(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
@@ -258,27 +429,25 @@ impl<'a> Scanner<'a> {
         Some(out)
     }
 
-    /// A number in JSON's grammar, finite as an `f64` (correctly rounded: [`json_number`]).
-    #[inline]
-    fn number(&mut self) -> Option<f64> {
-        self.ws();
-        let (x, end) = json_number(self.s, self.i)?;
-        self.i = end;
-        x.is_finite().then_some(x)
-    }
-
-    /// `[x, y, …]`: exactly `N` numbers.
-    fn numbers<const N: usize>(&mut self) -> Option<[f64; N]> {
+    /// `[x, y, …]`: exactly `N` numbers in JSON's grammar, finite as `f64`s (correctly
+    /// rounded: [`json_number`]), into `vals[at..at + N]`.
+    fn numbers<const N: usize>(&mut self, vals: &mut [f64; N_VALS], at: usize) -> Option<()> {
         self.eat(b'[')?;
-        let mut out = [0.0; N];
-        for (k, x) in out.iter_mut().enumerate() {
+        for k in 0..N {
             if k > 0 {
                 self.eat(b',')?;
             }
-            *x = self.number()?;
+            self.ws();
+            let start = self.i;
+            let (x, end) = json_number(self.s, start)?;
+            if !x.is_finite() {
+                return None;
+            }
+            self.i = end;
+            *vals.get_mut(at + k)? = x;
+            self.slot(start, u8::try_from(at + k).ok()?)?;
         }
-        self.eat(b']')?;
-        Some(out)
+        self.eat(b']')
     }
 
     /// The `id`: a plain integer's text, or the raw text of any JSON value (checked later by
@@ -286,18 +455,9 @@ impl<'a> Scanner<'a> {
     fn id(&mut self) -> Option<Id<'a>> {
         self.ws();
         let start = self.i;
-        let neg = usize::from(self.s.get(start) == Some(&b'-'));
-        let mut end = start + neg;
-        while let Some(b'0'..=b'9') = self.s.get(end) {
-            end += 1;
-        }
-        let digits = end - start - neg;
-        let plain = (1..=18).contains(&digits)
-            && (digits == 1 || self.s[start + neg] != b'0')
-            && !(neg == 1 && self.s[start + 1] == b'0')
-            && matches!(self.s.get(end), Some(b',' | b'}' | b' ' | b'\t' | b'\n' | b'\r'));
-        if plain {
+        if let Some(end) = plain_int(self.s, start) {
             self.i = end;
+            self.slot(start, ID_SLOT)?;
             return Some(Id::Int(&self.s[start..end]));
         }
         let raw = self.raw_value()?;
@@ -394,37 +554,50 @@ fn query_kind(s: &[u8]) -> Option<QueryKind> {
     }
 }
 
-fn parse<'a>(s: &'a [u8], ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<Line<'a>> {
-    let mut sc = Scanner { s, i: 0 };
-    let mut line = Line {
+/// Reads a line in full: what it says, as the template of the lines like it.
+fn parse<'a>(s: &'a [u8], ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<Template<'a>> {
+    let mut sc = Scanner {
+        s,
+        i: 0,
+        slots: [Slot::default(); MAX_SLOTS],
+        n: 0,
+    };
+    let mut p = Parsed {
         id: Id::Absent,
         a: None,
         b: None,
-        pose_a: None,
-        pose_b: None,
+        has: 0,
         query: None,
         algorithm: None,
-        direction: None,
+        vals: [0.0; N_VALS],
     };
     sc.object(line_key, |sc, key| {
         match key {
-            0 => line.id = sc.id()?,
-            1 => line.a = Some(shape_ref(sc, ctx, st)?),
-            2 => line.b = Some(shape_ref(sc, ctx, st)?),
-            3 => line.pose_a = Some(raw_pose(sc)?),
-            4 => line.pose_b = Some(raw_pose(sc)?),
-            5 => line.query = Some(query_kind(sc.string()?)?),
-            6 => line.algorithm = Some(Algorithm::parse(std::str::from_utf8(sc.string()?).ok()?)?),
-            _ => line.direction = Some(DVec3::from_array(sc.numbers::<3>()?)),
+            0 => p.id = sc.id()?,
+            1 => p.a = Some(shape_ref(sc, ctx, st)?),
+            2 => p.b = Some(shape_ref(sc, ctx, st)?),
+            3 => p.has |= HAS_POSE_A | raw_pose(sc, &mut p.vals, POSE_A)?,
+            4 => p.has |= HAS_POSE_B | (raw_pose(sc, &mut p.vals, POSE_B)? << 1),
+            5 => p.query = Some(query_kind(sc.string()?)?),
+            6 => p.algorithm = Some(Algorithm::parse(std::str::from_utf8(sc.string()?).ok()?)?),
+            _ => {
+                sc.numbers::<3>(&mut p.vals, DIRECTION)?;
+                p.has |= HAS_DIRECTION;
+            }
         }
         Some(())
     })?;
     sc.ws();
-    (sc.i == s.len()).then_some(line)
+    (sc.i == s.len()).then_some(Template {
+        text: s,
+        slots: sc.slots,
+        n: sc.n,
+        parsed: p,
+    })
 }
 
-/// `{"ref": NAME}` of a name defined on an earlier line (its shape built).
-fn shape_ref<'a>(sc: &mut Scanner<'a>, ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<&'a ConvexPolyhedron> {
+/// `{"ref": NAME}` of a convex shape defined without error (on any line: checked later).
+fn shape_ref<'a>(sc: &mut Scanner<'a>, ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<Shape<'a>> {
     let mut out = None;
     sc.object(
         |k| (k == b"ref").then_some(0),
@@ -436,8 +609,9 @@ fn shape_ref<'a>(sc: &mut Scanner<'a>, ctx: &LineCtx<'a>, st: &mut FastState<'a>
     out
 }
 
-fn raw_pose(sc: &mut Scanner) -> Option<RawPose> {
-    let mut p = RawPose::default();
+/// A pose object's numbers into `vals[at..at + 7]`: which parts it has (`HAS_T`, `HAS_R`).
+fn raw_pose(sc: &mut Scanner, vals: &mut [f64; N_VALS], at: usize) -> Option<u16> {
+    let mut has = 0;
     sc.object(
         |k| match k {
             b"translation" => Some(0),
@@ -446,14 +620,16 @@ fn raw_pose(sc: &mut Scanner) -> Option<RawPose> {
         },
         |sc, key| {
             if key == 0 {
-                p.translation = Some(sc.numbers::<3>()?);
+                sc.numbers::<3>(vals, at)?;
+                has |= HAS_T;
             } else {
-                p.rotation = Some(sc.numbers::<4>()?);
+                sc.numbers::<4>(vals, at + 3)?;
+                has |= HAS_R;
             }
             Some(())
         },
     )?;
-    Some(p)
+    Some(has)
 }
 
 /// Whether the 8 bytes of `v` (little-endian) are all ASCII digits: every high nibble is 3,

@@ -28,7 +28,7 @@ use crate::shape_cache::{Def, LineCtx, Shapes, MAX_DEFINITIONS};
 use polycd::DVec3;
 use rayon::prelude::*;
 use serde_json::Value;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 
 /// At most this many lines are read before they are answered (the streaming window).
 pub const CHUNK_LINES: usize = 8192;
@@ -37,8 +37,9 @@ pub const CHUNK_BYTES: usize = 4 << 20;
 /// Lines per piece of work handed to a thread: small enough to balance uneven lines, large
 /// enough that scheduling costs little per line.
 pub const PIECE_LINES: usize = 256;
-/// At most this many bytes are taken from the input at a time (an in-memory input hands out
-/// all it has at once): the most a chunk's buffer holds beyond its lines.
+/// The input is read this many bytes at a time (at most: a pipe gives what it holds), into
+/// the run's buffer: less than this is held beyond a chunk's lines. As large as the CLI's
+/// `BufReader`, whose reads then go straight to the run's buffer.
 pub const READ_BLOCK: usize = 1 << 16;
 /// Answers a define line (`v` is an object with the key `define`) made on line `line`.
 fn define_line(v: &Value, shapes: &mut Shapes, line: u64) -> Answer {
@@ -89,9 +90,19 @@ fn define(v: &Value, shapes: &mut Shapes, line: u64) -> Result<(), String> {
 }
 
 /// Whether a raw line can be a define line: only those contain `define`, or a backslash
-/// (an escaped key).
-fn maybe_define(raw: &[u8], finder: &memchr::memmem::Finder) -> bool {
-    memchr::memchr(b'\\', raw).is_some() || finder.find(raw).is_some()
+/// (an escaped key). One pass for a backslash or an `f`, each `f` checked as the third letter
+/// of `define` (a query line has few: the `f` of `ref`).
+fn maybe_define(raw: &[u8]) -> bool {
+    let mut at = 0;
+    // Bounded: `at` grows on every pass.
+    while let Some(k) = memchr::memchr2(b'\\', b'f', &raw[at..]) {
+        let k = at + k;
+        if raw[k] == b'\\' || (k >= 2 && raw[k - 2..].starts_with(b"define")) {
+            return true;
+        }
+        at = k + 1;
+    }
+    false
 }
 
 /// The define line's answer, when the raw line is a define line (a JSON object with the key
@@ -156,6 +167,20 @@ fn answer_raw_into<'a>(
     ans.status == "error"
 }
 
+/// [`answer_next`] without the fast path: the reference the fast path's tests compare with.
+#[cfg(test)]
+pub(crate) fn answer_next_general(line: &str, shapes: &mut Shapes) -> Answer {
+    shapes.lines += 1;
+    let n = shapes.lines;
+    match try_define(line.as_bytes(), shapes, n) {
+        Some(ans) => ans,
+        None => match batch::line_text(line.as_bytes()) {
+            Ok(text) => answer_general(text, &LineCtx { shapes, line: n }),
+            Err(msg) => Answer::error(Value::Null, msg),
+        },
+    }
+}
+
 /// Answers `line` as the next line of the batch `shapes` holds (a define line too): what
 /// [`run`] prints for it.
 pub fn answer_next(line: &str, shapes: &mut Shapes) -> Answer {
@@ -179,15 +204,43 @@ struct Piece {
     cache: polycd::query::PairCache,
 }
 
-/// Reads the next chunk's lines into `buf` (after the `keep` bytes already there, which
-/// begin with the rest of the input read before) and their ends into `ends`: complete lines
-/// until [`CHUNK_LINES`] lines or [`CHUNK_BYTES`] bytes, or all that is left. Returns whether
-/// the input ended (at its end, a last line without a newline is a line; after a read error
-/// too, and the error goes to `read_error`). Bytes read beyond the chunk's last line stay in
-/// `buf` for the next chunk: at most [`READ_BLOCK`] of them.
+/// The input buffer of a run: `data[..filled]` holds the bytes read and not yet answered
+/// (the current chunk's lines first). Its length is its capacity, zero-filled once, so a read
+/// goes straight into it.
+struct InputBuf {
+    data: Vec<u8>,
+    filled: usize,
+}
+
+impl InputBuf {
+    /// Drops the first `used` bytes (the lines answered), keeping the rest at the front.
+    fn consume(&mut self, used: usize) {
+        self.data.copy_within(used..self.filled, 0);
+        self.filled -= used;
+    }
+
+    /// Reads once from `input` into the free space (made at least [`READ_BLOCK`] bytes);
+    /// returns the bytes read (0 at the end of the input).
+    fn read_more(&mut self, input: &mut impl Read) -> std::io::Result<usize> {
+        if self.data.len() - self.filled < READ_BLOCK {
+            let grown = (self.filled + READ_BLOCK).max(2 * self.data.len());
+            self.data.resize(grown, 0);
+        }
+        let k = input.read(&mut self.data[self.filled..self.filled + READ_BLOCK])?;
+        self.filled += k;
+        Ok(k)
+    }
+}
+
+/// Reads the next chunk's lines into `buf` (after the bytes already there, which begin with
+/// the rest of the input read before) and their ends into `ends`: complete lines until
+/// [`CHUNK_LINES`] lines or [`CHUNK_BYTES`] bytes, or all that is left. Returns whether the
+/// input ended (at its end, a last line without a newline is a line; after a read error too,
+/// and the error goes to `read_error`). Bytes read beyond the chunk's last line stay in `buf`
+/// for the next chunk: less than [`READ_BLOCK`] of them.
 fn read_chunk(
-    input: &mut impl BufRead,
-    buf: &mut Vec<u8>,
+    input: &mut impl Read,
+    buf: &mut InputBuf,
     ends: &mut Vec<usize>,
     read_error: &mut Option<std::io::Error>,
 ) -> bool {
@@ -200,29 +253,25 @@ fn read_chunk(
         if ends.len() >= CHUNK_LINES || last >= CHUNK_BYTES {
             return false;
         }
-        if let Some(k) = memchr::memchr(b'\n', &buf[scan..]) {
+        if let Some(k) = memchr::memchr(b'\n', &buf.data[scan..buf.filled]) {
             scan += k + 1;
             ends.push(scan);
             continue;
         }
-        scan = buf.len();
-        match input.fill_buf() {
-            Ok([]) => {
-                if buf.len() > last {
-                    ends.push(buf.len());
+        scan = buf.filled;
+        match buf.read_more(input) {
+            Ok(0) => {
+                if buf.filled > last {
+                    ends.push(buf.filled);
                 }
                 return true;
             }
-            Ok(data) => {
-                let k = data.len().min(READ_BLOCK);
-                buf.extend_from_slice(&data[..k]);
-                input.consume(k);
-            }
+            Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => {
                 // A partial line read before the error is answered as it is.
-                if buf.len() > last {
-                    ends.push(buf.len());
+                if buf.filled > last {
+                    ends.push(buf.filled);
                 }
                 *read_error = Some(e);
                 return true;
@@ -238,6 +287,10 @@ fn read_chunk(
 /// error ends the run after the lines read before it are answered (a partial last line is
 /// answered as it is): it is reported in [`Summary::read_error`], not as an answer line, so a
 /// failure that repeats (reading a directory) cannot loop. Errors writing `out` are returned.
+///
+/// The input is read with [`Read::read`] in blocks of [`READ_BLOCK`] bytes straight into the
+/// run's own buffer (a `BufReader` whose capacity is at most that hands its reads through
+/// without copying).
 pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std::io::Result<Summary> {
     let pool = if threads > 1 {
         match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
@@ -247,10 +300,12 @@ pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std
     } else {
         None
     };
-    let finder = memchr::memmem::Finder::new(b"define");
     let mut shapes = Shapes::default();
     let mut summary = Summary::default();
-    let mut buf: Vec<u8> = Vec::new();
+    let mut buf = InputBuf {
+        data: Vec::new(),
+        filled: 0,
+    };
     let mut ends: Vec<usize> = Vec::new();
     let mut pieces: Vec<Piece> = Vec::new();
     // Bounded by the input: every chunk but the last holds at least one line.
@@ -262,7 +317,7 @@ pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std
         if pieces.len() < n_pieces {
             pieces.resize_with(n_pieces, Default::default);
         }
-        let buf_ref = &buf;
+        let buf_ref = &buf.data;
         let ends_ref = &ends;
         let line_at = |i: usize| &buf_ref[if i == 0 { 0 } else { ends_ref[i - 1] }..ends_ref[i]];
         let lines_of = |p: usize| p * PIECE_LINES..((p + 1) * PIECE_LINES).min(n);
@@ -272,7 +327,7 @@ pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std
             piece.defined.clear();
             piece
                 .candidates
-                .extend(lines_of(p).filter(|&i| maybe_define(line_at(i), &finder)));
+                .extend(lines_of(p).filter(|&i| maybe_define(line_at(i))));
         };
         match &pool {
             Some(pool) => pool.install(|| pieces[..n_pieces].par_iter_mut().enumerate().for_each(find)),
@@ -320,7 +375,7 @@ pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std
             return Ok(summary);
         }
         // The bytes read after the chunk's last line begin the next chunk.
-        buf.drain(..ends.last().copied().unwrap_or(0));
+        buf.consume(ends.last().copied().unwrap_or(0));
     }
 }
 
@@ -467,7 +522,7 @@ fn write_feature(f: polycd::Feature, out: &mut Vec<u8>) {
 mod tests {
     use super::*;
     use crate::answer::RayOut;
-    use polycd::{Feature, FeaturePair};
+    use polycd::{Algorithm, Feature, FeaturePair};
 
     /// The direct writer prints what `Answer::to_json` prints, for every shape of answer.
     #[test]
@@ -521,6 +576,280 @@ mod tests {
             let mut out = Vec::new();
             write_answer(ans, &mut out);
             assert_eq!(String::from_utf8(out).unwrap(), format!("{}\n", ans.to_json()));
+        }
+    }
+
+    /// xorshift64*: the test's own generator (no dependency).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        }
+        fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+            xs[self.below(xs.len() as u64) as usize]
+        }
+    }
+
+    /// A number as a user's program may spell it: shortest, `{:e}`, 17 significant digits,
+    /// with a trailing zero, an upper-case or signed exponent; integers as integers.
+    fn spell(x: f64, rng: &mut Rng) -> String {
+        match rng.below(6) {
+            0 => format!("{x:e}"),
+            1 => format!("{x:.16e}"),
+            2 => format!("{x:.16e}").replace('e', "E+").replace("E+-", "E-"),
+            3 if x == x.trunc() && x.abs() < 1e15 => format!("{}", x as i64),
+            4 => format!("{x:?}0").replace("e0", "e").replace("e-0", "e-"),
+            _ => format!("{x:?}"),
+        }
+    }
+
+    /// The fast path (templates, remembered names and poses, the reused query cache, the
+    /// answer written in place) against the general path alone, line by line, on 24 000 lines
+    /// of every form the fast path reads and many it must refuse: every algorithm and query,
+    /// near-contact and overlapping poses, shapes tiny, huge and far from the origin, numbers
+    /// in every spelling, ids of every kind, broken numbers, keys and values in lines that
+    /// match the previous line's template everywhere else. `run` on 1 and 2 threads prints
+    /// exactly the reference's bytes.
+    #[test]
+    fn the_fast_path_prints_what_the_general_path_prints() {
+        let mut rng = Rng(0x5eed_1234_abcd_ef01);
+        let defines = [
+            r#"{"define": "cube", "shape": {"shape": "cube"}}"#,
+            r#"{"define": "ico", "shape": {"shape": "icosahedron"}}"#,
+            r#"{"define": "ball", "shape": {"shape": "icosphere:1"}}"#,
+            r#"{"define": "rbox", "shape": {"shape": "box:1,2,3", "radius": 0.25}}"#,
+            r#"{"define": "tiny", "shape": {"vertices": [[0,0,0],[1e-7,0,0],[0,1e-7,0],[0,0,1e-7]]}}"#,
+            r#"{"define": "huge", "shape": {"vertices": [[0,0,0],[1e7,0,0],[0,1e7,0],[0,0,1e7]]}}"#,
+            r#"{"define": "knot", "shape": {"kind": "mesh", "shape": "torus-knot:2,3:24,6"}}"#,
+        ];
+        let names = ["cube", "ico", "ball", "rbox", "tiny", "huge", "knot", "nowhere"];
+        let queries = [
+            "distance",
+            "intersect",
+            "directional",
+            "Distance",
+            " distance",
+            "point",
+            "manifold",
+        ];
+        let algorithms: Vec<String> = Algorithm::ALL.iter().map(|a| a.name().to_string()).collect();
+        // Replacements of one number or of the id by text the fast path must refuse or read
+        // as the general path does.
+        let bad_numbers = [
+            "1.", "01", "-", "1e400", "-1e400", "1e-400", "NaN", "\"1\"", "null", "1.5e", "--1", "0x1", "1e+", "+1",
+        ];
+        let ids = [
+            "0",
+            "-0",
+            "017",
+            "1.0",
+            "1e2",
+            "-12",
+            "123456789012345678",
+            "1234567890123456789",
+            "\"x\"",
+            "null",
+            "[1, 2]",
+            "{\"k\": 1.50}",
+            "-",
+            "17 ",
+        ];
+        let mut input = String::new();
+        let mut lines = 0;
+        for (k, d) in defines.iter().enumerate() {
+            input.push_str(d);
+            input.push('\n');
+            lines += 1;
+            // Lines before the later definitions refer to names not yet defined.
+            if k == 1 {
+                for _ in 0..50 {
+                    input.push_str(r#"{"id": 1, "a": {"ref": "cube"}, "b": {"ref": "ball"}, "query": "distance"}"#);
+                    input.push('\n');
+                    lines += 1;
+                }
+            }
+        }
+        let mut prev = String::new();
+        while lines < 24_000 {
+            let has_digit = prev.bytes().any(|c| c.is_ascii_digit());
+            let line = if has_digit && rng.below(4) == 0 {
+                // The previous line with one value replaced: the template path's edge.
+                let nums: Vec<(usize, usize)> = {
+                    let b = prev.as_bytes();
+                    let mut v = Vec::new();
+                    let mut i = 0;
+                    while i < b.len() {
+                        if b[i].is_ascii_digit() || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+                            let s = i;
+                            while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                                i += 1;
+                            }
+                            v.push((s, i));
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    v
+                };
+                let (s, e) = nums[rng.below(nums.len() as u64) as usize];
+                let with = match rng.below(3) {
+                    0 => rng.pick(&bad_numbers).to_string(),
+                    1 if prev[..s].ends_with("\"id\": ") => rng.pick(&ids).to_string(),
+                    _ => spell((rng.unit() - 0.5) * 6.0, &mut rng),
+                };
+                format!("{}{with}{}", &prev[..s], &prev[e..])
+            } else {
+                let a = if rng.below(10) == 0 {
+                    rng.pick(&names)
+                } else {
+                    rng.pick(&names[..2])
+                };
+                let b = if rng.below(10) == 0 {
+                    rng.pick(&names)
+                } else {
+                    rng.pick(&names[..2])
+                };
+                let big = if a == "huge" || b == "huge" {
+                    1e7
+                } else if a == "tiny" || b == "tiny" {
+                    1e-7
+                } else {
+                    1.0
+                };
+                let far = if rng.below(8) == 0 { 1e6 } else { 0.0 };
+                // Near contact most of the time: a random direction at about the contact distance.
+                let dir: [f64; 3] = std::array::from_fn(|_| rng.unit() - 0.5);
+                let n = dir.iter().map(|c| c * c).sum::<f64>().sqrt().max(1e-9);
+                let r = big * (0.5 + 2.0 * rng.unit());
+                let t = dir.map(|c| far + c / n * r);
+                let q: [f64; 4] = std::array::from_fn(|_| rng.unit() - 0.5);
+                let num = |x: f64, rng: &mut Rng| spell(x, rng);
+                let mut parts: Vec<String> = Vec::new();
+                if rng.below(6) != 0 {
+                    parts.push(format!(
+                        "\"id\": {}",
+                        if rng.below(5) == 0 {
+                            rng.pick(&ids).to_string()
+                        } else {
+                            lines.to_string()
+                        }
+                    ));
+                }
+                parts.push(format!("\"a\": {{\"ref\": \"{a}\"}}"));
+                parts.push(format!("\"b\": {{\"ref\": \"{b}\"}}"));
+                match rng.below(4) {
+                    0 => {}
+                    1 => parts.push("\"pose_a\": {\"translation\": [0, 0, 0], \"rotation\": [1, 0, 0, 0]}".into()),
+                    _ => parts.push(format!(
+                        "\"pose_a\": {{\"translation\": [{}, {}, {}]}}",
+                        num(far, &mut rng),
+                        num(far, &mut rng),
+                        num(far, &mut rng)
+                    )),
+                }
+                if rng.below(10) != 0 {
+                    parts.push(format!(
+                        "\"pose_b\": {{\"translation\": [{}, {}, {}], \"rotation\": [{}, {}, {}, {}]}}",
+                        num(t[0], &mut rng),
+                        num(t[1], &mut rng),
+                        num(t[2], &mut rng),
+                        num(q[0], &mut rng),
+                        num(q[1], &mut rng),
+                        num(q[2], &mut rng),
+                        num(q[3], &mut rng)
+                    ));
+                }
+                let query = if rng.below(3) == 0 {
+                    rng.pick(&queries)
+                } else {
+                    "distance"
+                };
+                parts.push(format!("\"query\": \"{query}\""));
+                if rng.below(3) == 0 {
+                    parts.push(format!(
+                        "\"algorithm\": \"{}\"",
+                        algorithms[rng.below(algorithms.len() as u64) as usize]
+                    ));
+                }
+                if query == "directional" || rng.below(8) == 0 {
+                    parts.push(format!(
+                        "\"direction\": [{}, {}, 0]",
+                        num(-t[0], &mut rng),
+                        num(-t[1], &mut rng)
+                    ));
+                }
+                match rng.below(40) {
+                    0 => parts.push("\"colour\": 1".into()),
+                    1 => parts.push("\"query\": \"distance\"".into()),
+                    2 => parts.push("\"pose_b\": null".into()),
+                    3 => parts.swap(0, 1),
+                    _ => {}
+                }
+                let sep = if rng.below(10) == 0 { " ,  " } else { ", " };
+                format!("{{{}}}", parts.join(sep))
+            };
+            input.push_str(&line);
+            input.push_str(if rng.below(50) == 0 { "\r\n" } else { "\n" });
+            prev = line;
+            lines += 1;
+        }
+        let mut shapes = Shapes::default();
+        let mut want = Vec::new();
+        for line in input.split_terminator('\n') {
+            write_answer(&answer_next_general(line, &mut shapes), &mut want);
+        }
+        let want = String::from_utf8(want).unwrap();
+        let (mut errors, mut answered) = (0, 0);
+        for l in want.lines() {
+            if l.contains("\"status\":\"error\"") {
+                errors += 1;
+            } else {
+                answered += 1;
+            }
+        }
+        // The sample covers both sides: most lines answered (the fast path's), many refused.
+        assert!(
+            answered > 15_000 && errors > 1_000,
+            "{answered} answered, {errors} errors"
+        );
+        for threads in [1, 2] {
+            let mut out = Vec::new();
+            let s = run(input.as_bytes(), &mut out, threads).unwrap();
+            assert_eq!(s.lines, lines as u64);
+            let got = String::from_utf8(out).unwrap();
+            for (k, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+                assert_eq!(g, w, "line {}: {}", k + 1, input.lines().nth(k).unwrap_or(""));
+            }
+            assert_eq!(got.len(), want.len());
+        }
+    }
+
+    /// The define-line scan: every line with `define` (or a backslash) is a candidate, and the
+    /// `f`s of other lines are not.
+    #[test]
+    fn define_candidates() {
+        for (line, want) in [
+            (r#"{"define": "x", "shape": {"shape": "cube"}}"#, true),
+            (r#"{"a": {"ref": "f"}, "b": {"ref": "ff"}, "query": "distance"}"#, false),
+            (r#"{"\u0064efine": "x"}"#, true),
+            ("define", true),
+            ("fdefine", true),
+            ("defin", false),
+            ("efine", false),
+            ("", false),
+            ("f", false),
+            ("ddefinedefine", true),
+        ] {
+            assert_eq!(maybe_define(line.as_bytes()), want, "{line}");
         }
     }
 
