@@ -354,7 +354,7 @@ pub(crate) fn answer_into<'a>(
     };
     let mut ans = run_query(&r, &mut st.cache);
     ans.id = id;
-    crate::batch_run::write_answer_id(&ans, id_text, out);
+    crate::answer::write_answer_id(&ans, id_text, out);
     Some(ans.status == "error")
 }
 
