@@ -56,9 +56,9 @@ pub fn answer_with(
 
 /// [`answer`] of an intersect, distance or directional query (not a manifold) through a
 /// reused cache: `cache` is forgotten first ([`PairCache::forget`]: the query starts cold, as
-/// with a new cache — the same answer, bit for bit, which `batch_fast`'s tests check against
-/// [`answer`] for every algorithm) and keeps its scratch buffers, so a batch's worker does not
-/// allocate per line.
+/// with a new cache — the same answer, bit for bit, which `batch_run`'s differential test
+/// checks against the general path for every algorithm) and keeps its scratch buffers, so a
+/// batch's worker does not allocate per line.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn answer_in(
     a: &ConvexPolyhedron,

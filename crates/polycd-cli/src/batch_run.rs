@@ -17,7 +17,7 @@
 //!   `ref` on line k sees only definitions made on lines before k, so answering the chunk's
 //!   other lines afterwards, in any order, gives what a line-by-line run gives.
 //! - Then every piece answers its other lines into its own buffer — through the fast path
-//!   ([`crate::batch_fast`]) when it takes the line, which writes the answer straight into the
+//!   (`batch_fast`) when it takes the line, which writes the answer straight into the
 //!   buffer and reuses the piece's query cache — and the buffers are written in order.
 //!   `--threads 1` and `--threads N` print the same bytes.
 
