@@ -1,4 +1,5 @@
-//! A batch answer before serialisation ([`Answer`]), its JSON, and the names the batch format
+//! A batch answer before serialisation ([`Answer`]), its JSON (and [`write_answer`], which writes
+//! the same bytes without building it), and the names the batch format
 //! gives statuses, features and manifolds; [`Summary`], how a run ended. Shared by the batch
 //! files, `polycd query`, the viewer and the Python bindings; it uses only the library.
 
@@ -306,4 +307,143 @@ pub fn manifolds_json(ms: &[mesh::MeshManifold]) -> Value {
             })
             .collect(),
     )
+}
+
+/// Appends the answer's JSON line (with its newline) to `out`: the bytes of
+/// `format!("{}\n", ans.to_json())`, written without building the JSON value.
+pub fn write_answer(ans: &Answer, out: &mut Vec<u8>) {
+    write_answer_id(ans, None, out);
+}
+
+/// [`write_answer`] with the id given as the JSON text serde_json writes for it (`ans.id` is
+/// then not read): `id_text` is a plain integer's text, which serde_json writes back as read.
+pub(crate) fn write_answer_id(ans: &Answer, id_text: Option<&[u8]>, out: &mut Vec<u8>) {
+    // Answers with keys this writer does not spell out (a mesh side's features, a manifold) take the
+    // general serialisation: the same bytes by construction.
+    if ans.solid_features.is_some()
+        || ans.solid_feature_a.is_some()
+        || ans.manifold.is_some()
+        || ans.mesh_manifolds.is_some()
+        || ans.toc.is_some()
+    {
+        let mut v = ans.to_json();
+        if let Some(id) = id_text.and_then(|t| serde_json::from_slice(t).ok()) {
+            v["id"] = id;
+        }
+        write_value(&v, out);
+        out.push(b'\n');
+        return;
+    }
+    out.extend_from_slice(b"{\"id\":");
+    match id_text {
+        Some(t) => out.extend_from_slice(t),
+        None => write_value(&ans.id, out),
+    }
+    out.extend_from_slice(b",\"status\":\"");
+    out.extend_from_slice(ans.status.as_bytes());
+    if ans.status == "defined" {
+        out.extend_from_slice(b"\",\"error\":null}\n");
+        return;
+    }
+    out.extend_from_slice(b"\",\"distance\":");
+    let d = out.len();
+    write_num(ans.distance, out);
+    let d = d..out.len();
+    out.extend_from_slice(b",\"signed_distance\":");
+    match (ans.distance, ans.signed_distance) {
+        // The same number (a separated pair's two distances): the same text.
+        (Some(x), Some(y)) if x.to_bits() == y.to_bits() => out.extend_from_within(d),
+        _ => write_num(ans.signed_distance, out),
+    }
+    out.extend_from_slice(b",\"directional\":");
+    write_num(ans.directional, out);
+    out.extend_from_slice(b",\"ray\":");
+    match ans.ray {
+        Some(r) => {
+            out.extend_from_slice(b"{\"t\":");
+            write_num(Some(r.t), out);
+            out.extend_from_slice(b",\"point\":");
+            write_vec(Some(r.point), out);
+            out.extend_from_slice(b",\"normal\":");
+            write_vec(r.normal, out);
+            out.push(b'}');
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"point_a\":");
+    write_vec(ans.point_a, out);
+    out.extend_from_slice(b",\"point_b\":");
+    write_vec(ans.point_b, out);
+    out.extend_from_slice(b",\"features\":");
+    match (ans.features, ans.feature_a) {
+        (Some(f), _) => {
+            out.extend_from_slice(b"{\"a\":");
+            write_feature(f.a, out);
+            out.extend_from_slice(b",\"b\":");
+            write_feature(f.b, out);
+            out.push(b'}');
+        }
+        (None, Some(f)) => {
+            out.extend_from_slice(b"{\"a\":");
+            write_feature(f, out);
+            out.extend_from_slice(b",\"b\":null}");
+        }
+        (None, None) => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"iterations\":");
+    match ans.iterations {
+        Some(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"error\":");
+    match &ans.error {
+        Some(e) => write_value_str(e, out),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b"}\n");
+}
+
+fn write_value(v: &Value, out: &mut Vec<u8>) {
+    // Writing to a Vec cannot fail, and a Value always serialises.
+    let _ = serde_json::to_writer(&mut *out, v);
+}
+
+fn write_value_str(s: &str, out: &mut Vec<u8>) {
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+/// A finite number as serde_json writes an `f64` (shortest round-trip text), else `null`.
+fn write_num(v: Option<f64>, out: &mut Vec<u8>) {
+    match v {
+        Some(x) if x.is_finite() => out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes()),
+        _ => out.extend_from_slice(b"null"),
+    }
+}
+
+fn write_vec(v: Option<DVec3>, out: &mut Vec<u8>) {
+    match v {
+        Some(p) if p.is_finite() => {
+            out.push(b'[');
+            write_num(Some(p.x), out);
+            out.push(b',');
+            write_num(Some(p.y), out);
+            out.push(b',');
+            write_num(Some(p.z), out);
+            out.push(b']');
+        }
+        _ => out.extend_from_slice(b"null"),
+    }
+}
+
+fn write_feature(f: polycd::Feature, out: &mut Vec<u8>) {
+    let (kind, i): (&[u8], u32) = match f {
+        polycd::Feature::Vertex(i) => (b"vertex", i),
+        polycd::Feature::Edge(i) => (b"edge", i),
+        polycd::Feature::Face(i) => (b"face", i),
+    };
+    out.extend_from_slice(b"{\"kind\":\"");
+    out.extend_from_slice(kind);
+    out.extend_from_slice(b"\",\"id\":");
+    out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+    out.push(b'}');
 }

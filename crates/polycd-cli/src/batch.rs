@@ -41,7 +41,7 @@ pub fn answer_with(
     algorithm: Algorithm,
     options: &ManifoldOptions,
 ) -> Answer {
-    let r = answer_inner(a, pa, b, pb, kind, direction, algorithm).and_then(|mut ans| {
+    let r = answer_inner(a, pa, b, pb, kind, direction, algorithm, &mut PairCache::default()).and_then(|mut ans| {
         if kind == QueryKind::Manifold && ans.status != "error" {
             let mut cache = ManifoldCache::default();
             ans.manifold = Some(query::contact_manifold(a, pa, b, pb, options, &mut cache)?.cloned());
@@ -54,6 +54,33 @@ pub fn answer_with(
     }
 }
 
+/// [`answer`] of an intersect, distance or directional query (not a manifold) through a
+/// reused cache: `cache` is forgotten first ([`PairCache::forget`]: the query starts cold, as
+/// with a new cache — the same answer, bit for bit, which `batch_run`'s differential test
+/// checks against the general path for every algorithm) and keeps its scratch buffers, so a
+/// batch's worker does not allocate per line.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn answer_in(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    kind: QueryKind,
+    direction: Option<DVec3>,
+    algorithm: Algorithm,
+    cache: &mut PairCache,
+) -> Answer {
+    if kind == QueryKind::Manifold {
+        return answer(a, pa, b, pb, kind, direction, algorithm);
+    }
+    cache.forget();
+    match answer_inner(a, pa, b, pb, kind, direction, algorithm, cache) {
+        Ok(ans) => ans,
+        Err(e) => Answer::error(Value::Null, e.to_string()),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn answer_inner(
     a: &ConvexPolyhedron,
     pa: &Pose,
@@ -62,21 +89,21 @@ fn answer_inner(
     kind: QueryKind,
     direction: Option<DVec3>,
     algorithm: Algorithm,
+    cache: &mut PairCache,
 ) -> Result<Answer, PolycdError> {
-    let mut cache = PairCache::default();
     let tol = query::contact_tolerance(a, pa, b, pb);
     match kind {
         QueryKind::Intersect => {
-            let r = query::intersect(a, pa, b, pb, algorithm, &mut cache)?;
+            let r = query::intersect(a, pa, b, pb, algorithm, cache)?;
             Ok(intersection_answer(&r, a, pa, b, pb))
         }
         QueryKind::Distance | QueryKind::Manifold => {
-            let d = query::distance(a, pa, b, pb, algorithm, &mut cache)?;
+            let d = query::distance(a, pa, b, pb, algorithm, cache)?;
             Ok(distance_answer(&d, tol, a, pa, b, pb))
         }
         QueryKind::Directional => {
             let s = direction.ok_or(PolycdError::BadDirection)?;
-            let r = query::directional(a, pa, b, pb, s, algorithm, &mut cache)?;
+            let r = query::directional(a, pa, b, pb, s, algorithm, cache)?;
             directional_answer(&r, tol, a, pa, b, pb)
         }
         QueryKind::Point | QueryKind::Ray => Err(PolycdError::InvalidOption {
@@ -161,13 +188,22 @@ pub fn distance_answer(
             penetration,
             iterations,
         } => {
-            let (point, features) = witness_point(witness, a, pa, b, pb);
+            // The witness' point stands in only when there is no penetration (its features
+            // are shown either way): not computed otherwise.
+            let features = witness_features(witness);
+            let (point_a, point_b) = match penetration {
+                Some(p) => (Some(p.point_a), Some(p.point_b)),
+                None => {
+                    let point = witness_point(witness, a, pa, b, pb).0;
+                    (point, point)
+                }
+            };
             Answer {
                 status: status_name(status),
                 distance: Some(0.0),
                 signed_distance: penetration.map(|p| -p.depth),
-                point_a: penetration.map(|p| p.point_a).or(point),
-                point_b: penetration.map(|p| p.point_b).or(point),
+                point_a,
+                point_b,
                 features,
                 iterations: Some(iterations),
                 ..Answer::default()
@@ -273,6 +309,14 @@ fn probe_inner(a: &ConvexPolyhedron, pa: &Pose, probe: Probe) -> Result<Answer, 
                 ..Answer::default()
             },
         }),
+    }
+}
+
+/// The features of an overlap witness ([`witness_point`]'s second part, without its point).
+fn witness_features(w: &OverlapWitness) -> Option<FeaturePair> {
+    match *w {
+        OverlapWitness::Features { features, .. } => Some(features),
+        _ => None,
     }
 }
 

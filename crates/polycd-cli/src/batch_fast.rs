@@ -1,104 +1,381 @@
 //! The batch's fast path: a query line of the common form — shapes by `ref`, poses, a
-//! two-shape question — read by a small typed scanner instead of a `serde_json::Value`.
+//! two-shape question — read by a small byte-level scanner instead of a `serde_json::Value`,
+//! and its answer written straight into the output buffer.
 //!
 //! It answers a line only when it is sure the general path ([`crate::batch`]) would answer it
-//! without error, and then with the very same call ([`crate::batch::answer`]) on the very same
-//! values: numbers are checked against JSON's grammar and converted to the correctly rounded
-//! `f64` — by [`decimal_f64`] when the decimal mantissa has at most 19 digits and the exponent
-//! is within ±55 (bit for bit what the standard library's parser gives, which is what
-//! `serde_json::Number::as_f64` uses with `arbitrary_precision`), by the standard parser otherwise,
-//! the pose goes through [`crate::schema::pose_from`], the `id` is parsed by serde_json. Anything
-//! else — an escape in a string, a duplicate or unknown key, a `null`, an inline shape, a
-//! number out of range, a point or ray query, any error — returns `None`, and the general path
-//! answers the line (with its error messages).
+//! without error, and then with the very same computation ([`crate::batch::answer_in`], which
+//! is [`crate::batch::answer`] through a reused, forgotten cache) on the very same values:
+//! numbers are checked against JSON's grammar and converted to the correctly rounded `f64` —
+//! by [`decimal_f64`] when the decimal mantissa has at most 19 digits and the exponent is
+//! within ±55 (bit for bit what the standard library's parser gives, which is what
+//! `serde_json::Number::as_f64` uses with `arbitrary_precision`), by the standard parser
+//! otherwise — the pose goes through [`crate::schema::pose_from`] (the same inputs give the
+//! same pose, so a worker keeps the last one of each side), an `id` that is a plain integer is
+//! copied as written (serde_json writes such an integer back as it reads it) and any other
+//! `id` is parsed by serde_json. Anything else — an escape in a string, a duplicate or unknown
+//! key, a `null`, an inline shape, a number out of range, a point, ray or manifold query, any
+//! error — returns `None`, and the general path answers the line (with its error messages).
+//!
+//! The scanner reads bytes, not a `str`: a line it answers is ASCII outside its strings, and
+//! every string it keeps is checked (a key or query name must equal an ASCII one, a `ref` name
+//! must equal a defined name, which is UTF-8, a non-integer `id` is validated), so a line that
+//! is not UTF-8 is never answered here and gets the general path's error.
+//!
+//! Per line nothing is allocated: the names and poses are remembered in fixed arrays of
+//! [`FastState`], the query cache is reused, the answer is appended to the caller's buffer.
 
 use crate::answer::{Answer, QueryKind};
 use crate::batch;
 use crate::schema::pose_from;
 use crate::shape_cache::LineCtx;
-use polycd::{Algorithm, ConvexPolyhedron, DVec3};
+use polycd::query::PairCache;
+use polycd::{Algorithm, ConvexPolyhedron, DVec3, Pose};
 use serde_json::Value;
+
+/// How many `ref` names a worker remembers (a batch names a few shapes; more are looked up).
+const NAME_MEMO: usize = 4;
+
+/// The numbers of a line the fast path reads, by place in [`Parsed::vals`]: `pose_a`'s
+/// translation and rotation, `pose_b`'s, the direction.
+const POSE_A: usize = 0;
+const POSE_B: usize = 7;
+const DIRECTION: usize = 14;
+const N_VALS: usize = 17;
+
+/// Which optional parts a line has (bits of [`Parsed::has`]).
+const HAS_POSE_A: u16 = 1;
+const HAS_POSE_B: u16 = 1 << 1;
+/// A pose's translation (shifted by the pose: `HAS_T << 0` for A, `<< 1` for B) ...
+const HAS_T: u16 = 1 << 2;
+/// ... and rotation.
+const HAS_R: u16 = 1 << 4;
+const HAS_DIRECTION: u16 = 1 << 6;
+
+/// The [`Slot::target`] of the `id` (the others are places in [`Parsed::vals`]).
+const ID_SLOT: u8 = u8::MAX;
+/// At most this many values a line's template varies: the 17 numbers and the id.
+const MAX_SLOTS: usize = N_VALS + 1;
+
+/// A worker's reusable state for a run of lines read against the same definitions (one piece
+/// of work): the query cache, the last names looked up, the last pose of each side and the
+/// template of the last line read in full.
+pub(crate) struct FastState<'a> {
+    cache: PairCache,
+    /// `(name, defining line, shape)` of convex definitions looked up before.
+    names: [Option<(&'a str, u64, &'a ConvexPolyhedron)>; NAME_MEMO],
+    next_name: usize,
+    /// The last `pose_a` and `pose_b` made: the inputs' bits and the pose made of them.
+    poses: [Option<([u64; 7], Pose)>; 2],
+    template: Option<Template<'a>>,
+}
+
+impl<'a> FastState<'a> {
+    /// A state around `cache` (taken back by [`FastState::into_cache`]).
+    pub(crate) fn new(cache: PairCache) -> Self {
+        FastState {
+            cache,
+            names: [None; NAME_MEMO],
+            next_name: 0,
+            poses: [None; 2],
+            template: None,
+        }
+    }
+
+    /// The query cache, for the next piece of work.
+    pub(crate) fn into_cache(self) -> PairCache {
+        self.cache
+    }
+
+    /// The convex definition of the name's bytes (its shape and defining line), through the
+    /// memo; whether the line sees it is the caller's check.
+    fn lookup(&mut self, ctx: &LineCtx<'a>, name: &[u8]) -> Option<Shape<'a>> {
+        let hit = self
+            .names
+            .iter()
+            .flatten()
+            .find(|(n, _, _)| n.as_bytes() == name)
+            .copied();
+        let (_, line, shape) = match hit {
+            Some(h) => h,
+            None => {
+                let h = ctx.convex_def(std::str::from_utf8(name).ok()?)?;
+                self.names[self.next_name] = Some(h);
+                self.next_name = (self.next_name + 1) % NAME_MEMO;
+                h
+            }
+        };
+        Some((shape, line))
+    }
+
+    /// The pose of side `k` (0: `a`, 1: `b`) as the general path makes it
+    /// ([`crate::schema::pose_of`]): identity when absent, else [`pose_from`] of the given
+    /// parts (defaults for the missing ones), remembered for the next line.
+    fn pose(&mut self, k: usize, p: &Parsed) -> Option<Pose> {
+        let shift = k as u16;
+        if p.has & (HAS_POSE_A << shift) == 0 {
+            return Some(Pose::IDENTITY);
+        }
+        let v = &p.vals[if k == 0 { POSE_A } else { POSE_B }..][..7];
+        let t = if p.has & (HAS_T << shift) != 0 {
+            [v[0], v[1], v[2]]
+        } else {
+            [0.0; 3]
+        };
+        let q = if p.has & (HAS_R << shift) != 0 {
+            [v[3], v[4], v[5], v[6]]
+        } else {
+            [1.0, 0.0, 0.0, 0.0]
+        };
+        let mut bits = [0u64; 7];
+        for (b, x) in bits.iter_mut().zip(t.iter().chain(q.iter())) {
+            *b = x.to_bits();
+        }
+        if let Some((key, pose)) = self.poses[k] {
+            if key == bits {
+                return Some(pose);
+            }
+        }
+        let pose = pose_from(DVec3::from_array(t), q).ok()?;
+        self.poses[k] = Some((bits, pose));
+        Some(pose)
+    }
+}
+
+/// A shape by `ref`, with the line that defined it.
+type Shape<'a> = (&'a ConvexPolyhedron, u64);
+
+/// The `id` of a line the fast path answers.
+#[derive(Clone, Copy)]
+enum Id<'a> {
+    /// No `id` key: `null`.
+    Absent,
+    /// A plain integer (optional minus, 1–18 digits, no leading zero, not `-0`): serde_json
+    /// writes it back exactly as written.
+    Int(&'a [u8]),
+    /// Any other JSON text (parsed by serde_json, or the line goes to the general path).
+    Raw(&'a [u8]),
+}
+
+/// A line as the fast path reads it, before its shapes are checked against its line number.
+#[derive(Clone, Copy)]
+struct Parsed<'a> {
+    id: Id<'a>,
+    a: Option<Shape<'a>>,
+    b: Option<Shape<'a>>,
+    has: u16,
+    query: Option<QueryKind>,
+    algorithm: Option<Algorithm>,
+    vals: [f64; N_VALS],
+}
+
+/// Where a value of a line read in full lies in its text, and where it goes: a place in
+/// [`Parsed::vals`] or [`ID_SLOT`].
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    start: u32,
+    end: u32,
+    target: u8,
+}
+
+/// A line read in full, as the template of the lines like it: the same bytes around its
+/// numbers and plain-integer id. A line that has those bytes with other numbers (and another
+/// plain integer) at those places has the same keys in the same order, the same names and the
+/// same query, so it reads as the template's line with its own values — which is all the
+/// scanner would find. Batches repeat one form of line: most lines are read this way, with a
+/// few byte comparisons and the numbers.
+#[derive(Clone, Copy)]
+struct Template<'a> {
+    text: &'a [u8],
+    slots: [Slot; MAX_SLOTS],
+    n: usize,
+    parsed: Parsed<'a>,
+}
+
+impl<'a> Template<'a> {
+    /// `s` read against the template, `None` when it differs outside the values.
+    fn read(&self, s: &'a [u8]) -> Option<Parsed<'a>> {
+        let mut out = self.parsed;
+        let (mut pos, mut prev) = (0usize, 0usize);
+        for slot in &self.slots[..self.n] {
+            let lit = self.text.get(prev..slot.start as usize)?;
+            if !same_bytes(s.get(pos..pos + lit.len())?, lit) {
+                return None;
+            }
+            pos += lit.len();
+            if slot.target == ID_SLOT {
+                // The byte after the id is the template's, a `,`, `}` or whitespace.
+                let end = plain_int(s, pos)?;
+                out.id = Id::Int(&s[pos..end]);
+                pos = end;
+            } else {
+                // The template's own number (a constant of the batch's lines, like an identity
+                // pose's `0` and `1`) followed by the same byte, which ends a number: the same
+                // value. Else the number is read.
+                let own = self.text.get(slot.start as usize..=slot.end as usize)?;
+                if s.get(pos..pos + own.len()).is_some_and(|t| same_bytes(t, own)) {
+                    pos += own.len() - 1;
+                } else {
+                    let (x, end) = json_number(s, pos)?;
+                    if !x.is_finite() {
+                        return None;
+                    }
+                    out.vals[slot.target as usize] = x;
+                    pos = end;
+                }
+            }
+            prev = slot.end as usize;
+        }
+        same_bytes(s.get(pos..)?, self.text.get(prev..)?).then_some(out)
+    }
+}
+
+/// `a == b` for the short runs of a template, compared a word at a time in line (the
+/// library's `memcmp` call costs more than these few bytes).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], i: usize| {
+        s.get(i..i + 8)
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map(u64::from_ne_bytes)
+    };
+    if n >= 8 {
+        let mut i = 0;
+        while i + 8 < n {
+            if word(a, i) != word(b, i) {
+                return false;
+            }
+            i += 8;
+        }
+        // The last 8 bytes (overlapping the words before when n is not a multiple of 8).
+        return word(a, n - 8) == word(b, n - 8);
+    }
+    if n >= 4 {
+        let half = |s: &[u8], i: usize| s.get(i..i + 4).and_then(|w| <[u8; 4]>::try_from(w).ok());
+        return half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4);
+    }
+    a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The end of a plain integer at `s[start..]` (optional minus, 1–18 digits, no leading zero,
+/// not `-0`), `None` when the text there is not one (or goes on as a longer number).
+fn plain_int(s: &[u8], start: usize) -> Option<usize> {
+    let neg = usize::from(s.get(start) == Some(&b'-'));
+    let mut end = start + neg;
+    while let Some(b'0'..=b'9') = s.get(end) {
+        end += 1;
+    }
+    let digits = end - start - neg;
+    let plain = (1..=18).contains(&digits)
+        && (digits == 1 || s[start + neg] != b'0')
+        && !(neg == 1 && s[start + 1] == b'0')
+        && !matches!(s.get(end), Some(b'.' | b'e' | b'E'));
+    plain.then_some(end)
+}
+
+/// A line the fast path can answer, before its query is run.
+struct Ready<'a> {
+    id: Id<'a>,
+    a: &'a ConvexPolyhedron,
+    b: &'a ConvexPolyhedron,
+    pa: Pose,
+    pb: Pose,
+    kind: QueryKind,
+    direction: Option<DVec3>,
+    algorithm: Algorithm,
+}
+
+/// Reads `raw` (one line without its line end) up to the point where only the query is left;
+/// `None`: not a fast-path line.
+fn ready<'a>(raw: &'a [u8], ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<Ready<'a>> {
+    let line = match st.template.as_ref().and_then(|t| t.read(raw)) {
+        Some(p) => p,
+        None => {
+            let t = parse(raw, ctx, st)?;
+            st.template = Some(t);
+            t.parsed
+        }
+    };
+    // A name defined on this line or later is not seen (the general path's error).
+    let seen = |s: Option<Shape<'a>>| s.and_then(|(shape, def)| (def < ctx.line).then_some(shape));
+    let a = seen(line.a)?;
+    let b = seen(line.b)?;
+    let kind = line.query.unwrap_or(QueryKind::Intersect);
+    let direction = (line.has & HAS_DIRECTION != 0).then(|| DVec3::from_slice(&line.vals[DIRECTION..]));
+    match kind {
+        QueryKind::Intersect | QueryKind::Distance => {}
+        QueryKind::Directional if direction.is_some() => {}
+        _ => return None,
+    }
+    let pa = st.pose(0, &line)?;
+    let pb = st.pose(1, &line)?;
+    Some(Ready {
+        id: line.id,
+        a,
+        b,
+        pa,
+        pb,
+        kind,
+        direction,
+        algorithm: line.algorithm.unwrap_or(Algorithm::Auto),
+    })
+}
+
+fn run_query(r: &Ready, cache: &mut PairCache) -> Answer {
+    batch::answer_in(r.a, &r.pa, r.b, &r.pb, r.kind, r.direction, r.algorithm, cache)
+}
 
 /// The answer to `line` when the fast path can give it; `None`: use the general path.
 pub(crate) fn answer<'a>(line: &'a str, ctx: &LineCtx<'a>) -> Option<Answer> {
-    let line = parse(line, ctx)?;
-    let a = line.a?;
-    let b = line.b?;
-    let kind = line.query.unwrap_or(QueryKind::Intersect);
-    match kind {
-        QueryKind::Intersect | QueryKind::Distance => {}
-        QueryKind::Directional if line.direction.is_some() => {}
-        _ => return None,
-    }
-    let pa = pose(line.pose_a)?;
-    let pb = pose(line.pose_b)?;
-    let id = match line.id {
-        Some(raw) => id_value(raw.trim_end_matches([' ', '\t', '\n', '\r']))?,
-        None => Value::Null,
-    };
-    let mut ans = batch::answer(
-        a,
-        &pa,
-        b,
-        &pb,
-        kind,
-        line.direction,
-        line.algorithm.unwrap_or(Algorithm::Auto),
-    );
+    let mut st = FastState::new(PairCache::default());
+    let r = ready(line.as_bytes(), ctx, &mut st)?;
+    let id = id_value(r.id)?;
+    let mut ans = run_query(&r, &mut st.cache);
     ans.id = id;
     Some(ans)
 }
 
-/// The `id` as serde_json reads it: a plain integer directly (its text is what serde_json
-/// writes back), anything else parsed.
-fn id_value(raw: &str) -> Option<Value> {
-    let digits = raw.strip_prefix('-').unwrap_or(raw);
-    let plain = !digits.is_empty()
-        && digits.len() <= 18
-        && digits.bytes().all(|c| c.is_ascii_digit())
-        && (digits == "0" || !digits.starts_with('0'));
-    if plain && raw != "-0" {
-        let n: i64 = raw.parse().ok()?;
-        return Some(Value::from(n));
+/// Answers `raw` (one line without its line end) when the fast path can: its answer line
+/// (with the newline) appended to `out`, and whether it is an error answer; `None` (and `out`
+/// untouched): use the general path.
+pub(crate) fn answer_into<'a>(
+    raw: &'a [u8],
+    ctx: &LineCtx<'a>,
+    st: &mut FastState<'a>,
+    out: &mut Vec<u8>,
+) -> Option<bool> {
+    let r = ready(raw, ctx, st)?;
+    let (id_text, id) = match r.id {
+        Id::Int(t) => (Some(t), Value::Null),
+        other => (None, id_value(other)?),
+    };
+    let mut ans = run_query(&r, &mut st.cache);
+    ans.id = id;
+    crate::answer::write_answer_id(&ans, id_text, out);
+    Some(ans.status == "error")
+}
+
+/// The `id` as serde_json reads it.
+fn id_value(id: Id) -> Option<Value> {
+    match id {
+        Id::Absent => Some(Value::Null),
+        Id::Int(t) | Id::Raw(t) => serde_json::from_slice(t).ok(),
     }
-    serde_json::from_str(raw).ok()
-}
-
-fn pose(p: Option<RawPose>) -> Option<polycd::Pose> {
-    let p = p.unwrap_or_default();
-    pose_from(
-        p.translation.unwrap_or(DVec3::ZERO),
-        p.rotation.unwrap_or([1.0, 0.0, 0.0, 0.0]),
-    )
-    .ok()
-}
-
-#[derive(Default, Clone, Copy)]
-struct RawPose {
-    translation: Option<DVec3>,
-    rotation: Option<[f64; 4]>,
-}
-
-#[derive(Default)]
-struct Line<'a> {
-    id: Option<&'a str>,
-    a: Option<&'a ConvexPolyhedron>,
-    b: Option<&'a ConvexPolyhedron>,
-    pose_a: Option<RawPose>,
-    pose_b: Option<RawPose>,
-    query: Option<QueryKind>,
-    algorithm: Option<Algorithm>,
-    direction: Option<DVec3>,
 }
 
 struct Scanner<'a> {
-    /// The line (valid UTF-8: slices between ASCII bytes are `str`s).
-    text: &'a str,
     s: &'a [u8],
     i: usize,
+    /// The values read so far, for the template.
+    slots: [Slot; MAX_SLOTS],
+    n: usize,
 }
 
 impl<'a> Scanner<'a> {
+    #[inline]
     fn ws(&mut self) {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.i) {
             self.i += 1;
@@ -106,6 +383,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Skips whitespace, then consumes `c` or fails.
+    #[inline]
     fn eat(&mut self, c: u8) -> Option<()> {
         self.ws();
         if self.s.get(self.i) == Some(&c) {
@@ -116,13 +394,26 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    #[inline]
     fn peek(&mut self) -> Option<u8> {
         self.ws();
         self.s.get(self.i).copied()
     }
 
-    /// A string without escapes or control characters (its content).
-    fn string(&mut self) -> Option<&'a str> {
+    /// Notes that `s[start..self.i]` is the value of `target`.
+    fn slot(&mut self, start: usize, target: u8) -> Option<()> {
+        let slot = self.slots.get_mut(self.n)?;
+        *slot = Slot {
+            start: u32::try_from(start).ok()?,
+            end: u32::try_from(self.i).ok()?,
+            target,
+        };
+        self.n += 1;
+        Some(())
+    }
+
+    /// A string without escapes or control characters: its content's bytes.
+    fn string(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
         let start = self.i;
         loop {
@@ -133,36 +424,52 @@ impl<'a> Scanner<'a> {
                 _ => self.i += 1,
             }
         }
-        let out = self.text.get(start..self.i)?;
+        let out = self.s.get(start..self.i)?;
         self.i += 1;
         Some(out)
     }
 
-    /// A number in JSON's grammar, finite as an `f64` (correctly rounded: [`json_number`]).
-    fn number(&mut self) -> Option<f64> {
-        self.ws();
-        let (x, end) = json_number(self.text, self.i)?;
-        self.i = end;
-        x.is_finite().then_some(x)
-    }
-
-    /// `[x, y, …]`: exactly `N` numbers.
-    fn numbers<const N: usize>(&mut self) -> Option<[f64; N]> {
+    /// `[x, y, …]`: exactly `N` numbers in JSON's grammar, finite as `f64`s (correctly
+    /// rounded: [`json_number`]), into `vals[at..at + N]`.
+    fn numbers<const N: usize>(&mut self, vals: &mut [f64; N_VALS], at: usize) -> Option<()> {
         self.eat(b'[')?;
-        let mut out = [0.0; N];
-        for (k, x) in out.iter_mut().enumerate() {
+        for k in 0..N {
             if k > 0 {
                 self.eat(b',')?;
             }
-            *x = self.number()?;
+            self.ws();
+            let start = self.i;
+            let (x, end) = json_number(self.s, start)?;
+            if !x.is_finite() {
+                return None;
+            }
+            self.i = end;
+            *vals.get_mut(at + k)? = x;
+            self.slot(start, u8::try_from(at + k).ok()?)?;
         }
-        self.eat(b']')?;
-        Some(out)
+        self.eat(b']')
     }
 
-    /// The raw text of any JSON value (checked later by serde_json): up to the `,` or `}`
-    /// that ends it.
-    fn raw_value(&mut self) -> Option<&'a str> {
+    /// The `id`: a plain integer's text, or the raw text of any JSON value (checked later by
+    /// serde_json) up to the `,` or `}` that ends it.
+    fn id(&mut self) -> Option<Id<'a>> {
+        self.ws();
+        let start = self.i;
+        if let Some(end) = plain_int(self.s, start) {
+            self.i = end;
+            self.slot(start, ID_SLOT)?;
+            return Some(Id::Int(&self.s[start..end]));
+        }
+        let raw = self.raw_value()?;
+        let mut t = raw.len();
+        while t > 0 && matches!(raw[t - 1], b' ' | b'\t' | b'\n' | b'\r') {
+            t -= 1;
+        }
+        Some(Id::Raw(&raw[..t]))
+    }
+
+    /// The raw text of any JSON value: up to the `,` or `}` that ends it.
+    fn raw_value(&mut self) -> Option<&'a [u8]> {
         self.ws();
         let start = self.i;
         let mut depth = 0usize;
@@ -185,27 +492,30 @@ impl<'a> Scanner<'a> {
             }
             self.i += 1;
         }
-        self.text.get(start..self.i)
+        self.s.get(start..self.i)
     }
 
-    /// `{"key": value, …}`, calling `field` on each key (which reads the value); no key twice.
-    fn object(&mut self, mut field: impl FnMut(&mut Self, &'a str) -> Option<()>) -> Option<()> {
+    /// `{"key": value, …}`: `key_of` numbers each key (`None`: not a key of this object, and
+    /// the line is not for the fast path), `field` reads its value; no key twice.
+    fn object(
+        &mut self,
+        key_of: impl Fn(&[u8]) -> Option<u32>,
+        mut field: impl FnMut(&mut Self, u32) -> Option<()>,
+    ) -> Option<()> {
         self.eat(b'{')?;
-        let mut seen: [&str; 12] = [""; 12];
-        let mut n = 0;
         if self.peek()? == b'}' {
             self.i += 1;
             return Some(());
         }
+        let mut seen = 0u32;
         loop {
-            let key = self.string()?;
-            if seen[..n].contains(&key) || n == seen.len() {
+            let k = key_of(self.string()?)?;
+            if seen & (1 << k) != 0 {
                 return None;
             }
-            seen[n] = key;
-            n += 1;
+            seen |= 1 << k;
             self.eat(b':')?;
-            field(self, key)?;
+            field(self, k)?;
             match self.peek()? {
                 b',' => self.i += 1,
                 b'}' => {
@@ -218,97 +528,192 @@ impl<'a> Scanner<'a> {
     }
 }
 
-fn parse<'a>(text: &'a str, ctx: &LineCtx<'a>) -> Option<Line<'a>> {
-    let s = text.as_bytes();
-    let mut sc = Scanner { text, s, i: 0 };
-    let mut line = Line::default();
-    sc.object(|sc, key| {
+/// The keys of a query line the fast path reads.
+fn line_key(k: &[u8]) -> Option<u32> {
+    Some(match k {
+        b"id" => 0,
+        b"a" => 1,
+        b"b" => 2,
+        b"pose_a" => 3,
+        b"pose_b" => 4,
+        b"query" => 5,
+        b"algorithm" => 6,
+        b"direction" => 7,
+        _ => return None,
+    })
+}
+
+/// The query's kind: the exact lower-case names directly, any other spelling as
+/// [`QueryKind::parse`] reads it.
+fn query_kind(s: &[u8]) -> Option<QueryKind> {
+    match s {
+        b"distance" => Some(QueryKind::Distance),
+        b"intersect" => Some(QueryKind::Intersect),
+        b"directional" => Some(QueryKind::Directional),
+        _ => QueryKind::parse(std::str::from_utf8(s).ok()?).ok(),
+    }
+}
+
+/// Reads a line in full: what it says, as the template of the lines like it.
+fn parse<'a>(s: &'a [u8], ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<Template<'a>> {
+    let mut sc = Scanner {
+        s,
+        i: 0,
+        slots: [Slot::default(); MAX_SLOTS],
+        n: 0,
+    };
+    let mut p = Parsed {
+        id: Id::Absent,
+        a: None,
+        b: None,
+        has: 0,
+        query: None,
+        algorithm: None,
+        vals: [0.0; N_VALS],
+    };
+    sc.object(line_key, |sc, key| {
         match key {
-            "id" => line.id = Some(sc.raw_value()?),
-            "a" => line.a = Some(shape_ref(sc, ctx)?),
-            "b" => line.b = Some(shape_ref(sc, ctx)?),
-            "pose_a" => line.pose_a = Some(raw_pose(sc)?),
-            "pose_b" => line.pose_b = Some(raw_pose(sc)?),
-            "query" => line.query = Some(QueryKind::parse(sc.string()?).ok()?),
-            "algorithm" => line.algorithm = Some(Algorithm::parse(sc.string()?)?),
-            "direction" => line.direction = Some(DVec3::from_array(sc.numbers::<3>()?)),
-            _ => return None,
+            0 => p.id = sc.id()?,
+            1 => p.a = Some(shape_ref(sc, ctx, st)?),
+            2 => p.b = Some(shape_ref(sc, ctx, st)?),
+            3 => p.has |= HAS_POSE_A | raw_pose(sc, &mut p.vals, POSE_A)?,
+            4 => p.has |= HAS_POSE_B | (raw_pose(sc, &mut p.vals, POSE_B)? << 1),
+            5 => p.query = Some(query_kind(sc.string()?)?),
+            6 => p.algorithm = Some(Algorithm::parse(std::str::from_utf8(sc.string()?).ok()?)?),
+            _ => {
+                sc.numbers::<3>(&mut p.vals, DIRECTION)?;
+                p.has |= HAS_DIRECTION;
+            }
         }
         Some(())
     })?;
     sc.ws();
-    (sc.i == s.len()).then_some(line)
+    (sc.i == s.len()).then_some(Template {
+        text: s,
+        slots: sc.slots,
+        n: sc.n,
+        parsed: p,
+    })
 }
 
-/// `{"ref": NAME}` of a name defined on an earlier line (its shape built).
-fn shape_ref<'a>(sc: &mut Scanner<'a>, ctx: &LineCtx<'a>) -> Option<&'a ConvexPolyhedron> {
+/// `{"ref": NAME}` of a convex shape defined without error (on any line: checked later).
+fn shape_ref<'a>(sc: &mut Scanner<'a>, ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<Shape<'a>> {
     let mut out = None;
-    sc.object(|sc, key| {
-        if key != "ref" {
-            return None;
-        }
-        out = Some(ctx.lookup(sc.string()?)?);
-        Some(())
-    })?;
+    sc.object(
+        |k| (k == b"ref").then_some(0),
+        |sc, _| {
+            out = Some(st.lookup(ctx, sc.string()?)?);
+            Some(())
+        },
+    )?;
     out
 }
 
-fn raw_pose(sc: &mut Scanner) -> Option<RawPose> {
-    let mut p = RawPose::default();
-    sc.object(|sc, key| {
-        match key {
-            "translation" => p.translation = Some(DVec3::from_array(sc.numbers::<3>()?)),
-            "rotation" => p.rotation = Some(sc.numbers::<4>()?),
-            _ => return None,
-        }
-        Some(())
-    })?;
-    Some(p)
+/// A pose object's numbers into `vals[at..at + 7]`: which parts it has (`HAS_T`, `HAS_R`).
+fn raw_pose(sc: &mut Scanner, vals: &mut [f64; N_VALS], at: usize) -> Option<u16> {
+    let mut has = 0;
+    sc.object(
+        |k| match k {
+            b"translation" => Some(0),
+            b"rotation" => Some(1),
+            _ => None,
+        },
+        |sc, key| {
+            if key == 0 {
+                sc.numbers::<3>(vals, at)?;
+                has |= HAS_T;
+            } else {
+                sc.numbers::<4>(vals, at + 3)?;
+                has |= HAS_R;
+            }
+            Some(())
+        },
+    )?;
+    Some(has)
 }
 
-/// Reads a number in JSON's grammar at byte `start` of `text`: its value, correctly rounded to
+/// Whether the 8 bytes of `v` (little-endian) are all ASCII digits: every high nibble is 3,
+/// and adding 6 to every byte (no carry out of a byte whose high nibble is 3) leaves it 3.
+#[inline]
+fn eight_digits(v: u64) -> bool {
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    const THREES: u64 = 0x3030_3030_3030_3030;
+    (v & HIGH) == THREES && (v.wrapping_add(0x0606_0606_0606_0606) & HIGH) == THREES
+}
+
+/// The value of 8 ASCII digits (first digit in the lowest byte): pairs of digits, then pairs
+/// of pairs, combined by multiplications whose partial sums never carry across 32 bits.
+#[inline]
+fn eight_digit_value(v: u64) -> u64 {
+    let v = v - 0x3030_3030_3030_3030;
+    // Byte 2k: digit 2k × 10 + digit 2k+1 (every byte ≤ 99: no carry).
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    const MASK: u64 = 0x0000_00FF_0000_00FF;
+    // Bytes 0 and 4 take 10^6 and 10^2, bytes 2 and 6 take 10^4 and 1; the sum lands in the
+    // high half.
+    let hi = (v & MASK).wrapping_mul(100 + (1_000_000 << 32));
+    let lo = ((v >> 16) & MASK).wrapping_mul(1 + (10_000 << 32));
+    hi.wrapping_add(lo) >> 32
+}
+
+/// The digits at `s[i..]` accumulated into `w` (`w · 10 + d`, wrapping: the caller counts
+/// the digits and trusts `w` up to 19 of them); returns the index after them.
+#[inline]
+fn digits(s: &[u8], mut i: usize, w: &mut u64) -> usize {
+    while let Some(b) = s.get(i..i + 8).and_then(|c| <[u8; 8]>::try_from(c).ok()) {
+        let v = u64::from_le_bytes(b);
+        if !eight_digits(v) {
+            break;
+        }
+        *w = w.wrapping_mul(100_000_000).wrapping_add(eight_digit_value(v));
+        i += 8;
+    }
+    while let Some(&c @ b'0'..=b'9') = s.get(i) {
+        *w = w.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+        i += 1;
+    }
+    i
+}
+
+/// Reads a number in JSON's grammar at byte `start` of `s`: its value, correctly rounded to
 /// `f64` (bit for bit `str::parse::<f64>` of its text, infinite when out of range), and the
-/// index after it; `None` when the text there is not a JSON number. The digits are gathered
-/// while the grammar is checked; [`decimal_f64`] converts them when it can, the standard
-/// parser otherwise (more than 19 significant digits, exponents beyond ±55, the rare
-/// undecidable rounding).
-fn json_number(text: &str, start: usize) -> Option<(f64, usize)> {
-    let s = text.as_bytes();
+/// index after it; `None` when the text there is not a JSON number. The significant digits
+/// are gathered (8 at a time where they run on) while the grammar is checked; [`decimal_f64`]
+/// converts them when it can, the standard parser otherwise (more than 19 significant digits,
+/// exponents beyond ±55, the rare undecidable rounding).
+fn json_number(s: &[u8], start: usize) -> Option<(f64, usize)> {
     let mut i = start;
     let neg = s.get(i) == Some(&b'-');
     i += usize::from(neg);
-    // Significant digits (leading zeros skipped), at most 19 of them, and the power of ten.
-    let (mut w, mut digits, mut exp10, mut many) = (0u64, 0u32, 0i64, false);
-    let mut digit = |c: u8, frac: bool, exp10: &mut i64| {
-        if w != 0 || c != b'0' {
-            if digits == 19 {
-                many = true;
-                return;
-            }
-            w = w * 10 + u64::from(c - b'0');
-            digits += 1;
-        }
-        *exp10 -= i64::from(frac);
-    };
+    // The significant digits (leading zeros skipped) as an integer, how many there are, and
+    // the power of ten.
+    let (mut w, mut nd, mut exp10) = (0u64, 0usize, 0i64);
     match *s.get(i)? {
         b'0' => i += 1,
         b'1'..=b'9' => {
-            while let Some(&c @ b'0'..=b'9') = s.get(i) {
-                digit(c, false, &mut exp10);
-                i += 1;
-            }
+            let end = digits(s, i, &mut w);
+            nd = end - i;
+            i = end;
         }
         _ => return None,
     }
     if s.get(i) == Some(&b'.') {
         i += 1;
-        if !s.get(i).is_some_and(u8::is_ascii_digit) {
+        let first = i;
+        if nd == 0 {
+            // 0.000…: zeros before the first significant digit.
+            while s.get(i) == Some(&b'0') {
+                i += 1;
+            }
+        }
+        let sig = i;
+        let end = digits(s, i, &mut w);
+        if end == first {
             return None;
         }
-        while let Some(&c @ b'0'..=b'9') = s.get(i) {
-            digit(c, true, &mut exp10);
-            i += 1;
-        }
+        nd += end - sig;
+        exp10 -= (end - first) as i64;
+        i = end;
     }
     if let Some(b'e' | b'E') = s.get(i) {
         i += 1;
@@ -327,7 +732,7 @@ fn json_number(text: &str, start: usize) -> Option<(f64, usize)> {
         }
         exp10 += if eneg { -e } else { e };
     }
-    let fast = if many { None } else { decimal_f64(w, exp10) };
+    let fast = if nd <= 19 { decimal_f64(w, exp10) } else { None };
     let x = match fast {
         Some(x) => {
             if neg {
@@ -337,7 +742,7 @@ fn json_number(text: &str, start: usize) -> Option<(f64, usize)> {
             }
         }
         // The text is ASCII by construction.
-        None => text.get(start..i)?.parse().ok()?,
+        None => std::str::from_utf8(s.get(start..i)?).ok()?.parse().ok()?,
     };
     Some((x, i))
 }
@@ -350,6 +755,17 @@ const POW10: [f64; 23] = [
 
 /// The largest `|exponent|` of [`decimal_f64`]'s 128-bit path: `5^55 < 2^128`.
 const MAX_EXP10: usize = 55;
+
+/// The bit length of `5^k`, `k = 0 … 55`.
+const POW5_BITS: [u8; MAX_EXP10 + 1] = {
+    let mut t = [0u8; MAX_EXP10 + 1];
+    let mut k = 0;
+    while k <= MAX_EXP10 {
+        t[k] = (128 - 5u128.pow(k as u32).leading_zeros()) as u8;
+        k += 1;
+    }
+    t
+};
 
 /// `5^k` shifted left until its top bit is bit 127 (exact), `k = 0 … 55`.
 const POW5_UP: [u128; MAX_EXP10 + 1] = {
@@ -424,17 +840,17 @@ fn decimal_f64(mut w: u64, mut e: i64) -> Option<f64> {
     }
     let lw = w.leading_zeros();
     let wn = u128::from(w << lw);
+    // `5^k` has `b` bits.
+    let b = i64::from(POW5_BITS[k]);
     let (t, scale) = if e >= 0 {
-        let p = 5u128.pow(k as u32);
-        (POW5_UP[k], -(p.leading_zeros() as i64))
+        (POW5_UP[k], b - 128)
     } else {
-        let b = 128 - 5u128.pow(k as u32).leading_zeros();
-        (POW5_DOWN[k], -127 - i64::from(b))
+        (POW5_DOWN[k], -127 - b)
     };
-    // P = wn · t as three 64-bit words (p2, p1, p0).
-    let (t_hi, t_lo) = (t >> 64, t & u128::from(u64::MAX));
-    let lo = wn * t_lo;
-    let hi = wn * t_hi + (lo >> 64);
+    // P = wn · t as three 64-bit words (p2, p1, p0), from two 64 × 64 → 128-bit products.
+    let (t_hi, t_lo) = ((t >> 64) as u64, t as u64);
+    let lo = wn * u128::from(t_lo);
+    let hi = wn * u128::from(t_hi) + (lo >> 64);
     let (p2, p1, p0) = ((hi >> 64) as u64, hi as u64, lo as u64);
     // The value is P · 2^(e + scale − lw).
     let exp2 = e + scale - i64::from(lw);
@@ -475,7 +891,7 @@ mod tests {
     /// The fast number path against `str::parse::<f64>`, bit for bit.
     fn check(t: &str) {
         let want: f64 = t.parse().unwrap();
-        let (got, end) = json_number(t, 0).unwrap_or_else(|| panic!("{t}: not read"));
+        let (got, end) = json_number(t.as_bytes(), 0).unwrap_or_else(|| panic!("{t}: not read"));
         assert_eq!(end, t.len(), "{t}");
         assert_eq!(got.to_bits(), want.to_bits(), "{t}: {got:e} vs {want:e}");
     }
@@ -573,7 +989,7 @@ mod tests {
         }
         // Not numbers: left to the general path.
         for t in ["", "-", "01", ".5", "1.", "1e", "1e+", "+1", "-.5", "1.e5", "x"] {
-            assert!(json_number(t, 0).is_none_or(|(_, end)| end < t.len()), "{t}");
+            assert!(json_number(t.as_bytes(), 0).is_none_or(|(_, end)| end < t.len()), "{t}");
         }
     }
 

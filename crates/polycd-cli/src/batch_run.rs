@@ -6,26 +6,29 @@
 //! which definitions a line sees and on which thread it is answered:
 //!
 //! - The input is read in chunks of at most [`CHUNK_LINES`] lines and [`CHUNK_BYTES`] bytes
-//!   (a longer single line is read whole, as before): memory holds one chunk and its answers,
-//!   however long the input.
-//! - In a chunk, the define lines are answered first, one after the other in input order
-//!   (only lines containing `define` or a backslash can be define lines: a key `"define"`
-//!   written with escapes has a backslash). Every definition records its line number; a
+//!   (a longer single line is read whole, as before), in blocks of at most [`READ_BLOCK`]
+//!   bytes split at the newlines: memory holds one chunk, one block read ahead and the
+//!   chunk's answers, however long the input.
+//! - A chunk's lines are cut into pieces of [`PIECE_LINES`] lines, handed to a rayon pool of
+//!   `threads` threads (one thread: the same pieces in order, no pool). First each piece
+//!   lists its lines that can be define lines (only lines containing `define` or a backslash
+//!   can be: a key `"define"` written with escapes has a backslash); then this thread answers
+//!   those, one after the other in input order. Every definition records its line number; a
 //!   `ref` on line k sees only definitions made on lines before k, so answering the chunk's
 //!   other lines afterwards, in any order, gives what a line-by-line run gives.
-//! - The other lines are answered in pieces of [`PIECE_LINES`] lines on a rayon pool of
-//!   `threads` threads (one thread: the same pieces in order, no pool), each piece into its
-//!   own buffer; the buffers are written in order. `--threads 1` and `--threads N` print the
-//!   same bytes.
+//! - Then every piece answers its other lines into its own buffer — through the fast path
+//!   (`batch_fast`) when it takes the line, which writes the answer straight into the
+//!   buffer and reuses the piece's query cache — and the buffers are written in order.
+//!   `--threads 1` and `--threads N` print the same bytes.
 
+pub use crate::answer::write_answer;
 use crate::answer::{Answer, Summary};
 use crate::batch::{self, solid_of};
 use crate::schema::{check_keys, DEFINE_KEYS};
 use crate::shape_cache::{Def, LineCtx, Shapes, MAX_DEFINITIONS};
-use polycd::DVec3;
 use rayon::prelude::*;
 use serde_json::Value;
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 
 /// At most this many lines are read before they are answered (the streaming window).
 pub const CHUNK_LINES: usize = 8192;
@@ -33,7 +36,11 @@ pub const CHUNK_LINES: usize = 8192;
 pub const CHUNK_BYTES: usize = 4 << 20;
 /// Lines per piece of work handed to a thread: small enough to balance uneven lines, large
 /// enough that scheduling costs little per line.
-pub const PIECE_LINES: usize = 128;
+pub const PIECE_LINES: usize = 256;
+/// The input is read this many bytes at a time (at most: a pipe gives what it holds), into
+/// the run's buffer: less than this is held beyond a chunk's lines. As large as the CLI's
+/// `BufReader`, whose reads then go straight to the run's buffer.
+pub const READ_BLOCK: usize = 1 << 16;
 /// Answers a define line (`v` is an object with the key `define`) made on line `line`.
 fn define_line(v: &Value, shapes: &mut Shapes, line: u64) -> Answer {
     let id = v.get("id").cloned().unwrap_or(Value::Null);
@@ -83,9 +90,19 @@ fn define(v: &Value, shapes: &mut Shapes, line: u64) -> Result<(), String> {
 }
 
 /// Whether a raw line can be a define line: only those contain `define`, or a backslash
-/// (an escaped key).
-fn maybe_define(raw: &[u8], finder: &memchr::memmem::Finder) -> bool {
-    memchr::memchr(b'\\', raw).is_some() || finder.find(raw).is_some()
+/// (an escaped key). One pass for a backslash or an `f`, each `f` checked as the third letter
+/// of `define` (a query line has few: the `f` of `ref`).
+fn maybe_define(raw: &[u8]) -> bool {
+    let mut at = 0;
+    // Bounded: `at` grows on every pass.
+    while let Some(k) = memchr::memchr2(b'\\', b'f', &raw[at..]) {
+        let k = at + k;
+        if raw[k] == b'\\' || (k >= 2 && raw[k - 2..].starts_with(b"define")) {
+            return true;
+        }
+        at = k + 1;
+    }
+    false
 }
 
 /// The define line's answer, when the raw line is a define line (a JSON object with the key
@@ -114,6 +131,11 @@ pub(crate) fn answer_query_line(line: &str, ctx: &LineCtx) -> Answer {
     if let Some(ans) = crate::batch_fast::answer(line, ctx) {
         return ans;
     }
+    answer_general(line, ctx)
+}
+
+/// [`answer_query_line`] without the fast path.
+fn answer_general(line: &str, ctx: &LineCtx) -> Answer {
     // A byte-order mark (files saved by some editors start with one) is not JSON.
     let line = line.trim_start_matches('\u{feff}');
     let v: Value = match serde_json::from_str(line) {
@@ -121,6 +143,42 @@ pub(crate) fn answer_query_line(line: &str, ctx: &LineCtx) -> Answer {
         Err(e) => return Answer::error(Value::Null, format!("invalid JSON: {e}")),
     };
     batch::answer_query_value(&v, ctx)
+}
+
+/// Appends the answer to one raw query line (not a define line) to `out`: the fast path's
+/// when it takes the line, else [`answer_bytes`]' (the same bytes by construction); returns
+/// whether it is an error answer.
+fn answer_raw_into<'a>(
+    raw: &'a [u8],
+    ctx: &LineCtx<'a>,
+    st: &mut crate::batch_fast::FastState<'a>,
+    out: &mut Vec<u8>,
+) -> bool {
+    let line = raw.strip_suffix(b"\n").unwrap_or(raw);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if let Some(error) = crate::batch_fast::answer_into(line, ctx, st, out) {
+        return error;
+    }
+    let ans = match batch::line_text(raw) {
+        Ok(line) => answer_general(line, ctx),
+        Err(msg) => Answer::error(Value::Null, msg),
+    };
+    write_answer(&ans, out);
+    ans.status == "error"
+}
+
+/// [`answer_next`] without the fast path: the reference the fast path's tests compare with.
+#[cfg(test)]
+pub(crate) fn answer_next_general(line: &str, shapes: &mut Shapes) -> Answer {
+    shapes.lines += 1;
+    let n = shapes.lines;
+    match try_define(line.as_bytes(), shapes, n) {
+        Some(ans) => ans,
+        None => match batch::line_text(line.as_bytes()) {
+            Ok(text) => answer_general(text, &LineCtx { shapes, line: n }),
+            Err(msg) => Answer::error(Value::Null, msg),
+        },
+    }
 }
 
 /// Answers `line` as the next line of the batch `shapes` holds (a define line too): what
@@ -134,6 +192,94 @@ pub fn answer_next(line: &str, shapes: &mut Shapes) -> Answer {
     }
 }
 
+/// One piece of a chunk's lines, answered by one thread: the answers' bytes, the error count,
+/// the piece's candidate define lines (their index in the chunk) and the answers of those
+/// that are define lines, and the query cache its lines reuse (kept from chunk to chunk).
+#[derive(Default)]
+struct Piece {
+    out: Vec<u8>,
+    errors: u64,
+    candidates: Vec<usize>,
+    defined: Vec<(usize, Answer)>,
+    cache: polycd::query::PairCache,
+}
+
+/// The input buffer of a run: `data[..filled]` holds the bytes read and not yet answered
+/// (the current chunk's lines first). Its length is its capacity, zero-filled once, so a read
+/// goes straight into it.
+struct InputBuf {
+    data: Vec<u8>,
+    filled: usize,
+}
+
+impl InputBuf {
+    /// Drops the first `used` bytes (the lines answered), keeping the rest at the front.
+    fn consume(&mut self, used: usize) {
+        self.data.copy_within(used..self.filled, 0);
+        self.filled -= used;
+    }
+
+    /// Reads once from `input` into the free space (made at least [`READ_BLOCK`] bytes);
+    /// returns the bytes read (0 at the end of the input).
+    fn read_more(&mut self, input: &mut impl Read) -> std::io::Result<usize> {
+        if self.data.len() - self.filled < READ_BLOCK {
+            let grown = (self.filled + READ_BLOCK).max(2 * self.data.len());
+            self.data.resize(grown, 0);
+        }
+        let k = input.read(&mut self.data[self.filled..self.filled + READ_BLOCK])?;
+        self.filled += k;
+        Ok(k)
+    }
+}
+
+/// Reads the next chunk's lines into `buf` (after the bytes already there, which begin with
+/// the rest of the input read before) and their ends into `ends`: complete lines until
+/// [`CHUNK_LINES`] lines or [`CHUNK_BYTES`] bytes, or all that is left. Returns whether the
+/// input ended (at its end, a last line without a newline is a line; after a read error too,
+/// and the error goes to `read_error`). Bytes read beyond the chunk's last line stay in `buf`
+/// for the next chunk: less than [`READ_BLOCK`] of them.
+fn read_chunk(
+    input: &mut impl Read,
+    buf: &mut InputBuf,
+    ends: &mut Vec<usize>,
+    read_error: &mut Option<std::io::Error>,
+) -> bool {
+    ends.clear();
+    let mut scan = 0;
+    // Bounded by the input: every pass ends a line, reads at least one byte, or returns
+    // (an interrupted read is retried, as `read_until` does).
+    loop {
+        let last = ends.last().copied().unwrap_or(0);
+        if ends.len() >= CHUNK_LINES || last >= CHUNK_BYTES {
+            return false;
+        }
+        if let Some(k) = memchr::memchr(b'\n', &buf.data[scan..buf.filled]) {
+            scan += k + 1;
+            ends.push(scan);
+            continue;
+        }
+        scan = buf.filled;
+        match buf.read_more(input) {
+            Ok(0) => {
+                if buf.filled > last {
+                    ends.push(buf.filled);
+                }
+                return true;
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                // A partial line read before the error is answered as it is.
+                if buf.filled > last {
+                    ends.push(buf.filled);
+                }
+                *read_error = Some(e);
+                return true;
+            }
+        }
+    }
+}
+
 /// Reads JSON lines from `input`, writes one answer per line to `out`, answering on
 /// `threads` threads (at least 1) with the answers in input order; see the module header.
 ///
@@ -141,6 +287,10 @@ pub fn answer_next(line: &str, shapes: &mut Shapes) -> Answer {
 /// error ends the run after the lines read before it are answered (a partial last line is
 /// answered as it is): it is reported in [`Summary::read_error`], not as an answer line, so a
 /// failure that repeats (reading a directory) cannot loop. Errors writing `out` are returned.
+///
+/// The input is read with [`Read::read`] in blocks of [`READ_BLOCK`] bytes straight into the
+/// run's own buffer (a `BufReader` whose capacity is at most that hands its reads through
+/// without copying).
 pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std::io::Result<Summary> {
     let pool = if threads > 1 {
         match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
@@ -150,217 +300,90 @@ pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std
     } else {
         None
     };
-    let finder = memchr::memmem::Finder::new(b"define");
     let mut shapes = Shapes::default();
     let mut summary = Summary::default();
-    let mut buf: Vec<u8> = Vec::new();
+    let mut buf = InputBuf {
+        data: Vec::new(),
+        filled: 0,
+    };
     let mut ends: Vec<usize> = Vec::new();
-    let mut defined: Vec<Option<Answer>> = Vec::new();
-    let mut pieces: Vec<(Vec<u8>, u64)> = Vec::new();
-    // Bounded by the input: every pass consumes at least one byte or ends the loop.
+    let mut pieces: Vec<Piece> = Vec::new();
+    // Bounded by the input: every chunk but the last holds at least one line.
     loop {
-        buf.clear();
-        ends.clear();
-        let mut end = false;
-        while ends.len() < CHUNK_LINES && buf.len() < CHUNK_BYTES {
-            match input.read_until(b'\n', &mut buf) {
-                Ok(0) => {
-                    end = true;
-                    break;
-                }
-                Ok(_) => ends.push(buf.len()),
-                Err(e) => {
-                    // A partial line read before the error is answered as it is.
-                    if buf.len() > ends.last().copied().unwrap_or(0) {
-                        ends.push(buf.len());
-                    }
-                    summary.read_error = Some(e);
-                    end = true;
-                    break;
-                }
-            }
-        }
+        let end = read_chunk(&mut input, &mut buf, &mut ends, &mut summary.read_error);
         let n = ends.len();
         let first = summary.lines;
-        let line_at = |i: usize| &buf[if i == 0 { 0 } else { ends[i - 1] }..ends[i]];
-        // Define lines first, in input order.
-        defined.clear();
-        defined.resize_with(n, || None);
-        for (i, slot) in defined.iter_mut().enumerate() {
-            let raw = line_at(i);
-            if maybe_define(raw, &finder) {
-                *slot = try_define(raw, &mut shapes, first + i as u64 + 1);
-            }
-        }
-        // Then every other line, piece by piece.
         let n_pieces = n.div_ceil(PIECE_LINES);
         if pieces.len() < n_pieces {
             pieces.resize_with(n_pieces, Default::default);
         }
+        let buf_ref = &buf.data;
+        let ends_ref = &ends;
+        let line_at = |i: usize| &buf_ref[if i == 0 { 0 } else { ends_ref[i - 1] }..ends_ref[i]];
+        let lines_of = |p: usize| p * PIECE_LINES..((p + 1) * PIECE_LINES).min(n);
+        // The lines that may be define lines, piece by piece (on the pool).
+        let find = |(p, piece): (usize, &mut Piece)| {
+            piece.candidates.clear();
+            piece.defined.clear();
+            piece
+                .candidates
+                .extend(lines_of(p).filter(|&i| maybe_define(line_at(i))));
+        };
+        match &pool {
+            Some(pool) => pool.install(|| pieces[..n_pieces].par_iter_mut().enumerate().for_each(find)),
+            None => pieces[..n_pieces].iter_mut().enumerate().for_each(find),
+        }
+        // The define lines, in input order, on this thread.
+        for piece in &mut pieces[..n_pieces] {
+            for &i in &piece.candidates {
+                if let Some(ans) = try_define(line_at(i), &mut shapes, first + i as u64 + 1) {
+                    piece.defined.push((i, ans));
+                }
+            }
+        }
+        // Then every other line, piece by piece, each into its own buffer.
         let shapes_ref = &shapes;
-        let defined_ref = &defined;
-        let answer_piece = |(p, (out, errors)): (usize, &mut (Vec<u8>, u64))| {
-            out.clear();
-            *errors = 0;
-            let start = p * PIECE_LINES;
-            let end = (start + PIECE_LINES).min(n);
-            for (i, pre) in defined_ref[start..end].iter().enumerate().map(|(k, d)| (start + k, d)) {
+        let answer_piece = |(p, piece): (usize, &mut Piece)| {
+            piece.out.clear();
+            piece.errors = 0;
+            let mut st = crate::batch_fast::FastState::new(std::mem::take(&mut piece.cache));
+            let mut defined = piece.defined.iter().peekable();
+            for i in lines_of(p) {
+                if let Some((_, ans)) = defined.next_if(|(k, _)| *k == i) {
+                    piece.errors += u64::from(ans.status == "error");
+                    write_answer(ans, &mut piece.out);
+                    continue;
+                }
                 let ctx = LineCtx {
                     shapes: shapes_ref,
                     line: first + i as u64 + 1,
                 };
-                let computed;
-                let ans = match pre {
-                    Some(a) => a,
-                    None => {
-                        computed = answer_bytes(line_at(i), &ctx);
-                        &computed
-                    }
-                };
-                *errors += u64::from(ans.status == "error");
-                write_answer(ans, out);
+                piece.errors += u64::from(answer_raw_into(line_at(i), &ctx, &mut st, &mut piece.out));
             }
+            piece.cache = st.into_cache();
         };
         match &pool {
             Some(pool) => pool.install(|| pieces[..n_pieces].par_iter_mut().enumerate().for_each(answer_piece)),
             None => pieces[..n_pieces].iter_mut().enumerate().for_each(answer_piece),
         }
-        for (bytes, errors) in &pieces[..n_pieces] {
-            out.write_all(bytes)?;
-            summary.errors += errors;
+        for piece in &pieces[..n_pieces] {
+            out.write_all(&piece.out)?;
+            summary.errors += piece.errors;
         }
         summary.lines += n as u64;
         if end {
             return Ok(summary);
         }
+        // The bytes read after the chunk's last line begin the next chunk.
+        buf.consume(ends.last().copied().unwrap_or(0));
     }
-}
-
-/// Appends the answer's JSON line (with its newline) to `out`: the bytes of
-/// `format!("{}\n", ans.to_json())`, written without building the JSON value.
-pub fn write_answer(ans: &Answer, out: &mut Vec<u8>) {
-    // Answers with keys this writer does not spell out (a mesh side's features, a manifold) take the
-    // general serialisation: the same bytes by construction.
-    if ans.solid_features.is_some()
-        || ans.solid_feature_a.is_some()
-        || ans.manifold.is_some()
-        || ans.mesh_manifolds.is_some()
-        || ans.toc.is_some()
-    {
-        write_value(&ans.to_json(), out);
-        out.push(b'\n');
-        return;
-    }
-    out.extend_from_slice(b"{\"id\":");
-    write_value(&ans.id, out);
-    out.extend_from_slice(b",\"status\":\"");
-    out.extend_from_slice(ans.status.as_bytes());
-    if ans.status == "defined" {
-        out.extend_from_slice(b"\",\"error\":null}\n");
-        return;
-    }
-    out.extend_from_slice(b"\",\"distance\":");
-    write_num(ans.distance, out);
-    out.extend_from_slice(b",\"signed_distance\":");
-    write_num(ans.signed_distance, out);
-    out.extend_from_slice(b",\"directional\":");
-    write_num(ans.directional, out);
-    out.extend_from_slice(b",\"ray\":");
-    match ans.ray {
-        Some(r) => {
-            out.extend_from_slice(b"{\"t\":");
-            write_num(Some(r.t), out);
-            out.extend_from_slice(b",\"point\":");
-            write_vec(Some(r.point), out);
-            out.extend_from_slice(b",\"normal\":");
-            write_vec(r.normal, out);
-            out.push(b'}');
-        }
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b",\"point_a\":");
-    write_vec(ans.point_a, out);
-    out.extend_from_slice(b",\"point_b\":");
-    write_vec(ans.point_b, out);
-    out.extend_from_slice(b",\"features\":");
-    match (ans.features, ans.feature_a) {
-        (Some(f), _) => {
-            out.extend_from_slice(b"{\"a\":");
-            write_feature(f.a, out);
-            out.extend_from_slice(b",\"b\":");
-            write_feature(f.b, out);
-            out.push(b'}');
-        }
-        (None, Some(f)) => {
-            out.extend_from_slice(b"{\"a\":");
-            write_feature(f, out);
-            out.extend_from_slice(b",\"b\":null}");
-        }
-        (None, None) => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b",\"iterations\":");
-    match ans.iterations {
-        Some(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b",\"error\":");
-    match &ans.error {
-        Some(e) => write_value_str(e, out),
-        None => out.extend_from_slice(b"null"),
-    }
-    out.extend_from_slice(b"}\n");
-}
-
-fn write_value(v: &Value, out: &mut Vec<u8>) {
-    // Writing to a Vec cannot fail, and a Value always serialises.
-    let _ = serde_json::to_writer(&mut *out, v);
-}
-
-fn write_value_str(s: &str, out: &mut Vec<u8>) {
-    let _ = serde_json::to_writer(&mut *out, s);
-}
-
-/// A finite number as serde_json writes an `f64` (shortest round-trip text), else `null`.
-fn write_num(v: Option<f64>, out: &mut Vec<u8>) {
-    match v {
-        Some(x) if x.is_finite() => out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes()),
-        _ => out.extend_from_slice(b"null"),
-    }
-}
-
-fn write_vec(v: Option<DVec3>, out: &mut Vec<u8>) {
-    match v {
-        Some(p) if p.is_finite() => {
-            out.push(b'[');
-            write_num(Some(p.x), out);
-            out.push(b',');
-            write_num(Some(p.y), out);
-            out.push(b',');
-            write_num(Some(p.z), out);
-            out.push(b']');
-        }
-        _ => out.extend_from_slice(b"null"),
-    }
-}
-
-fn write_feature(f: polycd::Feature, out: &mut Vec<u8>) {
-    let (kind, i): (&[u8], u32) = match f {
-        polycd::Feature::Vertex(i) => (b"vertex", i),
-        polycd::Feature::Edge(i) => (b"edge", i),
-        polycd::Feature::Face(i) => (b"face", i),
-    };
-    out.extend_from_slice(b"{\"kind\":\"");
-    out.extend_from_slice(kind);
-    out.extend_from_slice(b"\",\"id\":");
-    out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
-    out.push(b'}');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::answer::RayOut;
-    use polycd::{Feature, FeaturePair};
+    use polycd::{Algorithm, DVec3, Feature, FeaturePair};
 
     /// The direct writer prints what `Answer::to_json` prints, for every shape of answer.
     #[test]
@@ -414,6 +437,280 @@ mod tests {
             let mut out = Vec::new();
             write_answer(ans, &mut out);
             assert_eq!(String::from_utf8(out).unwrap(), format!("{}\n", ans.to_json()));
+        }
+    }
+
+    /// xorshift64*: the test's own generator (no dependency).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn unit(&mut self) -> f64 {
+            (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        }
+        fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+            xs[self.below(xs.len() as u64) as usize]
+        }
+    }
+
+    /// A number as a user's program may spell it: shortest, `{:e}`, 17 significant digits,
+    /// with a trailing zero, an upper-case or signed exponent; integers as integers.
+    fn spell(x: f64, rng: &mut Rng) -> String {
+        match rng.below(6) {
+            0 => format!("{x:e}"),
+            1 => format!("{x:.16e}"),
+            2 => format!("{x:.16e}").replace('e', "E+").replace("E+-", "E-"),
+            3 if x == x.trunc() && x.abs() < 1e15 => format!("{}", x as i64),
+            4 => format!("{x:?}0").replace("e0", "e").replace("e-0", "e-"),
+            _ => format!("{x:?}"),
+        }
+    }
+
+    /// The fast path (templates, remembered names and poses, the reused query cache, the
+    /// answer written in place) against the general path alone, line by line, on 24 000 lines
+    /// of every form the fast path reads and many it must refuse: every algorithm and query,
+    /// near-contact and overlapping poses, shapes tiny, huge and far from the origin, numbers
+    /// in every spelling, ids of every kind, broken numbers, keys and values in lines that
+    /// match the previous line's template everywhere else. `run` on 1 and 2 threads prints
+    /// exactly the reference's bytes.
+    #[test]
+    fn the_fast_path_prints_what_the_general_path_prints() {
+        let mut rng = Rng(0x5eed_1234_abcd_ef01);
+        let defines = [
+            r#"{"define": "cube", "shape": {"shape": "cube"}}"#,
+            r#"{"define": "ico", "shape": {"shape": "icosahedron"}}"#,
+            r#"{"define": "ball", "shape": {"shape": "icosphere:1"}}"#,
+            r#"{"define": "rbox", "shape": {"shape": "box:1,2,3", "radius": 0.25}}"#,
+            r#"{"define": "tiny", "shape": {"vertices": [[0,0,0],[1e-7,0,0],[0,1e-7,0],[0,0,1e-7]]}}"#,
+            r#"{"define": "huge", "shape": {"vertices": [[0,0,0],[1e7,0,0],[0,1e7,0],[0,0,1e7]]}}"#,
+            r#"{"define": "knot", "shape": {"kind": "mesh", "shape": "torus-knot:2,3:24,6"}}"#,
+        ];
+        let names = ["cube", "ico", "ball", "rbox", "tiny", "huge", "knot", "nowhere"];
+        let queries = [
+            "distance",
+            "intersect",
+            "directional",
+            "Distance",
+            " distance",
+            "point",
+            "manifold",
+        ];
+        let algorithms: Vec<String> = Algorithm::ALL.iter().map(|a| a.name().to_string()).collect();
+        // Replacements of one number or of the id by text the fast path must refuse or read
+        // as the general path does.
+        let bad_numbers = [
+            "1.", "01", "-", "1e400", "-1e400", "1e-400", "NaN", "\"1\"", "null", "1.5e", "--1", "0x1", "1e+", "+1",
+        ];
+        let ids = [
+            "0",
+            "-0",
+            "017",
+            "1.0",
+            "1e2",
+            "-12",
+            "123456789012345678",
+            "1234567890123456789",
+            "\"x\"",
+            "null",
+            "[1, 2]",
+            "{\"k\": 1.50}",
+            "-",
+            "17 ",
+        ];
+        let mut input = String::new();
+        let mut lines = 0;
+        for (k, d) in defines.iter().enumerate() {
+            input.push_str(d);
+            input.push('\n');
+            lines += 1;
+            // Lines before the later definitions refer to names not yet defined.
+            if k == 1 {
+                for _ in 0..50 {
+                    input.push_str(r#"{"id": 1, "a": {"ref": "cube"}, "b": {"ref": "ball"}, "query": "distance"}"#);
+                    input.push('\n');
+                    lines += 1;
+                }
+            }
+        }
+        let mut prev = String::new();
+        while lines < 24_000 {
+            let has_digit = prev.bytes().any(|c| c.is_ascii_digit());
+            let line = if has_digit && rng.below(4) == 0 {
+                // The previous line with one value replaced: the template path's edge.
+                let nums: Vec<(usize, usize)> = {
+                    let b = prev.as_bytes();
+                    let mut v = Vec::new();
+                    let mut i = 0;
+                    while i < b.len() {
+                        if b[i].is_ascii_digit() || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+                            let s = i;
+                            while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') {
+                                i += 1;
+                            }
+                            v.push((s, i));
+                        } else {
+                            i += 1;
+                        }
+                    }
+                    v
+                };
+                let (s, e) = nums[rng.below(nums.len() as u64) as usize];
+                let with = match rng.below(3) {
+                    0 => rng.pick(&bad_numbers).to_string(),
+                    1 if prev[..s].ends_with("\"id\": ") => rng.pick(&ids).to_string(),
+                    _ => spell((rng.unit() - 0.5) * 6.0, &mut rng),
+                };
+                format!("{}{with}{}", &prev[..s], &prev[e..])
+            } else {
+                let a = if rng.below(10) == 0 {
+                    rng.pick(&names)
+                } else {
+                    rng.pick(&names[..2])
+                };
+                let b = if rng.below(10) == 0 {
+                    rng.pick(&names)
+                } else {
+                    rng.pick(&names[..2])
+                };
+                let big = if a == "huge" || b == "huge" {
+                    1e7
+                } else if a == "tiny" || b == "tiny" {
+                    1e-7
+                } else {
+                    1.0
+                };
+                let far = if rng.below(8) == 0 { 1e6 } else { 0.0 };
+                // Near contact most of the time: a random direction at about the contact distance.
+                let dir: [f64; 3] = std::array::from_fn(|_| rng.unit() - 0.5);
+                let n = dir.iter().map(|c| c * c).sum::<f64>().sqrt().max(1e-9);
+                let r = big * (0.5 + 2.0 * rng.unit());
+                let t = dir.map(|c| far + c / n * r);
+                let q: [f64; 4] = std::array::from_fn(|_| rng.unit() - 0.5);
+                let num = |x: f64, rng: &mut Rng| spell(x, rng);
+                let mut parts: Vec<String> = Vec::new();
+                if rng.below(6) != 0 {
+                    parts.push(format!(
+                        "\"id\": {}",
+                        if rng.below(5) == 0 {
+                            rng.pick(&ids).to_string()
+                        } else {
+                            lines.to_string()
+                        }
+                    ));
+                }
+                parts.push(format!("\"a\": {{\"ref\": \"{a}\"}}"));
+                parts.push(format!("\"b\": {{\"ref\": \"{b}\"}}"));
+                match rng.below(4) {
+                    0 => {}
+                    1 => parts.push("\"pose_a\": {\"translation\": [0, 0, 0], \"rotation\": [1, 0, 0, 0]}".into()),
+                    _ => parts.push(format!(
+                        "\"pose_a\": {{\"translation\": [{}, {}, {}]}}",
+                        num(far, &mut rng),
+                        num(far, &mut rng),
+                        num(far, &mut rng)
+                    )),
+                }
+                if rng.below(10) != 0 {
+                    parts.push(format!(
+                        "\"pose_b\": {{\"translation\": [{}, {}, {}], \"rotation\": [{}, {}, {}, {}]}}",
+                        num(t[0], &mut rng),
+                        num(t[1], &mut rng),
+                        num(t[2], &mut rng),
+                        num(q[0], &mut rng),
+                        num(q[1], &mut rng),
+                        num(q[2], &mut rng),
+                        num(q[3], &mut rng)
+                    ));
+                }
+                let query = if rng.below(3) == 0 {
+                    rng.pick(&queries)
+                } else {
+                    "distance"
+                };
+                parts.push(format!("\"query\": \"{query}\""));
+                if rng.below(3) == 0 {
+                    parts.push(format!(
+                        "\"algorithm\": \"{}\"",
+                        algorithms[rng.below(algorithms.len() as u64) as usize]
+                    ));
+                }
+                if query == "directional" || rng.below(8) == 0 {
+                    parts.push(format!(
+                        "\"direction\": [{}, {}, 0]",
+                        num(-t[0], &mut rng),
+                        num(-t[1], &mut rng)
+                    ));
+                }
+                match rng.below(40) {
+                    0 => parts.push("\"colour\": 1".into()),
+                    1 => parts.push("\"query\": \"distance\"".into()),
+                    2 => parts.push("\"pose_b\": null".into()),
+                    3 => parts.swap(0, 1),
+                    _ => {}
+                }
+                let sep = if rng.below(10) == 0 { " ,  " } else { ", " };
+                format!("{{{}}}", parts.join(sep))
+            };
+            input.push_str(&line);
+            input.push_str(if rng.below(50) == 0 { "\r\n" } else { "\n" });
+            prev = line;
+            lines += 1;
+        }
+        let mut shapes = Shapes::default();
+        let mut want = Vec::new();
+        for line in input.split_terminator('\n') {
+            write_answer(&answer_next_general(line, &mut shapes), &mut want);
+        }
+        let want = String::from_utf8(want).unwrap();
+        let (mut errors, mut answered) = (0, 0);
+        for l in want.lines() {
+            if l.contains("\"status\":\"error\"") {
+                errors += 1;
+            } else {
+                answered += 1;
+            }
+        }
+        // The sample covers both sides: most lines answered (the fast path's), many refused.
+        assert!(
+            answered > 15_000 && errors > 1_000,
+            "{answered} answered, {errors} errors"
+        );
+        for threads in [1, 2] {
+            let mut out = Vec::new();
+            let s = run(input.as_bytes(), &mut out, threads).unwrap();
+            assert_eq!(s.lines, lines as u64);
+            let got = String::from_utf8(out).unwrap();
+            for (k, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+                assert_eq!(g, w, "line {}: {}", k + 1, input.lines().nth(k).unwrap_or(""));
+            }
+            assert_eq!(got.len(), want.len());
+        }
+    }
+
+    /// The define-line scan: every line with `define` (or a backslash) is a candidate, and the
+    /// `f`s of other lines are not.
+    #[test]
+    fn define_candidates() {
+        for (line, want) in [
+            (r#"{"define": "x", "shape": {"shape": "cube"}}"#, true),
+            (r#"{"a": {"ref": "f"}, "b": {"ref": "ff"}, "query": "distance"}"#, false),
+            (r#"{"\u0064efine": "x"}"#, true),
+            ("define", true),
+            ("fdefine", true),
+            ("defin", false),
+            ("efine", false),
+            ("", false),
+            ("f", false),
+            ("ddefinedefine", true),
+        ] {
+            assert_eq!(maybe_define(line.as_bytes()), want, "{line}");
         }
     }
 

@@ -167,6 +167,24 @@ impl<'a> LineCtx<'a> {
         }
     }
 
+    /// The definition of `name` when it is a convex shape built without error, whatever its
+    /// line: the name as stored (borrowed for as long as the shapes), the line that defined
+    /// it and the shape. [`LineCtx::lookup`] is this plus `line < self.line`; the batch's fast
+    /// path keeps a few of these per piece of work (the definitions cannot change while
+    /// borrowed) so that a repeated name is compared, not hashed.
+    pub(crate) fn convex_def(&self, name: &str) -> Option<(&'a str, u64, &'a ConvexPolyhedron)> {
+        match self.shapes.defs.get_key_value(name) {
+            Some((
+                key,
+                Def {
+                    line,
+                    shape: Ok(BatchSolid::Convex(p)),
+                },
+            )) => Some((key.as_str(), *line, &**p)),
+            _ => None,
+        }
+    }
+
     /// The shape a `{"ref": NAME}` object names (of any kind): defined on an earlier line,
     /// with no other key alongside.
     pub fn resolve_ref(&self, obj: &Map<String, Value>, name: &Value) -> Result<BatchSolid, String> {
