@@ -207,9 +207,9 @@ fn extreme_by_groups(tri: &[CompactFacet], group: &[u32], npts: usize) -> (Vec<u
 fn number_extreme(npts: usize, extreme: impl Fn(usize) -> bool) -> (Vec<u32>, Vec<u32>) {
     let mut new_index: Vec<u32> = vec![NONE; npts];
     let mut kept: Vec<u32> = Vec::new();
-    for v in 0..npts {
+    for (v, slot) in new_index.iter_mut().enumerate() {
         if extreme(v) {
-            new_index[v] = kept.len() as u32;
+            *slot = kept.len() as u32;
             kept.push(v as u32);
         }
     }
