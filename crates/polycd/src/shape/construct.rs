@@ -40,12 +40,24 @@ impl ConvexPolyhedron {
         // Large shapes: built over vertices renumbered in the order the faces first name
         // them, then numbered back (`build_local`); any failure is re-run in the given
         // numbering, so the error is exactly the one it gives.
-        let mut poly = match Self::build_local(&vertices, faces, strict) {
-            Some(Ok(poly)) => poly,
-            _ => Self::build_core(vertices, faces, strict, None)?,
+        // The vertex cones are built before the numbering back, over the local numbering
+        // (`VertexCones::build_renumbered`: the same table); they and the numbering back are
+        // timed as part of the tables.
+        let (mut poly, cones) = match Self::build_local(&vertices, faces, strict) {
+            Some(Ok((mut local, order))) => {
+                progress(Phase::Topology, 1, 1);
+                progress(Phase::Tables, 0, 1);
+                let cones = VertexCones::build_renumbered(&local.topology(), &order);
+                local.number_back(&vertices, &order);
+                (local, cones)
+            }
+            _ => {
+                let poly = Self::build_core(vertices, faces, strict, None)?;
+                progress(Phase::Topology, 1, 1);
+                (poly, None)
+            }
         };
-        progress(Phase::Topology, 1, 1);
-        poly.build_tables(progress);
+        poly.build_tables(cones, progress);
         Ok(poly)
     }
 
@@ -58,8 +70,15 @@ impl ConvexPolyhedron {
     /// reference point of the volume sum and the second interior point, which are taken
     /// from `vertices` as given). `None` below [`LOCAL_ORDER_MIN`] vertices and when a face
     /// names a vertex out of range or a vertex is on no face (the given numbering then
-    /// reports the error).
-    fn build_local(vertices: &[DVec3], faces: &[Vec<u32>], strict: bool) -> Option<Result<Self, PolycdError>> {
+    /// reports the error). Returned still in the local numbering, with `order` (local vertex
+    /// `l` is given vertex `order[l]`): the caller numbers it back
+    /// ([`number_back`](Self::number_back)) after building what reads the local numbering
+    /// faster (the vertex cones).
+    fn build_local(
+        vertices: &[DVec3],
+        faces: &[Vec<u32>],
+        strict: bool,
+    ) -> Option<Result<(Self, Vec<u32>), PolycdError>> {
         let nv = vertices.len();
         if nv < LOCAL_ORDER_MIN || faces.len() < 4 {
             return None;
@@ -91,10 +110,7 @@ impl ConvexPolyhedron {
         let poly = Self::build_core(at_local, &loops, strict, Some((reference, vertices[0])));
         drop(loops);
         drop(corners);
-        Some(poly.map(|mut p| {
-            p.number_back(vertices, &order);
-            p
-        }))
+        Some(poly.map(|p| (p, order)))
     }
 
     /// Renumbers a polyhedron built over vertex `l` = given vertex `order[l]` in the given
@@ -240,8 +256,8 @@ impl ConvexPolyhedron {
     }
 
     /// The per-shape tables read at query time (the DK hierarchy and V-Clip's tables are
-    /// built on first use, see their fields).
-    fn build_tables(&mut self, progress: &mut dyn FnMut(Phase, u64, u64)) {
+    /// built on first use, see their fields); `cones`: the vertex cones when already built.
+    fn build_tables(&mut self, cones: Option<VertexCones>, progress: &mut dyn FnMut(Phase, u64, u64)) {
         const TABLES: u64 = 4;
         progress(Phase::Tables, 0, TABLES);
         let poly = &*self;
@@ -255,7 +271,7 @@ impl ConvexPolyhedron {
         let view = self.topology();
         let scan_blocks = ScanBlocks::build(&view);
         progress(Phase::Tables, 2, TABLES);
-        let cones = VertexCones::build(&view);
+        let cones = cones.unwrap_or_else(|| VertexCones::build(&view));
         progress(Phase::Tables, 3, TABLES);
         let start_table = StartTable::build(&view);
         progress(Phase::Tables, TABLES, TABLES);
@@ -648,15 +664,27 @@ mod tests {
             let h = convex_hull(&pts).unwrap();
             assert!(h.vertices.len() >= LOCAL_ORDER_MIN, "{name}: {}", h.vertices.len());
             let plain = ConvexPolyhedron::build_core(h.vertices.clone(), &h.faces, false, None).unwrap();
-            let local = ConvexPolyhedron::build_local(&h.vertices, &h.faces, false)
+            let (mut local, order) = ConvexPolyhedron::build_local(&h.vertices, &h.faces, false)
                 .expect("large enough to renumber")
                 .unwrap();
+            // The cones over the local numbering, entry for entry those of the given one.
+            let cones = VertexCones::build_renumbered(&local.topology(), &order).unwrap();
+            local.number_back(&h.vertices, &order);
             assert_eq!(
                 name == "capped sphere",
                 plain.faces.iter().any(|f| f.len > 3),
                 "{name}: polygonal faces"
             );
             assert_eq!(format!("{plain:?}"), format!("{local:?}"), "{name}");
+            let given = VertexCones::build(&plain.topology());
+            assert_eq!(format!("{given:?}"), format!("{cones:?}"), "{name}: cones");
+            // And the whole construction with its tables (the cones built renumbered) is the
+            // plain one with its tables.
+            let mut plain = plain;
+            plain.build_tables(None, &mut |_, _, _| {});
+            let built =
+                ConvexPolyhedron::build_with_progress(h.vertices.clone(), &h.faces, false, &mut |_, _, _| {}).unwrap();
+            assert_eq!(format!("{plain:?}"), format!("{built:?}"), "{name}: with tables");
         }
     }
 
