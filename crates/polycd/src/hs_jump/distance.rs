@@ -366,8 +366,10 @@ fn certify(
     let chord = (2.0 * (best.0 - l + 2.0 * rho) / (best.0 + rho)).sqrt();
     let (ca, cb) = (&mut cache.cap_a, &mut cache.cap_b);
     let ub = f.rot_t * -u;
-    // No positive lower bound to steer by, or a cap too wide: the local descent instead.
-    if !(l > rho && chord < 1.0)
+    // No positive lower bound to steer by, or a cap too wide: the local descent instead
+    // (NaN-safe: a NaN bound does not steer).
+    let steerable = l > rho && chord < 1.0;
+    if !steerable
         || !cap(a, u, sa, 2.0 * chord * a.bounding_sphere().1 + rho, CAP_LIMIT, ca)
         || !cap(b, ub, sb, 2.0 * chord * b.bounding_sphere().1 + rho, CAP_LIMIT, cb)
     {
