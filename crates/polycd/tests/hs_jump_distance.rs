@@ -8,14 +8,15 @@
 //! vertices' hull: on the vertex, the edge's segment, the face's plane). Overlapping pairs
 //! must be answered `Penetrating`. Families: random hulls, boxes with near-parallel faces,
 //! needles and disks, at scales 1e-6 … 1e6 and far offsets (1e6 × the size): these pass
-//! (1 800 random pairs, 600 far / near-contact pairs). Near-parallel faces near contact do not
-//! yet (`near_parallel_faces_and_touching`, ignored: see there).
+//! (1 800 random pairs, 600 far / near-contact pairs), as do near-parallel faces near contact
+//! (`near_parallel_faces_and_touching`). `differential_against_gjk_and_vclip` compares
+//! `hs_jump::distance` with GJK's and V-Clip's (`query::distance`) on 10⁴ pairs.
 
 mod common;
 
 use common::{outside, random_pose};
 use polycd::hs_jump::HsJumpCache;
-use polycd::query::{contact_tolerance, pair_scale};
+use polycd::query::{contact_tolerance, pair_scale, Algorithm, PairCache};
 use polycd::tolerance::AGREEMENT_REL;
 use polycd::Feature;
 use polycd::{hs_jump, oracle, shapes, ConvexPolyhedron, DQuat, DVec3, Distance, Pose};
@@ -191,15 +192,13 @@ fn far_offsets_and_near_contact() {
     assert!(t.separated >= 590, "{t:?}");
 }
 
-/// KNOWN FAILURE (issue 24 item 3, left open): near-parallel faces 1e-5 apart, tilted by
-/// ≤ ~1e-9 rad, with a cache warm from the previous pose: the climb stops 3.8e-11 … 3.6e-10
-/// above the oracle (scale 8.5: 4.5e-12 … 4.2e-11 relative, above the 1e-12 demanded). The
-/// climb's direction `w` is a difference of points ~2 long, so near contact its direction
-/// carries ~1e-10 rad of rounding, more than the face's vertex ties it must resolve; the
-/// sub-hull polish (`hs_jump::distance`) fixes the first such pose but not all. Run with
-/// `cargo test -p polycd --test hs_jump_distance -- --ignored`.
+/// Near-parallel faces 1e-5 … 1 apart, tilted by 1 … 1e-9.5 rad, with a cache warm from the
+/// previous pose. The climb's direction `w`, a difference of points ~2 long, carries ~1e-10 rad
+/// of rounding near contact, more than the face's vertex ties it must resolve: the climb alone
+/// stopped up to 4e-11 × scale above the oracle (before 2026-11-27 21:40 UTC, when this test was
+/// ignored). `hs_jump::distance` now measures the caps of vertices the bounds' gap leaves
+/// possible (`certify`), which makes it exact to rounding.
 #[test]
-#[ignore = "known failure: near-parallel faces near contact, see the doc comment"]
 fn near_parallel_faces_and_touching() {
     let mut t = Tally::default();
     let mut cache = HsJumpCache::default();
@@ -245,4 +244,208 @@ fn near_parallel_faces_and_touching() {
     };
     assert_eq!(distance, 3.0);
     eprintln!("{t:?}");
+}
+
+/// One pair of the differential: outside the contact band (GJK's signed distance beyond twice
+/// the contact tolerance, which the query layer owns), `hs_jump::distance` (not wired into the
+/// dispatcher) agrees with GJK's and V-Clip's `query::distance` within `AGREEMENT_REL` × scale
+/// when separated, answers `Penetrating` when GJK's is negative, and its separated answer
+/// carries points on the shapes `distance` apart on the features it names. Each method keeps
+/// its own warm cache. Returns GJK's signed distance.
+fn differential(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    caches: &mut [PairCache; 3],
+    what: &str,
+) -> f64 {
+    let scale = pair_scale(a, pa, b, pb);
+    let slack = AGREEMENT_REL * scale;
+    let [ch, cg, cv] = caches;
+    let h = hs_jump::distance(a, pa, b, pb, ch.hs_jump.get_or_default()).unwrap();
+    let g = polycd::query::distance(a, pa, b, pb, Algorithm::Gjk, cg).unwrap();
+    let v = polycd::query::distance(a, pa, b, pb, Algorithm::VClip, cv).unwrap();
+    let sg = g.signed_distance().unwrap_or_else(|| panic!("{what}: gjk {g:?}"));
+    let sv = v.signed_distance().unwrap_or_else(|| panic!("{what}: vclip {v:?}"));
+    let tol = contact_tolerance(a, pa, b, pb);
+    if sg.abs() <= 2.0 * tol {
+        // The contact band is the query layer's (it re-measures there).
+        return sg;
+    }
+    if sg < 0.0 {
+        assert!(
+            matches!(h, Distance::Penetrating { .. }),
+            "{what}: hs-jump {h:?}, gjk {sg:e}"
+        );
+        return sg;
+    }
+    if let Distance::NotConverged { .. } = h {
+        // HS-jump's boolean gives up when it cannot certify touching (its module header);
+        // seen on touching near-parallel edges just outside twice the tolerance. Counted by
+        // the caller (NaN), allowed only within 1e-9 × scale of contact.
+        assert!(sg <= 1e-9 * scale, "{what}: hs-jump {h:?}, gjk {sg:e}");
+        return f64::NAN;
+    }
+    let sh = h.signed_distance().unwrap_or_else(|| panic!("{what}: hs-jump {h:?}"));
+    assert!(
+        (sh - sg).abs() <= slack && (sh - sv).abs() <= slack,
+        "{what}: hs-jump {sh:.17e}, gjk {sg:.17e}, vclip {sv:.17e}, scale {scale:e}"
+    );
+    if let Distance::Separated {
+        distance,
+        point_a,
+        point_b,
+        features,
+        ..
+    } = h
+    {
+        assert!(
+            ((point_b - point_a).length() - distance).abs() <= slack,
+            "{what}: points"
+        );
+        assert!(
+            outside(a, pa, point_a) <= slack && outside(b, pb, point_b) <= slack,
+            "{what}: points off the shapes"
+        );
+        assert!(
+            feature_gap(a, pa, features.a, point_a) <= slack && feature_gap(b, pb, features.b, point_b) <= slack,
+            "{what}: features {features:?}"
+        );
+    }
+    sh
+}
+
+/// 10⁴ pairs, HS-jump against GJK and V-Clip (see [`differential`]):
+/// random shapes and poses at scales 1e-3 … 1e3 (4 000, caches warm along the sequence and
+/// dropped every third pair); near-parallel faces (3 000: tilts 1 … 1e-12 rad, gaps 1 … 1e-9,
+/// exact contact and shallow overlap, the pair turned and moved 10³ away as a whole);
+/// near-parallel and crossing edges (1 500); a vertex onto a face, touching or 1e-12 … 1e-6
+/// apart (1 500).
+///
+/// KNOWN FAILURE (2026-11-27 22:33 UTC): HS-jump's boolean (`hs_jump::intersect`, which
+/// `distance` starts from) answers `NotConverged` after 4 iterations on "edges 373" (parallel
+/// cube edges turned 1e-9 rad, 4.67e-4 apart by GJK, warm cache): a defect of the boolean
+/// search, not of the climb. The 7 373 pairs before it (all random and near-parallel-face
+/// pairs) pass. Run with `cargo test -p polycd --test hs_jump_distance -- --ignored`.
+#[test]
+#[ignore = "known failure: HS-jump's boolean NotConverged on separated near-parallel edges, see the doc comment"]
+fn differential_against_gjk_and_vclip() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2024);
+    let mut caches: [PairCache; 3] = Default::default();
+    let (mut n, mut separated, mut overlapping, mut unconverged) = (0usize, 0usize, 0usize, 0usize);
+    let mut tally = |s: f64| {
+        n += 1;
+        if s.is_nan() {
+            unconverged += 1;
+        }
+        if s > 0.0 {
+            separated += 1;
+        } else if s < 0.0 {
+            overlapping += 1;
+        }
+    };
+    for i in 0..4000 {
+        let scale = [1e-3, 1.0, 1e3][i % 3];
+        let a = scaled(&family(i, &mut rng), scale);
+        let b = scaled(&family(i / 3 + 1, &mut rng), scale);
+        let pa = random_pose(&mut rng, 3.0 * scale);
+        let pb = random_pose(&mut rng, 3.0 * scale);
+        if i % 3 == 0 {
+            caches = Default::default();
+        }
+        tally(differential(&a, &pa, &b, &pb, &mut caches, &format!("random {i}")));
+    }
+    let cube = shapes::cuboid(2.0, 2.0, 2.0).unwrap();
+    let slab = shapes::cuboid(3.0, 1.0, 0.2).unwrap();
+    let disk = shapes::prism(24, 1.0, 0.1).unwrap();
+    for k in 0..3000 {
+        let (a, b) = match k % 3 {
+            0 => (&cube, &cube),
+            1 => (&cube, &slab),
+            _ => (&disk, &slab),
+        };
+        let tilt = 10f64.powf(-(((k / 3) % 13) as f64));
+        let gap = [1.0, 1e-3, 1e-6, 1e-9, 0.0, -1e-3][(k / 39) % 6];
+        let axis = DVec3::new((k as f64).cos(), (k as f64).sin(), 0.1).normalize();
+        let top = |p: &ConvexPolyhedron| p.vertices().iter().map(|v| v.z).fold(f64::MIN, f64::max);
+        let (ha, hb) = (top(a), top(b));
+        let local_b = Pose::new(
+            DQuat::from_axis_angle(axis, tilt),
+            DVec3::new(
+                0.3 * (k as f64 * 0.7).cos(),
+                0.2 * (k as f64 * 1.3).sin(),
+                ha + hb + gap,
+            ),
+        );
+        // The pair as a whole: turned and moved away from the origin (every fifth kept exact).
+        let whole = if k % 5 == 0 {
+            Pose::IDENTITY
+        } else {
+            Pose::new(shapes::random_rotation(&mut rng), shapes::unit_vector(&mut rng) * 1e3)
+        };
+        let (pa, pb) = (whole, whole * local_b);
+        if k % 7 == 0 {
+            caches = Default::default();
+        }
+        tally(differential(
+            a,
+            &pa,
+            b,
+            &pb,
+            &mut caches,
+            &format!("faces {k} tilt {tilt:e} gap {gap}"),
+        ));
+    }
+    // Edges: A's top edge along X (the cube turned 45° about X), B's bottom edge turned by
+    // `angle` about Z from it (0: parallel, tiny: near-parallel, π/2: crossing).
+    let edge_up = Pose::new(DQuat::from_rotation_x(std::f64::consts::FRAC_PI_4), DVec3::ZERO);
+    let h = 2f64.sqrt();
+    for k in 0..1500 {
+        let angle = [0.0, 1e-12, 1e-9, 1e-6, 1e-3, 0.3, std::f64::consts::FRAC_PI_2][k % 7];
+        let gap = [0.5, 1e-4, 1e-8, 0.0, -1e-4][(k / 7) % 5];
+        let pb = Pose::new(
+            DQuat::from_rotation_z(angle) * edge_up.rotation,
+            DVec3::new(0.4 * (k as f64).sin(), 1e-3 * (k as f64).cos(), 2.0 * h + gap),
+        );
+        if k % 11 == 0 {
+            caches = Default::default();
+        }
+        tally(differential(
+            &cube,
+            &edge_up,
+            &cube,
+            &pb,
+            &mut caches,
+            &format!("edges {k} angle {angle:e} gap {gap}"),
+        ));
+    }
+    // A vertex onto a face: the octahedron's lower vertex down onto the cube's top face.
+    let tet = shapes::octahedron(1.0).unwrap();
+    let low = tet.vertices().iter().map(|v| v.z).fold(f64::MAX, f64::min);
+    for k in 0..1500 {
+        let gap = [0.0, 1e-12, 1e-9, 1e-6, 0.1][k % 5];
+        let spin = DQuat::from_rotation_z(k as f64 * 0.37);
+        let pb = Pose::new(
+            spin,
+            DVec3::new(
+                0.9 * (k as f64 * 0.3).sin(),
+                0.9 * (k as f64 * 0.5).cos(),
+                1.0 - low + gap,
+            ),
+        );
+        if k % 13 == 0 {
+            caches = Default::default();
+        }
+        tally(differential(
+            &cube,
+            &Pose::IDENTITY,
+            &tet,
+            &pb,
+            &mut caches,
+            &format!("vertex {k} gap {gap}"),
+        ));
+    }
+    eprintln!("{n} pairs: {separated} separated, {overlapping} overlapping, {unconverged} not converged");
+    assert!(n >= 10_000 && separated > 5000 && overlapping > 1000 && unconverged <= n / 100);
 }

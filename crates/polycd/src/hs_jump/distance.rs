@@ -29,12 +29,33 @@
 //! features are the vertex sets of A and B in `W` (1 vertex: a vertex; 2: their edge; 3: a
 //! face holding all three), its points `Σλ_j p_j` and `Σλ_j q_j`.
 //!
-//! Status (2026-11-27): against `oracle::signed_distance` within 1e-12 × the pair's scale on
-//! random hulls at scales 1e-6…1e6, far offsets and near contact (tests/hs_jump_distance.rs);
-//! NOT yet on near-parallel faces ~1e-5 apart tilted by ≤ 1e-9 rad (errors up to 4e-11 ×
-//! scale: the direction `w`, a difference of points far longer than it, carries more rounding
-//! than the face's vertex ties it must resolve). Not wired into `query::distance` for that
-//! reason (`Algorithm::HsJump` answers `Unsupported` there, as before).
+//! 3. Certify (`certify`): the answer's points give an upper bound `U` of the distance, the
+//!    best separation met along the climb's directions a lower bound `L`. When `U − L ≤
+//!    ACCEPT_GAP_REL × scale` the answer stands; else the answer's features' directions (a
+//!    face normal, two edges' cross product: exact to rounding, unlike `w`) are tried for a
+//!    better `L`. Otherwise (near-parallel faces near contact:
+//!    `w`, a difference of points far longer than it, carries more rounding in its direction
+//!    than the face's vertex ties it must resolve, and the climb stops up to 4e-11 × scale
+//!    high) the gap bounds the angle to the distance direction (`|û − n*|² ≤ 2(1 − L/U)`),
+//!    hence which vertices can carry the closest features: a cap of each shape around the
+//!    supporting pair, at most `CAP_LIMIT` vertices. Every feature pair of the caps is
+//!    measured on the points (vertex–vertex, vertex–edge, vertex–face, edge–edge); the least
+//!    is the distance to rounding.
+//!
+//! Accuracy: against `oracle::signed_distance` within 1e-12 × the pair's scale on random hulls
+//! at scales 1e-6…1e6, far offsets, near contact and near-parallel faces 1e-5 apart tilted by
+//! ≤ 1e-9 rad; against GJK and V-Clip outside the contact band on 4 000 random and 3 000
+//! near-parallel-face pairs (tests/hs_jump_distance.rs; the 10⁴-pair differential stops at a
+//! boolean `NotConverged` on separated near-parallel edges, see there). NOT wired into `query::distance` (`Algorithm::HsJump` answers
+//! `Unsupported` there): wired, tests/conformance.rs's "dome" cases 1e-9 × scale apart were
+//! answered up to 16–120 % of the gap high, and with points off their named features at
+//! 1.4e6 offsets (found 2026-11-27 22:28 UTC, not yet diagnosed).
+//!
+//!    When no positive `L` is known or a cap is wider than `CAP_LIMIT` (the gap large against
+//!    the distance: the directions' rounding `ε·|A|/d` near contact), a local descent instead
+//!    (`descend`): the closest points between the faces around the answer's features, repeated
+//!    while the distance strictly falls (at most `DESCENT_ROUNDS` rounds); a pair no face
+//!    around it improves is the closest pair (convexity).
 //!
 //! Touching (`Intersection::Touching`) is answered by the same climb from the touching plane;
 //! `Overlapping` as `Penetrating` without a depth (the query layer measures the depth, as for
@@ -44,7 +65,7 @@ use super::{intersect, Frame, HsJumpCache};
 use crate::contract::{pair_scale, Distance, Feature, FeaturePair, Intersection};
 use crate::core::error::PolycdError;
 use crate::core::math::{DMat3, DVec3, Pose};
-use crate::core::tolerance::DISTANCE_GAP_REL;
+use crate::core::tolerance::{ACCEPT_GAP_REL, CONTACT_REL, DISTANCE_GAP_REL};
 use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// One point of `W`: a pair vector and its vertex pair.
@@ -211,6 +232,296 @@ fn polish(a: &ConvexPolyhedron, va: &[u32], b: &ConvexPolyhedron, vb: &[u32], f:
     }
 }
 
+/// The vertices of `poly` whose height along `dir` (`poly`'s frame) is within `eps` of the
+/// height of `start` (a maximiser along `dir`), collected into `out` by a walk over the vertex
+/// graph from `start`: such a cap of a convex polytope is connected (every vertex of it has a
+/// non-descending path to the maximiser, the simplex method's argument). `false` when the cap
+/// has more than `limit` vertices (`out` then holds the first `limit`).
+fn cap(poly: &ConvexPolyhedron, dir: DVec3, start: u32, eps: f64, limit: usize, out: &mut Vec<u32>) -> bool {
+    out.clear();
+    out.push(start);
+    let floor = dir.dot(poly.vertex(start)) - eps;
+    let mut k = 0;
+    while k < out.len() {
+        let u = out[k];
+        k += 1;
+        for &w in poly.neighbors(u) {
+            if dir.dot(poly.vertex(w)) >= floor && !out.contains(&w) {
+                if out.len() >= limit {
+                    return false;
+                }
+                out.push(w);
+            }
+        }
+    }
+    true
+}
+
+/// A feature of a cap: an edge (with its end vertices) or a face.
+#[derive(Clone, Copy)]
+enum CapFeature {
+    Edge(u32, u32, u32),
+    Face(u32),
+}
+
+/// The edges and faces of `poly` whose vertices all lie in `cap`, each passed once to `visit`.
+fn cap_features(poly: &ConvexPolyhedron, cap: &[u32], mut visit: impl FnMut(CapFeature)) {
+    for &u in cap {
+        for &h in poly.outgoing(u) {
+            let he = poly.half_edge(h);
+            let w = poly.half_edge(he.twin).origin;
+            if u < w && cap.contains(&w) {
+                visit(CapFeature::Edge(he.edge, u, w));
+            }
+            // Each face once: from its least vertex (one outgoing half-edge of `u` bounds it).
+            let fv = poly.face_vertices(he.face);
+            if fv.iter().all(|&x| x >= u) && fv.iter().all(|x| cap.contains(x)) {
+                visit(CapFeature::Face(he.face));
+            }
+        }
+    }
+}
+
+/// The point of the plane through `vs` (counter-clockwise seen along `n`, outward) nearest
+/// `x`, when it lies inside the polygon (every edge's orientation non-negative), else `None`.
+fn onto_polygon(x: DVec3, n: DVec3, vs: impl Iterator<Item = DVec3> + Clone) -> Option<DVec3> {
+    let first = vs.clone().next()?;
+    let y = x - n * n.dot(x - first);
+    let mut prev = vs.clone().last()?;
+    for p in vs {
+        if (p - prev).cross(y - prev).dot(n) < 0.0 {
+            return None;
+        }
+        prev = p;
+    }
+    Some(y)
+}
+
+/// Largest cap (vertices per shape) [`certify`] searches; a wider one (the bounds' gap is
+/// large against the distance: within rounding of contact on a finely tessellated hull) is
+/// not searched and the climb's answer stands, within the gap of the distance.
+const CAP_LIMIT: usize = 64;
+
+/// Makes the answer exact to rounding where the climb's direction cannot resolve ties
+/// (near-parallel faces near contact). `best` (upper bound `U`, a pair of points) and
+/// `lower` (the best separation `L` along a unit `û`, with its supporting pair) bound the
+/// distance `d`; when `U − L ≤ ACCEPT_GAP_REL × scale` the answer stands. Otherwise: `L ≤
+/// û·n* d` for the distance direction `n*`, so `|û − n*|² ≤ 2(1 − L/U)`, and every vertex of
+/// the closest features (the faces of A and B supporting `±n*`) lies within
+/// `2|û − n*|·r + ρ` (`r` the shape's bounding radius, `ρ` rounding) of the maximiser along
+/// `û` (of A; the minimiser of B). Those caps are collected, and the distance between every
+/// feature of A's cap and every feature of B's (vertex–vertex, vertex–edge, vertex–face
+/// inside its polygon, edge–edge) measured on the points: the least is the distance between
+/// the caps' hulls, which hold the closest points, so it is the distance up to rounding.
+fn certify(
+    a: &ConvexPolyhedron,
+    b: &ConvexPolyhedron,
+    f: &Frame,
+    lower: (f64, DVec3, (u32, u32)),
+    scale: f64,
+    cache: &mut HsJumpCache,
+    best: &mut Best,
+) {
+    use crate::core::geometry::{closest_on_segment, closest_segment_segment};
+    let rho = CONTACT_REL * scale;
+    if !(best.0 - lower.0 > ACCEPT_GAP_REL * scale) {
+        return;
+    }
+    // Near contact the climb's directions carry rounding of order `ε·|A|/d`, so their
+    // separations may bound the distance poorly; the answer's features give directions exact
+    // to rounding when they are the closest ones or nearly parallel to them: a face's normal,
+    // two edges' cross product. Their separations are lower bounds too; the best is kept.
+    let mut lower = lower;
+    let mut try_dir = |n: DVec3| {
+        if n.is_finite() && n != DVec3::ZERO {
+            let pair = f.support(n);
+            let l = n.dot(f.pair_vector(pair));
+            if l > lower.0 {
+                lower = (l, n, pair);
+            }
+        }
+    };
+    let along = best.2 - best.1;
+    match (best.3, best.4) {
+        (Feature::Edge(ea), Feature::Edge(eb)) => {
+            let [i, k] = a.edge(ea).vertices;
+            let [j, l] = b.edge(eb).vertices;
+            let c = (a.vertex(k) - a.vertex(i)).cross(f.b_point(l) - f.b_point(j));
+            let c = c.normalize_or_zero();
+            try_dir(if c.dot(along) < 0.0 { -c } else { c });
+        }
+        (fa, fb) => {
+            if let Feature::Face(g) = fa {
+                try_dir(a.face_plane(g).normal);
+            }
+            if let Feature::Face(g) = fb {
+                try_dir(-(f.rot * b.face_plane(g).normal));
+            }
+        }
+    }
+    let (l, u, (sa, sb)) = lower;
+    if !(best.0 - l > ACCEPT_GAP_REL * scale) {
+        return;
+    }
+    let chord = (2.0 * (best.0 - l + 2.0 * rho) / (best.0 + rho)).sqrt();
+    let (ca, cb) = (&mut cache.cap_a, &mut cache.cap_b);
+    let ub = f.rot_t * -u;
+    // No positive lower bound to steer by, or a cap too wide: the local descent instead
+    // (NaN-safe: a NaN bound does not steer).
+    let steerable = l > rho && chord < 1.0;
+    if !steerable
+        || !cap(a, u, sa, 2.0 * chord * a.bounding_sphere().1 + rho, CAP_LIMIT, ca)
+        || !cap(b, ub, sb, 2.0 * chord * b.bounding_sphere().1 + rho, CAP_LIMIT, cb)
+    {
+        descend(a, b, f, best);
+        return;
+    }
+    let (ca, cb) = (&*ca, &*cb);
+    let pa = |i: u32| a.vertex(i);
+    let pb = |i: u32| f.b_point(i);
+    let mut offer = |fa: Feature, fb: Feature, x: DVec3, y: DVec3| {
+        let d = (y - x).length();
+        if d < best.0 {
+            *best = (d, x, y, fa, fb);
+        }
+    };
+    // Vertices against vertices, edges and faces of the other cap.
+    for &i in ca {
+        let x = pa(i);
+        for &j in cb {
+            offer(Feature::Vertex(i), Feature::Vertex(j), x, pb(j));
+        }
+        cap_features(b, cb, |c| match c {
+            CapFeature::Edge(e, j, k) => {
+                let y = closest_on_segment(x, pb(j), pb(k)).0;
+                offer(Feature::Vertex(i), Feature::Edge(e), x, y);
+            }
+            CapFeature::Face(g) => {
+                let n = f.rot * b.face_plane(g).normal;
+                if let Some(y) = onto_polygon(x, n, b.face_vertices(g).iter().map(|&j| pb(j))) {
+                    offer(Feature::Vertex(i), Feature::Face(g), x, y);
+                }
+            }
+        });
+    }
+    for &j in cb {
+        let y = pb(j);
+        cap_features(a, ca, |c| match c {
+            CapFeature::Edge(e, i, k) => {
+                let x = closest_on_segment(y, pa(i), pa(k)).0;
+                offer(Feature::Edge(e), Feature::Vertex(j), x, y);
+            }
+            CapFeature::Face(g) => {
+                let n = a.face_plane(g).normal;
+                if let Some(x) = onto_polygon(y, n, a.face_vertices(g).iter().map(|&i| pa(i))) {
+                    offer(Feature::Face(g), Feature::Vertex(j), x, y);
+                }
+            }
+        });
+    }
+    // Edges against edges.
+    cap_features(a, ca, |c| {
+        if let CapFeature::Edge(ea, i, k) = c {
+            cap_features(b, cb, |c| {
+                if let CapFeature::Edge(eb, j, l) = c {
+                    let (x, y) = closest_segment_segment(pa(i), pa(k), pb(j), pb(l));
+                    offer(Feature::Edge(ea), Feature::Edge(eb), x, y);
+                }
+            });
+        }
+    });
+}
+
+/// Rounds of [`descend`] at most (each strictly lowers the distance; there are finitely many
+/// feature pairs, so the bound only guards against rounding).
+const DESCENT_ROUNDS: u32 = 64;
+
+/// The faces of `poly` holding the feature `feat` (around a vertex, beside an edge, itself).
+fn for_star(poly: &ConvexPolyhedron, feat: Feature, mut visit: impl FnMut(u32)) {
+    match feat {
+        Feature::Vertex(v) => poly.outgoing(v).iter().for_each(|&h| visit(poly.half_edge(h).face)),
+        Feature::Edge(e) => poly.edge(e).faces.iter().for_each(|&g| visit(g)),
+        Feature::Face(g) => visit(g),
+    }
+}
+
+/// Offers the closest points of face `ga` of A and face `gb` of B (B's in A's frame through
+/// `f`): every vertex against the other face's vertices, edges and (inside its polygon) plane,
+/// every edge against every edge; with the features that carry them.
+fn face_pair(
+    a: &ConvexPolyhedron,
+    ga: u32,
+    b: &ConvexPolyhedron,
+    gb: u32,
+    f: &Frame,
+    offer: &mut impl FnMut(Feature, Feature, DVec3, DVec3),
+) {
+    use crate::core::geometry::{closest_on_segment, closest_segment_segment};
+    let pb = |i: u32| f.b_point(i);
+    let (na, nb) = (a.face_plane(ga).normal, f.rot * b.face_plane(gb).normal);
+    for &i in a.face_vertices(ga) {
+        let x = a.vertex(i);
+        for h in b.face_half_edges(gb) {
+            let he = b.half_edge(h);
+            let (j, k) = (he.origin, b.half_edge(he.next).origin);
+            offer(Feature::Vertex(i), Feature::Vertex(j), x, pb(j));
+            let y = closest_on_segment(x, pb(j), pb(k)).0;
+            offer(Feature::Vertex(i), Feature::Edge(he.edge), x, y);
+        }
+        if let Some(y) = onto_polygon(x, nb, b.face_vertices(gb).iter().map(|&j| pb(j))) {
+            offer(Feature::Vertex(i), Feature::Face(gb), x, y);
+        }
+    }
+    for &j in b.face_vertices(gb) {
+        let y = pb(j);
+        for h in a.face_half_edges(ga) {
+            let he = a.half_edge(h);
+            let (i, k) = (he.origin, a.half_edge(he.next).origin);
+            let x = closest_on_segment(y, a.vertex(i), a.vertex(k)).0;
+            offer(Feature::Edge(he.edge), Feature::Vertex(j), x, y);
+        }
+        if let Some(x) = onto_polygon(y, na, a.face_vertices(ga).iter().map(|&i| a.vertex(i))) {
+            offer(Feature::Face(ga), Feature::Vertex(j), x, y);
+        }
+    }
+    for h in a.face_half_edges(ga) {
+        let he = a.half_edge(h);
+        let (i, k) = (he.origin, a.half_edge(he.next).origin);
+        for g in b.face_half_edges(gb) {
+            let ge = b.half_edge(g);
+            let (j, l) = (ge.origin, b.half_edge(ge.next).origin);
+            let (x, y) = closest_segment_segment(a.vertex(i), a.vertex(k), pb(j), pb(l));
+            offer(Feature::Edge(he.edge), Feature::Edge(ge.edge), x, y);
+        }
+    }
+}
+
+/// Local descent to the closest features, for answers [`certify`]'s caps cannot settle: the
+/// closest points between the faces around the answer's features (every face of A holding
+/// its feature against every face of B holding its), repeated from the new features while the
+/// distance strictly falls. When no face pair improves, `n = y − x` satisfies `n·(a − x) ≤ 0`
+/// on every face holding `x` (else moving `x` along that face towards `a` would be closer), so
+/// on A's tangent cone at `x`, hence on A (convexity); likewise for B: the pair is the global
+/// closest pair (up to rounding). At most [`DESCENT_ROUNDS`] rounds.
+fn descend(a: &ConvexPolyhedron, b: &ConvexPolyhedron, f: &Frame, best: &mut Best) {
+    for _ in 0..DESCENT_ROUNDS {
+        let start = best.0;
+        let (fa, fb) = (best.3, best.4);
+        let mut found = *best;
+        let mut offer = |ea: Feature, eb: Feature, x: DVec3, y: DVec3| {
+            let d = (y - x).length();
+            if d < found.0 {
+                found = (d, x, y, ea, eb);
+            }
+        };
+        for_star(a, fa, |ga| for_star(b, fb, |gb| face_pair(a, ga, b, gb, f, &mut offer)));
+        *best = found;
+        if !(best.0 < start) {
+            return;
+        }
+    }
+}
+
 /// Distance by HS-jump: the boolean search, then the climb of the module header. Errors as
 /// [`intersect`] (solids only).
 pub fn distance(
@@ -221,6 +532,12 @@ pub fn distance(
     cache: &mut HsJumpCache,
 ) -> Result<Distance, PolycdError> {
     let first = intersect(a, pa, b, pb, cache)?;
+    // The caps' scratch at its bound once, so no later query allocates (`cap` never exceeds it).
+    for v in [&mut cache.cap_a, &mut cache.cap_b] {
+        if v.capacity() < CAP_LIMIT {
+            v.reserve_exact(CAP_LIMIT - v.len());
+        }
+    }
     let rel = pa.relative(pb);
     let rot = DMat3::from_quat(rel.rotation);
     let f = Frame {
@@ -254,6 +571,9 @@ pub fn distance(
     };
     let (mut lam, mut len, mut w) = ([1.0, 0.0, 0.0], 1usize, pts[0].d);
     let mut last_support = start_pair;
+    // The best lower bound met: the separation `û·(q − p)` along a unit `û` with its
+    // supporting pair (any unit vector's separation bounds the distance from below).
+    let mut lower = (f64::NEG_INFINITY, DVec3::ZERO, start_pair);
     let gap = DISTANCE_GAP_REL * pair_scale(a, pa, b, pb);
     let mut steps = 0u32;
     while steps < bound {
@@ -263,12 +583,16 @@ pub fn distance(
             break;
         }
         // Unit direction: the climbs' cone tests are scaled for unit directions.
-        let pair = f.support(w / ww.sqrt());
+        let u = w / ww.sqrt();
+        let pair = f.support(u);
         last_support = pair;
+        let d = f.pair_vector(pair);
+        if u.dot(d) > lower.0 {
+            lower = (u.dot(d), u, pair);
+        }
         if pts[..len].iter().any(|p| p.pair == pair) {
             break;
         }
-        let d = f.pair_vector(pair);
         // The separation along w (lower bound, `ŵ·d`) meets |w| (upper bound) within
         // DISTANCE_GAP_REL × scale: w is the minimum-norm point (GJK's stopping rule).
         if ww - w.dot(d) <= gap * ww.sqrt() {
@@ -320,6 +644,8 @@ pub fn distance(
             .chain(std::iter::once(last_support.1)),
     );
     polish(a, &va[..la], b, &vb[..lb], &f, &mut best);
+    let scale = pair_scale(a, pa, b, pb);
+    certify(a, b, &f, lower, scale, cache, &mut best);
     let (dist, xa, xb, fa, fb) = best;
     Ok(Distance::Separated {
         distance: dist,

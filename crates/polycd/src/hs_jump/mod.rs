@@ -183,6 +183,9 @@ pub struct HsJumpCache {
     /// tetrahedron contains the origin; its depth is measured only when asked, see
     /// [`HsJumpCache::clears`]).
     tetrahedron: Option<[DVec3; 4]>,
+    /// The vertex caps of A and B [`distance`] searches for the closest features (scratch).
+    cap_a: Vec<u32>,
+    cap_b: Vec<u32>,
     /// Largest spherical-polygon edge count reached in the last query (for tests/benchmarks).
     pub last_polygon_size: usize,
 }
