@@ -181,17 +181,22 @@ impl Grid {
     /// The box's key: its home row (the cells of its min y and min z) and the fine x
     /// coordinate of its min x; all in `[4, 2²⁰)` by `cell_side` (the origin lies four cells
     /// below every box), so a row's key range never reaches into the next one.
+    ///
+    /// The floors are `as u64` conversions: the operands are `≥ 0` (every box lies above the
+    /// origin, and a correctly rounded difference of `v ≥ o` is `≥ 0`), where truncation is the
+    /// floor; a call to `floor` is a library call on targets without SSE4.1 (measured: about a
+    /// tenth of the grid's instructions).
     #[inline]
     fn key_of(&self, b: &Aabb) -> u64 {
         let q = (b.min - self.origin) * self.inv;
-        let c = |v: f64| v.floor() as u64;
-        self.fine_x(b.min.x) | (c(q.y) << CELL_BITS) | (c(q.z) << (2 * CELL_BITS))
+        self.fine_x(b.min.x) | ((q.y as u64) << CELL_BITS) | ((q.z as u64) << (2 * CELL_BITS))
     }
 
-    /// `⌊fl(fl(v − o_x) · fl(sub / cell))⌋`: monotone in `v`.
+    /// `⌊fl(fl(v − o_x) · fl(sub / cell))⌋` for `v ≥ o_x` (truncation, see [`Grid::key_of`]):
+    /// monotone in `v`.
     #[inline]
     fn fine_x(&self, v: f64) -> u64 {
-        ((v - self.origin.x) * self.inv_x).floor() as u64
+        ((v - self.origin.x) * self.inv_x) as u64
     }
 
     /// The pair keys ([`pair_key`]) of every two live boxes that overlap (closed boxes), sorted,
@@ -243,20 +248,36 @@ impl Grid {
         }
         std::mem::swap(&mut self.order, &mut self.next);
         sort_coherent(&mut self.order);
-        self.keys.clear();
-        self.xend.clear();
-        self.ids.clear();
+        // The sorted boxes' arrays, written in place (sized once per frame, no per-entry
+        // capacity checks).
+        let m = self.order.len();
+        self.keys.resize(m, 0);
+        self.xend.resize(m, 0);
+        self.ids.resize(m, 0);
         for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
-            v.clear();
+            v.resize(m, 0.0);
         }
-        for &(k, id) in &self.order {
-            let b = &boxes[id as usize];
-            self.keys.push(k);
-            self.xend.push(self.fine_x(b.max.x) - (k & X_MASK));
-            self.ids.push(id);
-            for a in 0..3 {
-                self.lo[a].push(b.min[a]);
-                self.hi[a].push(b.max[a]);
+        {
+            let (origin_x, inv_x) = (self.origin.x, self.inv_x);
+            let [lx, ly, lz] = &mut self.lo;
+            let [hx, hy, hz] = &mut self.hi;
+            let (keys, xend, ids) = (&mut self.keys[..m], &mut self.xend[..m], &mut self.ids[..m]);
+            let (lx, ly, lz, hx, hy, hz) = (
+                &mut lx[..m],
+                &mut ly[..m],
+                &mut lz[..m],
+                &mut hx[..m],
+                &mut hy[..m],
+                &mut hz[..m],
+            );
+            for (s, &(k, id)) in self.order.iter().enumerate() {
+                let b = &boxes[id as usize];
+                keys[s] = k;
+                // `fine_x(b.max.x)`, written out: `self` is borrowed by the arrays.
+                xend[s] = ((b.max.x - origin_x) * inv_x) as u64 - (k & X_MASK);
+                ids[s] = id;
+                (lx[s], ly[s], lz[s]) = (b.min.x, b.min.y, b.min.z);
+                (hx[s], hy[s], hz[s]) = (b.max.x, b.max.y, b.max.z);
             }
         }
         self.sweep(out);
