@@ -20,8 +20,11 @@
 //! its own row up to its max x, and against the boxes of four forward rows (`(y + 1, z)`,
 //! `(y − 1 … y + 1, z + 1)`) whose min x lies in `[min x − c, max x]`: each unordered pair
 //! once, and only boxes that overlap it in x to a sixteenth of a cell (about 7 cells' worth
-//! of boxes per box instead of the 13.5 cells of a cell-keyed grid). The windows' key ranges
-//! grow with the box's key, so four cursors walk the sorted keys once per frame (no search).
+//! of boxes per box instead of the 13.5 cells of a cell-keyed grid). A forward row one cell
+//! up in y (z) is scanned only when the box's max y (z) reaches into that cell: otherwise its
+//! boxes all start above the box on that axis (about half the rows, for boxes half a cell
+//! wide). The windows' key ranges grow with the box's key, so four cursors walk the sorted keys
+//! once per frame (no search).
 //! Large boxes are tested against every box. Every test is the
 //! exact closed-box test [`Aabb::overlaps`]'s comparisons, so the result is exactly the set of
 //! overlapping pairs whatever the cell arithmetic rounds (that only decides which pairs are
@@ -70,6 +73,14 @@ const ROW_STEPS: [u64; 4] = [
     1 << (2 * CELL_BITS),
     (1 << (2 * CELL_BITS)) + (1 << CELL_BITS),
 ];
+/// Per forward row, the spans ([`SPAN_Y`], [`SPAN_Z`]) a box needs for that row's boxes to
+/// possibly overlap it: a row one cell up in y (or z) holds only boxes whose min y (z) lies in
+/// a higher cell than the box's max y (z) unless the box reaches into that cell.
+const ROW_NEEDS: [u8; 4] = [SPAN_Y, SPAN_Z, SPAN_Z, SPAN_Y | SPAN_Z];
+/// The box's max y lies in the cell above its min y's.
+const SPAN_Y: u8 = 1;
+/// The box's max z lies in the cell above its min z's.
+const SPAN_Z: u8 = 2;
 
 /// The grid's state (cell side and origin kept across frames) and scratch.
 #[derive(Debug, Default)]
@@ -100,6 +111,8 @@ pub(super) struct Grid {
     keys: Vec<u64>,
     /// Per sorted box: fine x coordinate of its max x minus that of its min x.
     xend: Vec<u64>,
+    /// Per sorted box: [`SPAN_Y`] and [`SPAN_Z`] flags.
+    span: Vec<u8>,
     ids: Vec<u32>,
     lo: [Vec<f64>; 3],
     hi: [Vec<f64>; 3],
@@ -253,15 +266,17 @@ impl Grid {
         let m = self.order.len();
         self.keys.resize(m, 0);
         self.xend.resize(m, 0);
+        self.span.resize(m, 0);
         self.ids.resize(m, 0);
         for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
             v.resize(m, 0.0);
         }
         {
-            let (origin_x, inv_x) = (self.origin.x, self.inv_x);
+            let (origin, inv, inv_x) = (self.origin, self.inv, self.inv_x);
             let [lx, ly, lz] = &mut self.lo;
             let [hx, hy, hz] = &mut self.hi;
             let (keys, xend, ids) = (&mut self.keys[..m], &mut self.xend[..m], &mut self.ids[..m]);
+            let span = &mut self.span[..m];
             let (lx, ly, lz, hx, hy, hz) = (
                 &mut lx[..m],
                 &mut ly[..m],
@@ -274,7 +289,11 @@ impl Grid {
                 let b = &boxes[id as usize];
                 keys[s] = k;
                 // `fine_x(b.max.x)`, written out: `self` is borrowed by the arrays.
-                xend[s] = ((b.max.x - origin_x) * inv_x) as u64 - (k & X_MASK);
+                xend[s] = ((b.max.x - origin.x) * inv_x) as u64 - (k & X_MASK);
+                // The cells of max y and max z by the key's rule (`key_of`), against the key's.
+                let top = (b.max - origin) * inv;
+                let (cy, cz) = ((k >> CELL_BITS) & X_MASK, k >> (2 * CELL_BITS));
+                span[s] = (u8::from(top.y as u64 != cy) * SPAN_Y) | (u8::from(top.z as u64 != cz) * SPAN_Z);
                 ids[s] = id;
                 (lx[s], ly[s], lz[s]) = (b.min.x, b.min.y, b.min.z);
                 (hx[s], hy[s], hz[s]) = (b.max.x, b.max.y, b.max.z);
@@ -304,11 +323,15 @@ impl Grid {
     /// fine step): `fx(q.min.x) ∈ [fx(p.min.x) − sub, fx(p.max.x)]` — a contiguous key range
     /// of each row, since a row's boxes are sorted by their fine min x. Own row: the boxes after
     /// `p` up to `fx(p.max.x)` (a pair of the same row is found by the earlier box); the four
-    /// forward rows: the whole window.
+    /// forward rows: the whole window, for the rows `p` reaches into. A row whose y cell is
+    /// `p`'s plus one holds boxes `q` with `cell(q.min.y) > cell(p.min.y)`; if `cell(p.max.y) =
+    /// cell(p.min.y)` then `cell(p.max.y) < cell(q.min.y)`, so `p.max.y < q.min.y` by the
+    /// cells' monotony: apart. The same for z (`ROW_NEEDS`).
     fn sweep(&self, out: &mut Vec<u64>) {
         let n = self.keys.len();
         let keys = &self.keys[..];
         let xend = &self.xend[..n];
+        let span = &self.span[..n];
         let [lx, ly, lz] = &self.lo;
         let [hx, hy, hz] = &self.hi;
         let (lx, ly, lz, hx, hy, hz) = (&lx[..n], &ly[..n], &lz[..n], &hx[..n], &hy[..n], &hz[..n]);
@@ -341,7 +364,13 @@ impl Grid {
             }
             scan!(p + 1, k + reach);
             // `k + step − sub` grows with `k`: each cursor only moves forward.
-            for (c, &step) in cursor.iter_mut().zip(&ROW_STEPS) {
+            let spans = span[p];
+            for ((c, &step), &needs) in cursor.iter_mut().zip(&ROW_STEPS).zip(&ROW_NEEDS) {
+                // A row up in y or z that the box does not reach into holds no box overlapping
+                // it (see `ROW_NEEDS`): skipped (its cursor catches up at a later box).
+                if spans & needs != needs {
+                    continue;
+                }
                 let from = k + step - sub;
                 while *c < n && keys[*c] < from {
                     *c += 1;
