@@ -6,6 +6,12 @@
 //! only while no product overflows or underflows; [`orient3d`] therefore first brings inputs
 //! whose largest coordinate lies outside the safe band (`SAFE_MAGNITUDE_MIN..=MAX`,
 //! tolerance.rs) to unit magnitude by a power of two, which leaves the sign unchanged.
+//!
+//! Both [`orient3d`] and [`det_sign`] first evaluate the determinant in floating point on the
+//! raw inputs and answer inline when a proven error bound (Shewchuk's, widened for underflow)
+//! makes the sign certain; only the uncertain cases, and inputs whose products overflow or
+//! underflow too far, go to the exact out-of-line predicate. The filters return the exact
+//! sign wherever they answer, so every caller sees the same signs as without them.
 
 use crate::core::math::{pow2_normaliser, DVec3};
 
@@ -33,8 +39,51 @@ fn c3(p: DVec3) -> robust::Coord3D<f64> {
 /// Exact for every finite input whose coordinates span at most ~2⁹⁰⁰ in magnitude (all
 /// accepted shapes and poses): outside the safe band the four points are scaled by one power
 /// of two, exact unless a coordinate more than ~2⁹⁰⁰ below the largest one goes subnormal.
+///
+/// A float filter answers first where the sign is certain. It evaluates the determinant of
+/// `a − d, b − d, c − d` in the order Shewchuk's `orient3dfast` does (the same expression the
+/// `robust` crate evaluates before its adaptive stages), whose error is at most
+/// `(7 + 56u)·u·permanent` (u = 2⁻⁵³; the permanent is the same expression with every product
+/// and difference of products replaced by absolute values, itself computed in floating
+/// point) as long as nothing overflows or underflows; `4·EPSILON = 8u` exceeds that. The
+/// differences `a − d` are rounded like any other operation (Shewchuk's bound includes them)
+/// and are exact when their result is subnormal. Gradual underflow adds an absolute error of
+/// at most 2⁻¹⁰⁷⁵ per product: the six 2×2 products' errors, scaled by the third difference,
+/// are covered by the term `(|adz| + |bdz| + |cdz|)·1e-300`, and the three outer products'
+/// errors (≤ 3·2⁻¹⁰⁷⁵) by requiring the permanent above 1e-250 (then `8u·permanent` ≥ 1e-265).
+/// Overflow gives an infinite or NaN bound or determinant, and every comparison below fails.
+/// Wherever the filter does not answer, [`orient3d_exact`] decides.
 #[inline]
 pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> Orientation {
+    let (adx, bdx, cdx) = (a.x - d.x, b.x - d.x, c.x - d.x);
+    let (ady, bdy, cdy) = (a.y - d.y, b.y - d.y, c.y - d.y);
+    let (adz, bdz, cdz) = (a.z - d.z, b.z - d.z, c.z - d.z);
+    let (bdxcdy, cdxbdy) = (bdx * cdy, cdx * bdy);
+    let (cdxady, adxcdy) = (cdx * ady, adx * cdy);
+    let (adxbdy, bdxady) = (adx * bdy, bdx * ady);
+    // Positive when d lies *below* the plane (Shewchuk's convention).
+    let det = adz * (bdxcdy - cdxbdy) + bdz * (cdxady - adxcdy) + cdz * (adxbdy - bdxady);
+    let perm = (bdxcdy.abs() + cdxbdy.abs()) * adz.abs()
+        + (cdxady.abs() + adxcdy.abs()) * bdz.abs()
+        + (adxbdy.abs() + bdxady.abs()) * cdz.abs();
+    let bound = 4.0 * f64::EPSILON * perm + (adz.abs() + bdz.abs() + cdz.abs()) * 1e-300;
+    if perm > 1e-250 && bound.is_finite() {
+        if det > bound {
+            return Orientation::Below;
+        }
+        if -det > bound {
+            return Orientation::Above;
+        }
+    }
+    orient3d_exact(a, b, c, d)
+}
+
+/// The exact predicate behind [`orient3d`]'s filter (the same sign, without the filter):
+/// Shewchuk's adaptive `orient3d` on the inputs scaled by a power of two into the safe band
+/// when their magnitude lies outside it. Kept out of line so the filter inlines into its
+/// callers' loops.
+#[inline(never)]
+pub fn orient3d_exact(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> Orientation {
     let m = a.abs().max(b.abs()).max(c.abs()).max(d.abs()).max_element();
     let [a, b, c, d] = match pow2_normaliser(m) {
         Some(s) => [a * s, b * s, c * s, d * s],
@@ -91,10 +140,82 @@ pub fn det_sign(x: DVec3, y: DVec3, z: DVec3) -> i8 {
 #[cold]
 #[inline(never)]
 fn det_sign_exact(x: DVec3, y: DVec3, z: DVec3) -> i8 {
-    match orient3d(DVec3::ZERO, x, y, z) {
+    match orient3d_exact(DVec3::ZERO, x, y, z) {
         Orientation::Above => 1,
         Orientation::Below => -1,
         Orientation::On => 0,
+    }
+}
+
+/// A plane through `a, b, c` prepared for many [`orient3d`] tests against it: the sign of
+/// `orient3d(a, b, c, p)` for any `p`, from one dot product where a float filter makes it
+/// certain, else from the exact predicate (Quickhull's visibility tests: one plane, many
+/// points).
+///
+/// The filter keeps the cross product `n = (b − a) × (c − a)` and the absolute products
+/// `P = (|e_y f_z| + |e_z f_y|, …)` (e = b − a, f = c − a, all rounded) and evaluates
+/// `det = ((n_x w_x + n_y w_y) + n_z w_z)` with `w = p − a`. Against the exact determinant
+/// `D = (E × F) · W` of the exact differences, each `n_i` is within `γ₄·Q_i` of `N_i`
+/// (Q_i the exact `|E_y F_z| + |E_z F_y|`; two differences, a product and a subtraction
+/// round) and each term of the dot product carries at most four more roundings (the
+/// difference `w_i`, the product, two sums), so `|det − D| ≤ γ₄(2 + γ₄)·Σ Q_i|W_i|`
+/// (γ₄ = 4u/(1 − 4u), u = 2⁻⁵³), and the computed `perm = Σ P_i|w_i|` is at least
+/// `(1 − γ₈)·Σ Q_i|W_i|`: the error is below `8.01u·perm`, and `6·EPSILON = 12u` exceeds it.
+/// Gradual underflow adds at most 2⁻¹⁰⁷⁵ per product (differences that underflow are exact):
+/// the two products of each `n_i`, scaled by `|w_i|`, are covered by `|w|₁·1e-300`, and the
+/// three of the dot product by requiring `perm > 1e-250` (then `12u·perm ≥ 1e-265`). Overflow
+/// gives an infinite or NaN `perm` or `det`, and the comparisons fail. Where the filter does
+/// not answer, [`orient3d_exact`] on the four points decides, so [`OrientPlane::orient`] is
+/// exactly `orient3d(a, b, c, p)`.
+#[derive(Clone, Copy, Debug)]
+pub struct OrientPlane {
+    a: DVec3,
+    b: DVec3,
+    c: DVec3,
+    n: DVec3,
+    abs: DVec3,
+}
+
+impl OrientPlane {
+    /// The plane through `a, b, c`, oriented by `(b − a) × (c − a)` as in [`orient3d`].
+    #[inline]
+    pub fn new(a: DVec3, b: DVec3, c: DVec3) -> OrientPlane {
+        let (e, f) = (b - a, c - a);
+        let (yz, zy) = (e.y * f.z, e.z * f.y);
+        let (zx, xz) = (e.z * f.x, e.x * f.z);
+        let (xy, yx) = (e.x * f.y, e.y * f.x);
+        OrientPlane {
+            a,
+            b,
+            c,
+            n: DVec3::new(yz - zy, zx - xz, xy - yx),
+            abs: DVec3::new(yz.abs() + zy.abs(), zx.abs() + xz.abs(), xy.abs() + yx.abs()),
+        }
+    }
+
+    /// `orient3d(a, b, c, p)`: the filter above, else the exact predicate.
+    #[inline]
+    pub fn orient(&self, p: DVec3) -> Orientation {
+        let w = p - self.a;
+        let det = self.n.x * w.x + self.n.y * w.y + self.n.z * w.z;
+        let wa = w.abs();
+        let perm = self.abs.x * wa.x + self.abs.y * wa.y + self.abs.z * wa.z;
+        let bound = 6.0 * f64::EPSILON * perm + (wa.x + wa.y + wa.z) * 1e-300;
+        if perm > 1e-250 && bound.is_finite() {
+            if det > bound {
+                return Orientation::Above;
+            }
+            if -det > bound {
+                return Orientation::Below;
+            }
+        }
+        orient3d_exact(self.a, self.b, self.c, p)
+    }
+
+    /// `true` when `p` is strictly above the plane (see [`strictly_above`]).
+    #[inline]
+    pub fn strictly_above(&self, p: DVec3) -> bool {
+        self.orient(p) == Orientation::Above
     }
 }
 
@@ -242,5 +363,149 @@ mod tests {
         // The coordinate-plane family (one triple in five) is exactly coplanar at every scale;
         // the rounded combinations are nearly so, and exactly so only by chance.
         assert!(zeros >= 4_000, "zeros {zeros}");
+    }
+
+    /// Xorshift: a uniform number in [−1, 1).
+    fn uniform(seed: &mut u64) -> f64 {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        (*seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    }
+
+    fn uniform3(seed: &mut u64) -> DVec3 {
+        DVec3::new(uniform(seed), uniform(seed), uniform(seed))
+    }
+
+    /// The filtered [`orient3d`] returns the exact predicate's sign on random quadruples,
+    /// nearly and exactly coplanar ones (rounded combinations, points on a coordinate plane,
+    /// collinear triples, repeated points), at tiny and huge scales (products that underflow
+    /// or overflow) and far from the origin (large offsets with small spans).
+    #[test]
+    fn filtered_orient3d_is_exact() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let scales = [
+            1.0,
+            3.7,
+            1e-9,
+            1e9,
+            1e-150,
+            1e150,
+            1e-160,
+            1e-300,
+            1e200,
+            2f64.powi(-1060),
+        ];
+        let offsets = [0.0, 1.0, 1e3, 1e6, 1e9, -7.5e12];
+        let (mut zeros, mut total) = (0usize, 0usize);
+        for i in 0..120_000usize {
+            let s = scales[i % scales.len()];
+            let o = DVec3::splat(offsets[(i / scales.len()) % offsets.len()]) * s;
+            let (a, b, c) = (
+                o + uniform3(&mut seed) * s,
+                o + uniform3(&mut seed) * s,
+                o + uniform3(&mut seed) * s,
+            );
+            let (u, v) = (uniform(&mut seed), uniform(&mut seed));
+            let d = match (i / 60) % 7 {
+                // Rounded points of the plane through a, b, c: exactly or nearly coplanar.
+                0 => a + (b - a) * u + (c - a) * v,
+                // The same, nudged by about an ulp of the span.
+                1 => a + (b - a) * u + (c - a) * v + uniform3(&mut seed) * (s * 1e-16),
+                // On a coordinate plane with a, b, c.
+                2 => DVec3::new(o.x + uniform(&mut seed) * s, o.y + uniform(&mut seed) * s, a.z),
+                // A repeated point.
+                3 => b,
+                // On the line through a and b.
+                4 => a + (b - a) * u,
+                5 => o + uniform3(&mut seed) * s * 1e-12,
+                _ => o + uniform3(&mut seed) * s,
+            };
+            let (b, c) = if (i / 60) % 7 == 2 {
+                (DVec3::new(b.x, b.y, a.z), DVec3::new(c.x, c.y, a.z))
+            } else {
+                (b, c)
+            };
+            let exact = orient3d_exact(a, b, c, d);
+            zeros += usize::from(exact == Orientation::On);
+            total += 1;
+            assert_eq!(orient3d(a, b, c, d), exact, "{a} {b} {c} {d}");
+            // Every permutation keeps agreeing (the filter's expression is not symmetric).
+            assert_eq!(orient3d(b, c, a, d), orient3d_exact(b, c, a, d), "{a} {b} {c} {d}");
+            assert_eq!(orient3d(d, a, b, c), orient3d_exact(d, a, b, c), "{a} {b} {c} {d}");
+        }
+        // The families above do reach the exact predicate's zero, often.
+        assert!(zeros * 10 >= total, "zeros {zeros} of {total}");
+        // Non-finite inputs: the filter declines and the exact predicate decides as before.
+        let inf = DVec3::new(f64::INFINITY, 0.0, 0.0);
+        assert_eq!(
+            orient3d(DVec3::ZERO, DVec3::X, DVec3::Y, inf),
+            orient3d_exact(DVec3::ZERO, DVec3::X, DVec3::Y, inf)
+        );
+    }
+
+    /// [`OrientPlane::orient`] is [`orient3d_exact`] on random, nearly and exactly coplanar,
+    /// tiny, huge and far-off inputs (the plane's float filter is a different expansion of
+    /// the determinant than `orient3d`'s).
+    #[test]
+    fn orient_plane_is_exact() {
+        let mut seed = 0xD1B5_4A32_D192_ED03u64;
+        let scales = [
+            1.0,
+            0.3,
+            1e-7,
+            1e8,
+            1e-150,
+            1e150,
+            1e-160,
+            1e-300,
+            1e200,
+            2f64.powi(-1060),
+        ];
+        let offsets = [0.0, 1.0, 1e4, 1e7, -3.3e11];
+        let (mut zeros, mut total, mut certain) = (0usize, 0usize, 0usize);
+        for i in 0..2_000usize {
+            let s = scales[i % scales.len()];
+            let o = DVec3::splat(offsets[(i / scales.len()) % offsets.len()]) * s;
+            let (a, b, c) = (
+                o + uniform3(&mut seed) * s,
+                o + uniform3(&mut seed) * s,
+                o + uniform3(&mut seed) * s,
+            );
+            let plane = OrientPlane::new(a, b, c);
+            for j in 0..60usize {
+                let (u, v) = (uniform(&mut seed), uniform(&mut seed));
+                let p = match j % 7 {
+                    0 => a + (b - a) * u + (c - a) * v,
+                    1 => a + (b - a) * u + (c - a) * v + uniform3(&mut seed) * (s * 1e-16),
+                    2 => [a, b, c][j % 3],
+                    3 => a + (c - a) * u,
+                    4 => o + uniform3(&mut seed) * s * 1e-12,
+                    5 => o + uniform3(&mut seed) * s * 1e6,
+                    _ => o + uniform3(&mut seed) * s,
+                };
+                let exact = orient3d_exact(a, b, c, p);
+                zeros += usize::from(exact == Orientation::On);
+                total += 1;
+                assert_eq!(plane.orient(p), exact, "{a} {b} {c} {p}");
+                assert_eq!(plane.strictly_above(p), exact == Orientation::Above);
+                let w = p - a;
+                certain += usize::from(
+                    (plane.n.dot(w)).abs() > 1e-3 * plane.abs.dot(w.abs()) && plane.abs.dot(w.abs()) > 1e-250,
+                );
+            }
+        }
+        assert!(zeros * 10 >= total, "zeros {zeros} of {total}");
+        // The filter is not vacuous: the points in general position (two families in seven, at
+        // the scales where nothing overflows) are far from the bound.
+        assert!(certain * 10 >= total, "filter-decidable {certain} of {total}");
+        // A plane in a coordinate plane: every point of it is exactly on it.
+        let plane = OrientPlane::new(
+            DVec3::new(0.1, 0.2, 0.7),
+            DVec3::new(3.0, -1.0, 0.7),
+            DVec3::new(-2.0, 5.0, 0.7),
+        );
+        assert_eq!(plane.orient(DVec3::new(1e6, -3.0, 0.7)), Orientation::On);
+        assert_eq!(plane.orient(DVec3::new(1e6, -3.0, 0.7 + 1e-16)), Orientation::Above);
     }
 }

@@ -32,12 +32,12 @@
 //! Measured (callgrind, `polycd decompose torus-knot:2,3:144,40`: 11 520 triangles, 1 881
 //! pieces; BENCHMARKS.md "Mesh decomposition" has the per-phase table): 3 471 checks, 1.85
 //! per piece — the bisection's re-checks are not the cost; the Quickhulls of the checks
-//! (10–60 points each, ≈ 230 k instructions apiece with `convex_hull`, ≈ 210 k with the
-//! allocation-free builder: mostly exact predicates and facet planes) are two thirds of the
-//! decomposition, the inside tests and cover sums a fifth, the growth 5 %. No phase is
-//! quadratic in n. The hulls are built by `shape::hull::small::HullScratch` (the same hulls
-//! as `convex_hull`, over reused buffers: 1 426 → 1 125 M instructions for all hulls of that
-//! run; the predicates are the rest).
+//! (10–60 points each, ≈ 165 k instructions apiece: Quickhull with float-filtered exact
+//! predicates, facet planes, the facet merge) are about two thirds of the decomposition, the
+//! inside tests and cover sums a fifth, the growth 5 %. No phase is quadratic in n. The hulls
+//! are built by `shape::hull::small::HullScratch` (the same hulls as `convex_hull`, over
+//! reused buffers, each facet's visibility test one filtered dot product: 872 M instructions
+//! for all hulls of that run, checks and hull tree, of 1 344 M).
 //!
 //! Deterministic: seeds and neighbours in a fixed order, no hash-order dependence.
 

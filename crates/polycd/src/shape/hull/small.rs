@@ -19,7 +19,14 @@
 //! - a seed facet's in-plane neighbours are tested while its face grows, not in a pass over
 //!   every facet beforehand: the parent's pre-pass only skips the growth of a seed none of
 //!   whose neighbours is in its plane, and the growth would take none of them either (the
-//!   tests are pure functions of the points), so the faces are the same.
+//!   tests are pure functions of the points), so the faces are the same;
+//! - each facet keeps its plane as a [`OrientPlane`] (cross product and absolute products of
+//!   its edges), so a visibility or in-plane test is one filtered dot product; the filter
+//!   answers only where its proven error bound makes the sign certain and the exact
+//!   `orient3d` decides the rest, so every test returns the parent's sign;
+//! - the merge puts the alive facets in creation order through one slot per creation number
+//!   instead of sorting them, and sorts its seeds by integer keys equivalent to the parent's
+//!   `total_cmp` order.
 //!
 //! Invariants and termination: those of the parent (at most `n + 1` Quickhull iterations, at
 //! most `MERGE_ROUNDS` merge rounds, boundary walks bounded by the facet count). Departures:
@@ -33,7 +40,7 @@
 use super::{convex_hull, plane_of, HullFaces, MERGE_ROUNDS, NONE};
 use crate::core::error::PolycdError;
 use crate::core::math::DVec3;
-use crate::core::predicates::{orient3d, strictly_above, Orientation};
+use crate::core::predicates::{strictly_above, OrientPlane, Orientation};
 use crate::core::tolerance::{COPLANAR_REL, FLATNESS_REL};
 
 /// A facet of the running hull.
@@ -51,6 +58,8 @@ struct Facet {
     tail: u32,
     normal: DVec3,
     offset: f64,
+    /// The facet's plane for exact visibility tests (`orient3d` behind a per-facet filter).
+    plane: OrientPlane,
 }
 
 /// A facet as the merge reads it (indices into the compact table, in creation order).
@@ -60,6 +69,7 @@ struct Compact {
     nbr: [u32; 3],
     normal: DVec3,
     offset: f64,
+    plane: OrientPlane,
 }
 
 /// Reusable buffers for [`HullScratch::build`]: build many hulls, allocate once.
@@ -91,10 +101,13 @@ pub struct HullScratch {
     start_stamp: Vec<u32>,
     stamp: u32,
     // Merge.
-    by_seq: Vec<(u64, u32)>,
+    /// The alive facets in creation order (a slot per creation number, then compacted).
+    by_seq: Vec<u32>,
     compact_of: Vec<u32>,
     tri: Vec<Compact>,
-    seeds: Vec<(f64, u32)>,
+    /// Seed facets by decreasing area: `Reverse` of the area's `total_cmp` key, then the
+    /// facet (the order `sort_unstable_by(total_cmp)` gives, with integer comparisons).
+    seeds: Vec<(std::cmp::Reverse<i64>, u32)>,
     group: Vec<u32>,
     queue: Vec<u32>,
     vertex_groups: Vec<[u32; 3]>,
@@ -283,11 +296,8 @@ impl HullScratch {
     // ---- Quickhull (the parent's `Quickhull::new` and `run`) ----
 
     fn push_facet(&mut self, v: [u32; 3]) -> u32 {
-        let (normal, offset) = plane_of(
-            self.pts[v[0] as usize],
-            self.pts[v[1] as usize],
-            self.pts[v[2] as usize],
-        );
+        let [a, b, c] = v.map(|i| self.pts[i as usize]);
+        let (normal, offset) = plane_of(a, b, c);
         let facet = Facet {
             v,
             nbr: [NONE; 3],
@@ -298,6 +308,7 @@ impl HullScratch {
             tail: NONE,
             normal,
             offset,
+            plane: OrientPlane::new(a, b, c),
         };
         self.created += 1;
         if let Some(slot) = self.free.pop() {
@@ -309,14 +320,10 @@ impl HullScratch {
         }
     }
 
+    /// Whether point `p` is strictly above facet `f` (exact `orient3d`, through the facet's
+    /// filtered plane).
     fn above(&self, f: u32, p: u32) -> bool {
-        let v = self.facets[f as usize].v;
-        strictly_above(
-            self.pts[v[0] as usize],
-            self.pts[v[1] as usize],
-            self.pts[v[2] as usize],
-            self.pts[p as usize],
-        )
+        self.facets[f as usize].plane.strictly_above(self.pts[p as usize])
     }
 
     /// Appends point `p` to facet `f`'s outside set.
@@ -371,8 +378,10 @@ impl HullScratch {
         let (nrm, off) = plane_of(pts[i0], pts[i1], pts[i2]);
         let mut i3 = usize::MAX;
         let mut thick = -1.0;
+        let base = OrientPlane::new(pts[i0], pts[i1], pts[i2]);
         for (i, p) in pts.iter().enumerate() {
-            if orient3d(pts[i0], pts[i1], pts[i2], *p) == Orientation::On {
+            // The three points of the plane are on it (orient3d is exactly zero there).
+            if i == i0 || i == i1 || i == i2 || base.orient(*p) == Orientation::On {
                 continue;
             }
             let d = (nrm.dot(*p) - off).abs();
@@ -439,7 +448,7 @@ impl HullScratch {
         let max_iterations = self.pts.len() + 1;
         let mut iterations = 0usize;
         while let Some((f, seq)) = self.stack.pop() {
-            let facet = self.facets[f as usize];
+            let facet = &self.facets[f as usize];
             if facet.seq != seq || !facet.alive || facet.head == NONE {
                 continue;
             }
@@ -571,22 +580,24 @@ impl HullScratch {
     }
 
     fn compact_facets(&mut self) -> Result<(), Delegate> {
+        // `seq` numbers the facets created since `start`, each once (`seq < created`): one
+        // slot per number puts the alive facets in creation order without a sort.
         self.by_seq.clear();
-        self.by_seq.extend(
-            self.facets
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| f.alive)
-                .map(|(i, f)| (f.seq, i as u32)),
-        );
-        self.by_seq.sort_unstable();
+        self.by_seq.resize(self.created as usize, NONE);
+        for (i, f) in self.facets.iter().enumerate() {
+            if f.alive {
+                let slot = self.by_seq.get_mut(f.seq as usize).ok_or(Delegate)?;
+                *slot = i as u32;
+            }
+        }
+        self.by_seq.retain(|&f| f != NONE);
         self.compact_of.clear();
         self.compact_of.resize(self.facets.len(), NONE);
-        for (k, &(_, f)) in self.by_seq.iter().enumerate() {
+        for (k, &f) in self.by_seq.iter().enumerate() {
             self.compact_of[f as usize] = k as u32;
         }
         self.tri.clear();
-        for &(_, f) in &self.by_seq {
+        for &f in &self.by_seq {
             let facet = &self.facets[f as usize];
             let nbr = facet
                 .nbr
@@ -599,6 +610,7 @@ impl HullScratch {
                 nbr,
                 normal: facet.normal,
                 offset: facet.offset,
+                plane: facet.plane,
             });
         }
         Ok(())
@@ -607,12 +619,11 @@ impl HullScratch {
     /// Whether facet `h`'s corners lie in seed `s`'s plane (the parent's `SeedPlane::takes`).
     fn in_plane_of(&self, s: u32, h: u32, tol: f64) -> bool {
         let seed = &self.tri[s as usize];
-        let [a, b, c] = seed.v.map(|i| self.pts[i as usize]);
         self.tri[h as usize].v.iter().all(|&v| {
             let p = self.pts[v as usize];
             seed.v.contains(&v)
                 || (tol > 0.0 && (seed.normal.dot(p) - seed.offset).abs() <= tol)
-                || orient3d(a, b, c, p) == Orientation::On
+                || seed.plane.orient(p) == Orientation::On
         })
     }
 
@@ -626,10 +637,12 @@ impl HullScratch {
             let area = (pts[v[1] as usize] - pts[v[0] as usize])
                 .cross(pts[v[2] as usize] - pts[v[0] as usize])
                 .length();
-            (area, f as u32)
+            // `f64::total_cmp`'s key: the same order as comparing the areas with it.
+            let bits = area.to_bits() as i64;
+            let key = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
+            (std::cmp::Reverse(key), f as u32)
         }));
-        self.seeds
-            .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.seeds.sort_unstable();
         self.group.clear();
         self.group.resize(self.tri.len(), NONE);
         let mut ngroups = 0u32;
