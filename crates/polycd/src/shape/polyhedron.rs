@@ -72,6 +72,8 @@ pub struct ConvexPolyhedron {
     /// use ([`vclip_tables`](Self::vclip_tables)): 80 bytes per half-edge, 0.5 GB for a
     /// 10⁶-vertex hull, which only V-Clip reads.
     pub(crate) vclip: OnceLock<VClipTables>,
+    /// The parallelepiped table (see [`crate::shape::parallelepiped`]), built on first use.
+    pub(crate) parallelepiped: OnceLock<Option<crate::shape::parallelepiped::Parallelepiped>>,
 }
 
 /// What [`ConvexPolyhedron::validate`] found.
