@@ -634,4 +634,64 @@ mod tests {
         assert!(compared >= 10_000 && edge_wins >= 1_000, "{compared} {edge_wins}");
         assert!(handed_over * 100 <= compared, "{handed_over} of {compared} handed over");
     }
+
+    #[test]
+    fn boxes_qualify_and_others_do_not() {
+        let b = shapes::cuboid(2.0, 0.5, 0.7).unwrap();
+        let t = b.parallelepiped().expect("a cuboid is a parallelepiped");
+        // Every vertex's extent agrees with the table's along random-ish directions.
+        for k in 0..50 {
+            let u = DVec3::new(
+                (k as f64 * 0.37).sin(),
+                (k as f64 * 1.13).cos(),
+                (k as f64 * 0.71).sin() - 0.2,
+            );
+            let hi = b.vertices().iter().map(|v| v.dot(u)).fold(f64::NEG_INFINITY, f64::max);
+            let lo = b.vertices().iter().map(|v| v.dot(u)).fold(f64::INFINITY, f64::min);
+            let r = Parallelepiped::reach(&t.half, u);
+            assert!((t.centre.dot(u) + r - hi).abs() <= 1e-15 * 4.0);
+            assert!((t.centre.dot(u) - r - lo).abs() <= 1e-15 * 4.0);
+        }
+        for (i, n) in t.normals.iter().enumerate() {
+            assert!((n.length() - 1.0).abs() < 1e-15);
+            assert!(n.dot(t.half[i]) > 0.0);
+            assert!(n.dot(t.half[(i + 1) % 3]).abs() < 1e-15 && n.dot(t.half[(i + 2) % 3]).abs() < 1e-15);
+        }
+        // A sheared box (a hull of c ± e₀ ± e₁ ± e₂) qualifies; the table reproduces it.
+        let e = [
+            DVec3::new(1.0, 0.25, 0.0),
+            DVec3::new(0.0, 0.5, 0.125),
+            DVec3::new(0.25, 0.0, 0.75),
+        ];
+        let c = DVec3::new(3.0, -2.0, 5.0);
+        let pts: Vec<DVec3> = (0..8)
+            .map(|s: u32| {
+                let sg = |k: u32| if s >> k & 1 == 1 { 1.0 } else { -1.0 };
+                c + e[0] * sg(0) + e[1] * sg(1) + e[2] * sg(2)
+            })
+            .collect();
+        let sheared = ConvexPolyhedron::from_points(&pts).unwrap();
+        let t = sheared.parallelepiped().expect("a sheared box is a parallelepiped");
+        assert!((t.centre - c).length() < 1e-14);
+        for u in [DVec3::X, DVec3::Y, DVec3::Z, DVec3::new(0.3, -0.8, 0.5)] {
+            let hi = pts.iter().map(|v| v.dot(u)).fold(f64::NEG_INFINITY, f64::max);
+            assert!((t.centre.dot(u) + Parallelepiped::reach(&t.half, u) - hi).abs() < 1e-14);
+        }
+        // Not parallelepipeds: a triangular prism, an octahedron, a tetrahedron, a frustum
+        // (8 vertices, 6 quads, faces not parallel in pairs), a point set near a box.
+        assert!(shapes::prism(3, 0.6, 1.3).unwrap().parallelepiped().is_none());
+        assert!(shapes::octahedron(0.9).unwrap().parallelepiped().is_none());
+        assert!(shapes::tetrahedron(0.8).unwrap().parallelepiped().is_none());
+        let mut frustum = pts.clone();
+        for p in frustum.iter_mut().filter(|p| p.z > c.z) {
+            *p = c + (*p - c) * DVec3::new(0.5, 0.5, 1.0);
+        }
+        assert!(ConvexPolyhedron::from_points(&frustum)
+            .unwrap()
+            .parallelepiped()
+            .is_none());
+        let mut near = pts.clone();
+        near[3] += DVec3::new(1e-9, 0.0, 0.0);
+        assert!(ConvexPolyhedron::from_points(&near).unwrap().parallelepiped().is_none());
+    }
 }
