@@ -394,6 +394,14 @@ pub const MANIFOLD_SAT_DEPTH_REL: f64 = 1e-9;
 /// oracle's agreement) for sines of at least 1e-4.
 pub const MANIFOLD_SAT_EDGE_SIN: f64 = 1e-4;
 
+/// Shapes: a polytope is read as a parallelepiped (`shape::parallelepiped`, extents from a
+/// centre and three half-edge vectors) when every vertex equals its sign pattern's corner
+/// within this fraction of the shape's magnitude: a few ulps of the coordinates, so the
+/// table's extents are the vertices' own to ~1e-15 × magnitude (the manifold's answers agree
+/// with the oracle to 1e-12 × scale), while any shape off a parallelepiped by more is read
+/// through its vertices as before.
+pub const PARALLELEPIPED_FIT_REL: f64 = 16.0 * f64::EPSILON;
+
 /// Contact features at the time of contact ([`crate::ccd::contact_features`]): a closest
 /// point within this fraction of the pair's summed scales of a vertex (or of an edge) is
 /// named by that vertex (edge) rather than by the edge (face) it lies on. The closest points

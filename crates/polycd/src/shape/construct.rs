@@ -251,6 +251,7 @@ impl ConvexPolyhedron {
             cones: VertexCones::default(),
             start_table: StartTable::default(),
             vclip: OnceLock::new(),
+            parallelepiped: OnceLock::new(),
         };
         Ok(poly)
     }

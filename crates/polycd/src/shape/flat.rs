@@ -318,6 +318,7 @@ impl ConvexPolyhedron {
             } else {
                 OnceLock::from(VClipTables::default())
             },
+            parallelepiped: OnceLock::from(None),
         };
         let view = poly.topology();
         let scan_blocks = ScanBlocks::build(&view);

@@ -11,6 +11,7 @@ pub(crate) mod flat_hull;
 pub mod hull;
 #[cfg(feature = "io")]
 pub mod io;
+pub mod parallelepiped;
 pub mod polyhedron;
 pub mod shapes;
 pub mod support;

@@ -18,6 +18,7 @@ use crate::core::tolerance::{FEATURE_SNAP_REL, VALIDATION_REL};
 use crate::shape::dk::DkHierarchy;
 use crate::shape::feature::Feature;
 use crate::shape::hull;
+use crate::shape::parallelepiped::Parallelepiped;
 use crate::shape::tables::{ScanBlocks, StartTable, SupportHints, VClipTables, VertexCones};
 use crate::shape::topology::TopologyView;
 pub use crate::shape::topology::{Edge, Face, HalfEdge};
@@ -72,6 +73,8 @@ pub struct ConvexPolyhedron {
     /// use ([`vclip_tables`](Self::vclip_tables)): 80 bytes per half-edge, 0.5 GB for a
     /// 10⁶-vertex hull, which only V-Clip reads.
     pub(crate) vclip: OnceLock<VClipTables>,
+    /// The parallelepiped table (see [`crate::shape::parallelepiped`]), built on first use.
+    pub(crate) parallelepiped: OnceLock<Option<Parallelepiped>>,
 }
 
 /// What [`ConvexPolyhedron::validate`] found.
@@ -419,6 +422,28 @@ impl ConvexPolyhedron {
     /// V-Clip's Voronoi-plane tables, built on the first call (O(E)).
     pub(crate) fn vclip_tables(&self) -> &VClipTables {
         self.vclip.get_or_init(|| VClipTables::build(&self.topology()))
+    }
+
+    /// The shape's parallelepiped table (built on the first call), or `None` when it is not
+    /// one (see [`crate::shape::parallelepiped`]).
+    pub fn parallelepiped(&self) -> Option<&Parallelepiped> {
+        self.parallelepiped
+            .get_or_init(|| {
+                let first = if self.vertices.is_empty() {
+                    &[][..]
+                } else {
+                    self.neighbors(0)
+                };
+                Parallelepiped::of(
+                    self.dimension,
+                    &self.vertices,
+                    self.edges.len(),
+                    &self.faces,
+                    first,
+                    self.magnitude,
+                )
+            })
+            .as_ref()
     }
 
     /// Re-checks every structural and geometric invariant in O(V + E + F) (the same as

@@ -27,8 +27,9 @@
 //!
 //! [`MANIFOLD_SAT_DEPTH_REL`]: crate::core::tolerance::MANIFOLD_SAT_DEPTH_REL
 
-use crate::core::math::{DVec3, Pose};
+use crate::core::math::{DMat3, DVec3, Pose};
 use crate::core::tolerance::MANIFOLD_SAT_EDGE_SIN;
+use crate::shape::parallelepiped::Parallelepiped;
 use crate::shape::polyhedron::ConvexPolyhedron;
 
 /// The separating-axis search is used when A's edges times B's edges is at most this (two
@@ -90,6 +91,17 @@ pub(super) fn eligible(a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> bool {
 /// The separation of A and B (B at `rel` in A's frame) along the unit axis `u` (A's frame):
 /// B's least extent minus A's greatest, from support vertices (warm-started by `warm`).
 pub(super) fn along(a: &ConvexPolyhedron, b: &ConvexPolyhedron, rel: &Pose, u: DVec3, warm: &mut Warm) -> f64 {
+    if let (Some(ta), Some(tb)) = (a.parallelepiped(), b.parallelepiped()) {
+        // Two parallelepipeds: the extents from their centres and half-edge vectors.
+        let ub = rel.inverse_transform_vector(u);
+        let cb = rel.transform_point(tb.centre);
+        return u.dot(cb - ta.centre) - Parallelepiped::reach(&ta.half, u) - Parallelepiped::reach(&tb.half, ub);
+    }
+    along_by_support(a, b, rel, u, warm)
+}
+
+/// [`along`] by support vertices (any pair).
+fn along_by_support(a: &ConvexPolyhedron, b: &ConvexPolyhedron, rel: &Pose, u: DVec3, warm: &mut Warm) -> f64 {
     let va = a.support_climb_hinted(u, warm.hints[0]);
     let vb = b.support_climb_hinted(rel.inverse_transform_vector(-u), warm.hints[1]);
     warm.hints = [va, vb];
@@ -101,6 +113,20 @@ pub(super) fn along(a: &ConvexPolyhedron, b: &ConvexPolyhedron, rel: &Pose, u: D
 /// barely overlapping), or when a crossing edge pair is nearly parallel: the caller then
 /// measures with GJK/EPA.
 pub(super) fn penetration(
+    a: &ConvexPolyhedron,
+    b: &ConvexPolyhedron,
+    rel: &Pose,
+    thr: f64,
+    warm: &mut Warm,
+) -> Option<SatDepth> {
+    if let (Some(ta), Some(tb)) = (a.parallelepiped(), b.parallelepiped()) {
+        return box_penetration(ta, tb, rel, thr);
+    }
+    general_penetration(a, b, rel, thr, warm)
+}
+
+/// [`penetration`] by the vertices, faces and edges (any small pair).
+fn general_penetration(
     a: &ConvexPolyhedron,
     b: &ConvexPolyhedron,
     rel: &Pose,
@@ -234,6 +260,169 @@ pub(super) fn penetration(
     Some(best)
 }
 
+/// [`penetration`] for two parallelepipeds (B at `rel` in A's frame), from their tables: the
+/// same candidate axes by class — A's three face normals, B's three, and the nine cross
+/// products of an edge direction of A with one of B (the crossing edge pairs' axes among
+/// them) — each measured from both sides at once: along a unit `u` the separation is
+/// `|d·u| − r_A(u) − r_B(u)` (`d` the centres' offset, `r` the half widths), the larger of
+/// `u`'s and `−u`'s, oriented by the sign of `d·u`. Every axis's separation is at most the
+/// signed distance and the optimal axis is among them, so the largest is the signed
+/// distance, as in the general search; the edge pairs whose arcs do not cross only add
+/// axes that cannot win. Gives up as [`penetration`] does, and when any edge class pair is
+/// within [`MANIFOLD_SAT_EDGE_SIN`] of parallel (the general search does so only for crossing
+/// pairs; the pair then goes to GJK/EPA). An edge axis's witness is the closest points of
+/// the two edges extreme along it (A's along `u`, B's along `−u`).
+fn box_penetration(ta: &Parallelepiped, tb: &Parallelepiped, rel: &Pose, thr: f64) -> Option<SatDepth> {
+    let rot = DMat3::from_quat(rel.rotation);
+    let ea = ta.half;
+    let eb = tb.half.map(|e| rot * e);
+    let d = rel.transform_point(tb.centre) - ta.centre;
+    let mut best = SatDepth {
+        axis: DVec3::ZERO,
+        sep: f64::NEG_INFINITY,
+        witness: None,
+    };
+    // The separation along the unit axis `u` from its better side.
+    let measure = |u: DVec3| -> (f64, DVec3) {
+        let du = d.dot(u);
+        let sep = du.abs() - Parallelepiped::reach(&ea, u) - Parallelepiped::reach(&eb, u);
+        (sep, if du < 0.0 { -u } else { u })
+    };
+    let nb = tb.normals.map(|n| rot * n);
+    for u in ta.normals.into_iter().chain(nb) {
+        let (sep, axis) = measure(u);
+        if !(sep < -thr) {
+            return None;
+        }
+        if sep > best.sep {
+            best = SatDepth {
+                axis,
+                sep,
+                witness: None,
+            };
+        }
+    }
+    let sin2 = MANIFOLD_SAT_EDGE_SIN * MANIFOLD_SAT_EDGE_SIN;
+    let mut pair = None;
+    for (i, &x) in ea.iter().enumerate() {
+        let lx2 = x.length_squared();
+        for (j, &y) in eb.iter().enumerate() {
+            let c = x.cross(y);
+            let l2 = c.length_squared();
+            if !(l2 > sin2 * lx2 * y.length_squared()) {
+                // Nearly parallel: skipped unless one of the classes' edge pairs crosses
+                // (then its axis could be the answer, ill-conditioned: GJK/EPA measures).
+                if classes_cross(&ta.normals, i, &nb, j) {
+                    return None;
+                }
+                continue;
+            }
+            let (sep, axis) = measure(c / l2.sqrt());
+            if !(sep < -thr) {
+                return None;
+            }
+            // An edge axis counts only when the two edges extreme along it have crossing
+            // arcs (a face of the Minkowski difference, as in the general search): an axis
+            // that rounds a face axis's separation up (aligned boxes) is not an edge contact.
+            if sep > best.sep && extremes_cross(&ta.normals, &ea, i, &nb, &eb, j, axis) {
+                best = SatDepth {
+                    axis,
+                    sep,
+                    witness: None,
+                };
+                pair = Some((i, j));
+            }
+        }
+    }
+    if !best.sep.is_finite() {
+        return None;
+    }
+    if let Some((i, j)) = pair {
+        // A's edge of class i extreme along the axis, B's of class j extreme against it.
+        let u = best.axis;
+        let mut ma = ta.centre;
+        for (k, &e) in ea.iter().enumerate() {
+            if k != i {
+                ma += if u.dot(e) < 0.0 { -e } else { e };
+            }
+        }
+        let mut mb = d + ta.centre;
+        for (k, &e) in eb.iter().enumerate() {
+            if k != j {
+                mb += if u.dot(e) > 0.0 { -e } else { e };
+            }
+        }
+        best.witness = Some(closest_on_edges(ma - ea[i], ea[i] * 2.0, mb - eb[j], eb[j] * 2.0));
+    }
+    Some(best)
+}
+
+/// Whether an edge of A's class `i` and one of B's class `j` have crossing arcs on the Gauss
+/// maps of A and `−B` (Gregorius' test, as in [`penetration`]). An edge of class `i` joins
+/// the faces `±normals[k]` for the two other classes `k` (each sign pattern one edge); the
+/// opposite face's normal is taken as the negated one. `na`, `nb`: the face-pair normals of A
+/// and of B (A's frame).
+fn classes_cross(na: &[DVec3; 3], i: usize, nb: &[DVec3; 3], j: usize) -> bool {
+    let (a0, a1) = (na[(i + 1) % 3], na[(i + 2) % 3]);
+    let (b0, b1) = (nb[(j + 1) % 3], nb[(j + 2) % 3]);
+    let signs = [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0), (-1.0, -1.0)];
+    signs.iter().any(|&(s0, s1)| {
+        signs
+            .iter()
+            .any(|&(t0, t1)| arcs_cross(a0 * s0, a1 * s1, -(b0 * t0), -(b1 * t1)))
+    })
+}
+
+/// Whether A's edge of class `i` extreme along `u` and B's edge of class `j` extreme along
+/// `−u` have crossing arcs (Gregorius' test); `false` when `u` is orthogonal to another
+/// class's half-edge vector (the extreme feature is then a face, not an edge). `na`/`ea`, `nb`/`eb`:
+/// A's and B's face-pair normals and half-edge vectors (A's frame).
+fn extremes_cross(
+    na: &[DVec3; 3],
+    ea: &[DVec3; 3],
+    i: usize,
+    nb: &[DVec3; 3],
+    eb: &[DVec3; 3],
+    j: usize,
+    u: DVec3,
+) -> bool {
+    let side = |e: DVec3, s: f64| {
+        let x = s * u.dot(e);
+        if x > 0.0 {
+            Some(1.0)
+        } else if x < 0.0 {
+            Some(-1.0)
+        } else {
+            None
+        }
+    };
+    let (ka, la) = ((i + 1) % 3, (i + 2) % 3);
+    let (kb, lb) = ((j + 1) % 3, (j + 2) % 3);
+    let (Some(sa0), Some(sa1), Some(sb0), Some(sb1)) = (
+        side(ea[ka], 1.0),
+        side(ea[la], 1.0),
+        side(eb[kb], -1.0),
+        side(eb[lb], -1.0),
+    ) else {
+        return false;
+    };
+    // A's edge joins the faces sa0·na[ka] and sa1·na[la]; B's the faces sb0·nb[kb] and
+    // sb1·nb[lb], whose arc on −B's Gauss map has the negated ends.
+    let (p, q) = (na[ka] * sa0, na[la] * sa1);
+    let (c, dn) = (-(nb[kb] * sb0), -(nb[lb] * sb1));
+    arcs_cross(p, q, c, dn)
+}
+
+/// Gregorius' test: whether the arc from `p` to `q` and the arc from `c` to `dn` (unit
+/// vectors, each arc shorter than a half circle) cross.
+fn arcs_cross(p: DVec3, q: DVec3, c: DVec3, dn: DVec3) -> bool {
+    let qxp = q.cross(p);
+    let dxc = dn.cross(c);
+    let (cba, dba) = (c.dot(qxp), dn.dot(qxp));
+    let (adc, bdc) = (p.dot(dxc), q.dot(dxc));
+    cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0
+}
+
 /// The closest points of the segments `pa + s·da` and `pb + t·db` (not parallel), the
 /// parameters clamped to `[0, 1]`.
 fn closest_on_edges(pa: DVec3, da: DVec3, pb: DVec3, db: DVec3) -> (DVec3, DVec3) {
@@ -329,5 +518,180 @@ mod tests {
         eprintln!("compared {compared}, ties {ties}, edge-pair answers {edge_wins}, handed to EPA {handed_over}");
         assert!(compared >= 5_000 && edge_wins >= 500, "{compared} {edge_wins}");
         assert!(handed_over * 50 <= compared, "{handed_over} of {compared} handed over");
+    }
+
+    /// The parallelepiped path against the general vertex search on box pairs (cubes, long
+    /// boxes, sheared boxes; random, axis-aligned and nearly aligned poses; near the origin
+    /// and 1e6 away): the same give-up decision (apart from the nearly parallel classes the
+    /// box path hands over), the same depth within 1e-12 × scale, the same normal or an
+    /// equally deep one, an edge answer's witness points on one line along the normal, and
+    /// the last-axis separation equal to the support climbs'.
+    #[test]
+    fn parallelepiped_path_is_the_general_search() {
+        let e = [
+            DVec3::new(0.6, 0.15, 0.0),
+            DVec3::new(0.0, 0.4, 0.1),
+            DVec3::new(0.2, 0.0, 0.5),
+        ];
+        let sheared_pts: Vec<DVec3> = (0..8)
+            .map(|s: u32| {
+                let sg = |k: u32| if s >> k & 1 == 1 { 1.0 } else { -1.0 };
+                DVec3::new(0.1, -0.2, 0.3) + e[0] * sg(0) + e[1] * sg(1) + e[2] * sg(2)
+            })
+            .collect();
+        let pool = [
+            shapes::cuboid(1.0, 1.0, 1.0).unwrap(),
+            shapes::cuboid(2.0, 0.5, 0.7).unwrap(),
+            shapes::cuboid(0.1, 3.0, 0.2).unwrap(),
+            ConvexPolyhedron::from_points(&sheared_pts).unwrap(),
+        ];
+        assert!(pool.iter().all(|p| p.parallelepiped().is_some()));
+        let mut rng = ChaCha8Rng::seed_from_u64(2525);
+        let (mut compared, mut edge_wins, mut handed_over, mut both_none) = (0, 0, 0, 0);
+        for k in 0..40_000 {
+            let a = &pool[rng.random_range(0..pool.len())];
+            let b = &pool[rng.random_range(0..pool.len())];
+            let far = if k % 4 == 3 {
+                DVec3::new(1e6, -2e6, 5e5)
+            } else {
+                DVec3::ZERO
+            };
+            let ra = match k % 3 {
+                0 => rotation(&mut rng),
+                1 => DQuat::IDENTITY,
+                _ => DQuat::from_axis_angle(DVec3::new(0.3, 0.9, -0.2).normalize(), rng.random_range(-1e-3..1e-3)),
+            };
+            let rb = match k % 5 {
+                0 | 1 => rotation(&mut rng),
+                2 => DQuat::IDENTITY,
+                3 => DQuat::from_axis_angle(DVec3::Z, rng.random_range(-1e-5..1e-5)),
+                _ => DQuat::from_axis_angle(
+                    DVec3::new(rng.random_range(-1.0..1.0), rng.random_range(-1.0..1.0), 1.0).normalize(),
+                    rng.random_range(-5e-3..5e-3),
+                ),
+            };
+            let dir = DVec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+            );
+            let pa = Pose::new(ra, far);
+            let pb = Pose::new(rb, far + dir * rng.random_range(0.0..1.5));
+            let scale = pair_scale(a, &pa, b, &pb);
+            let thr = crate::core::tolerance::MANIFOLD_SAT_DEPTH_REL * scale;
+            let rel = pa.relative(&pb);
+            let eps = 1e-12 * scale;
+            let mut warm = Warm::default();
+            let fast = penetration(a, b, &rel, thr, &mut warm);
+            let slow = general_penetration(a, b, &rel, thr, &mut warm);
+            match (fast, slow) {
+                (None, None) => both_none += 1,
+                (None, Some(s)) => {
+                    // Handed over: only for a nearly parallel class pair.
+                    let (ta, tb) = (a.parallelepiped().unwrap(), b.parallelepiped().unwrap());
+                    let near = ta.half.iter().any(|&x| {
+                        tb.half.iter().any(|&y| {
+                            let y = rel.transform_vector(y);
+                            x.cross(y).length_squared() <= 1e-8 * x.length_squared() * y.length_squared()
+                        })
+                    });
+                    assert!(
+                        near,
+                        "handed over without a nearly parallel pair (general depth {})",
+                        s.sep
+                    );
+                    handed_over += 1;
+                }
+                (Some(f), None) => {
+                    // The general search gave up: only at its thresholds (an axis within
+                    // rounding of -thr, or a nearly parallel crossing pair).
+                    assert!(f.sep >= -thr - eps || f.sep < -thr, "{}", f.sep);
+                    handed_over += 1;
+                }
+                (Some(f), Some(s)) => {
+                    compared += 1;
+                    assert!((f.sep - s.sep).abs() <= eps, "depth {} vs general {}", f.sep, s.sep);
+                    assert!((f.axis.length() - 1.0).abs() < 1e-12);
+                    if (f.axis - s.axis).length() > 1e-9 {
+                        let other = along_by_support(a, b, &rel, f.axis, &mut Warm::default());
+                        assert!((other - s.sep).abs() <= eps, "normal {} vs general {}", f.axis, s.axis);
+                    }
+                    if let Some((x, y)) = f.witness {
+                        edge_wins += 1;
+                        assert!((y - x - f.axis * f.sep).length() <= eps, "witness off the normal line");
+                    }
+                }
+            }
+            // The last-axis separation along a random axis and along the answer's.
+            let u = dir.normalize_or(DVec3::X);
+            let (x, y) = (
+                along(a, b, &rel, u, &mut Warm::default()),
+                along_by_support(a, b, &rel, u, &mut Warm::default()),
+            );
+            assert!((x - y).abs() <= eps, "along {x} vs {y}");
+        }
+        eprintln!("compared {compared}, edge answers {edge_wins}, handed over {handed_over}, both gave up {both_none}");
+        assert!(compared >= 10_000 && edge_wins >= 1_000, "{compared} {edge_wins}");
+        assert!(handed_over * 100 <= compared, "{handed_over} of {compared} handed over");
+    }
+
+    #[test]
+    fn boxes_qualify_and_others_do_not() {
+        let b = shapes::cuboid(2.0, 0.5, 0.7).unwrap();
+        let t = b.parallelepiped().expect("a cuboid is a parallelepiped");
+        // Every vertex's extent agrees with the table's along random-ish directions.
+        for k in 0..50 {
+            let u = DVec3::new(
+                (k as f64 * 0.37).sin(),
+                (k as f64 * 1.13).cos(),
+                (k as f64 * 0.71).sin() - 0.2,
+            );
+            let hi = b.vertices().iter().map(|v| v.dot(u)).fold(f64::NEG_INFINITY, f64::max);
+            let lo = b.vertices().iter().map(|v| v.dot(u)).fold(f64::INFINITY, f64::min);
+            let r = Parallelepiped::reach(&t.half, u);
+            assert!((t.centre.dot(u) + r - hi).abs() <= 1e-15 * 4.0);
+            assert!((t.centre.dot(u) - r - lo).abs() <= 1e-15 * 4.0);
+        }
+        for (i, n) in t.normals.iter().enumerate() {
+            assert!((n.length() - 1.0).abs() < 1e-15);
+            assert!(n.dot(t.half[i]) > 0.0);
+            assert!(n.dot(t.half[(i + 1) % 3]).abs() < 1e-15 && n.dot(t.half[(i + 2) % 3]).abs() < 1e-15);
+        }
+        // A sheared box (a hull of c ± e₀ ± e₁ ± e₂) qualifies; the table reproduces it.
+        let e = [
+            DVec3::new(1.0, 0.25, 0.0),
+            DVec3::new(0.0, 0.5, 0.125),
+            DVec3::new(0.25, 0.0, 0.75),
+        ];
+        let c = DVec3::new(3.0, -2.0, 5.0);
+        let pts: Vec<DVec3> = (0..8)
+            .map(|s: u32| {
+                let sg = |k: u32| if s >> k & 1 == 1 { 1.0 } else { -1.0 };
+                c + e[0] * sg(0) + e[1] * sg(1) + e[2] * sg(2)
+            })
+            .collect();
+        let sheared = ConvexPolyhedron::from_points(&pts).unwrap();
+        let t = sheared.parallelepiped().expect("a sheared box is a parallelepiped");
+        assert!((t.centre - c).length() < 1e-14);
+        for u in [DVec3::X, DVec3::Y, DVec3::Z, DVec3::new(0.3, -0.8, 0.5)] {
+            let hi = pts.iter().map(|v| v.dot(u)).fold(f64::NEG_INFINITY, f64::max);
+            assert!((t.centre.dot(u) + Parallelepiped::reach(&t.half, u) - hi).abs() < 1e-14);
+        }
+        // Not parallelepipeds: a triangular prism, an octahedron, a tetrahedron, a frustum
+        // (8 vertices, 6 quads, faces not parallel in pairs), a point set near a box.
+        assert!(shapes::prism(3, 0.6, 1.3).unwrap().parallelepiped().is_none());
+        assert!(shapes::octahedron(0.9).unwrap().parallelepiped().is_none());
+        assert!(shapes::tetrahedron(0.8).unwrap().parallelepiped().is_none());
+        let mut frustum = pts.clone();
+        for p in frustum.iter_mut().filter(|p| p.z > c.z) {
+            *p = c + (*p - c) * DVec3::new(0.5, 0.5, 1.0);
+        }
+        assert!(ConvexPolyhedron::from_points(&frustum)
+            .unwrap()
+            .parallelepiped()
+            .is_none());
+        let mut near = pts.clone();
+        near[3] += DVec3::new(1e-9, 0.0, 0.0);
+        assert!(ConvexPolyhedron::from_points(&near).unwrap().parallelepiped().is_none());
     }
 }
