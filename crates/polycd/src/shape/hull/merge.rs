@@ -58,7 +58,7 @@ impl Quickhull<'_> {
     }
 }
 
-/// Each facet's face (group) number and the number of faces: a facet joins the face grown
+/// Each facet's face (group) label and the number of faces: a facet joins the face grown
 /// from the largest-area seed facet (ties in creation order) when its corners are exactly
 /// coplanar with the seed triangle or within `tol` of the seed's plane.
 fn group_facets(tri: &[CompactFacet], pts: &[DVec3], tol: f64) -> (Vec<u32>, u32) {
@@ -109,7 +109,12 @@ fn group_facets_by(tri: &[CompactFacet], pts: &[DVec3], tol: f64, shortcut: bool
         if group[s as usize] != NONE {
             continue;
         }
-        let gid = ngroups;
+        // A face is labelled by its seed's facet number (not by a count in seed order, which
+        // is area order): a facet that is a face by itself — nearly all of them, also on the
+        // 10⁶ sphere with its one merged face — is labelled by its own number, so the boundary
+        // walk's per-face tables are read in facet order instead of at random. Labels only
+        // tell faces apart; the faces are the same.
+        let gid = s;
         ngroups += 1;
         group[s as usize] = gid;
         if mask == 0 {
@@ -271,10 +276,11 @@ fn boundary_loops_by(
     let alive: Vec<u32> = (0..tri.len() as u32).collect();
     // Boundary loops of each group.
     let mut faces: Vec<Vec<u32>> = Vec::with_capacity(ngroups as usize);
-    let mut done = vec![false; ngroups as usize];
+    // Indexed by face label: a facet number (see `group_facets_by`).
+    let mut done = vec![false; tri.len()];
     // First boundary edge of each group (in `alive` order, then edge order): one pass
     // instead of a search over all facets per group.
-    let mut first_boundary: Vec<Option<(u32, usize)>> = vec![None; ngroups as usize];
+    let mut first_boundary: Vec<Option<(u32, usize)>> = vec![None; tri.len()];
     for &h in &alive {
         let g = group[h as usize];
         if first_boundary[g as usize].is_some() {
