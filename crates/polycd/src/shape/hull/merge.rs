@@ -58,10 +58,16 @@ impl Quickhull<'_> {
     }
 }
 
-/// Each facet's face (group) number and the number of faces: a facet joins the face grown
+/// Each facet's face (group) label and the number of faces: a facet joins the face grown
 /// from the largest-area seed facet (ties in creation order) when its corners are exactly
 /// coplanar with the seed triangle or within `tol` of the seed's plane.
 fn group_facets(tri: &[CompactFacet], pts: &[DVec3], tol: f64) -> (Vec<u32>, u32) {
+    group_facets_by(tri, pts, tol, true)
+}
+
+/// [`group_facets`]; `shortcut`: whether a hull whose facets take no neighbour skips the seed
+/// sort (false only in the tests, which compare the two).
+fn group_facets_by(tri: &[CompactFacet], pts: &[DVec3], tol: f64, shortcut: bool) -> (Vec<u32>, u32) {
     let alive: Vec<u32> = (0..tri.len() as u32).collect();
     let area = |f: u32| {
         let v = tri[f as usize].v;
@@ -83,9 +89,18 @@ fn group_facets(tri: &[CompactFacet], pts: &[DVec3], tol: f64) -> (Vec<u32>, u32
             m | (u8::from(plane.takes(tri[t.nbr[i] as usize].v, pts)) << i)
         })
     };
+    let masks: Vec<u8> = alive.iter().map(|&f| joinable(f)).collect();
+    if shortcut && masks.iter().all(|&m| m == 0) {
+        // No facet takes a neighbour (a cloud in general position): every facet is a face by
+        // itself, whatever the seed order, so the areas and their sort are not needed. Group
+        // numbers are only labels (faces are listed in creation order of their first facet),
+        // so numbering the groups by facet gives the same faces.
+        return (alive, tri.len() as u32);
+    }
     // Largest area first, ties in creation order (areas computed once; the facet number
     // breaks ties, so the unstable sort gives the order of a stable one, without its buffer).
-    let mut seeds: Vec<(f64, u32, u8)> = alive.iter().map(|&f| (area(f), f, joinable(f))).collect();
+    let mut seeds: Vec<(f64, u32, u8)> = alive.iter().map(|&f| (area(f), f, masks[f as usize])).collect();
+    drop(masks);
     seeds.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut group = vec![NONE; tri.len()];
     let mut ngroups = 0u32;
@@ -94,7 +109,12 @@ fn group_facets(tri: &[CompactFacet], pts: &[DVec3], tol: f64) -> (Vec<u32>, u32
         if group[s as usize] != NONE {
             continue;
         }
-        let gid = ngroups;
+        // A face is labelled by its seed's facet number (not by a count in seed order, which
+        // is area order): a facet that is a face by itself — nearly all of them, also on the
+        // 10⁶ sphere with its one merged face — is labelled by its own number, so the boundary
+        // walk's per-face tables are read in facet order instead of at random. Labels only
+        // tell faces apart; the faces are the same.
+        let gid = s;
         ngroups += 1;
         group[s as usize] = gid;
         if mask == 0 {
@@ -224,13 +244,43 @@ fn boundary_loops(
     ngroups: u32,
     new_index: &[u32],
 ) -> Result<Vec<Vec<u32>>, PolycdError> {
+    boundary_loops_by(tri, group, ngroups, new_index, true)
+}
+
+/// [`boundary_loops`]; `shortcut`: whether a hull of one face per facet takes each facet's
+/// corners without the walk (false only in the tests, which compare the two).
+fn boundary_loops_by(
+    tri: &[CompactFacet],
+    group: &[u32],
+    ngroups: u32,
+    new_index: &[u32],
+    shortcut: bool,
+) -> Result<Vec<Vec<u32>>, PolycdError> {
+    if shortcut && ngroups as usize == tri.len() && tri.iter().enumerate().all(|(f, t)| !t.nbr.contains(&(f as u32))) {
+        // Every facet a face by itself (`ngroups` non-empty groups of `tri.len()` facets):
+        // the walk below starts at edge 0 (its neighbour is another facet, so another face)
+        // and visits the corners in order, so each face is its facet's corners `v[0], v[1],
+        // v[2]` that are extreme, in creation order. Without the walk's reads of three
+        // neighbours' groups per corner, or growing each face's list.
+        let mut faces: Vec<Vec<u32>> = Vec::with_capacity(tri.len());
+        for t in tri {
+            let mut face = Vec::with_capacity(3);
+            face.extend(t.v.iter().map(|&v| new_index[v as usize]).filter(|&nv| nv != NONE));
+            if face.len() < 3 {
+                return Err(internal("a merged face has fewer than three corners"));
+            }
+            faces.push(face);
+        }
+        return Ok(faces);
+    }
     let alive: Vec<u32> = (0..tri.len() as u32).collect();
     // Boundary loops of each group.
     let mut faces: Vec<Vec<u32>> = Vec::with_capacity(ngroups as usize);
-    let mut done = vec![false; ngroups as usize];
+    // Indexed by face label: a facet number (see `group_facets_by`).
+    let mut done = vec![false; tri.len()];
     // First boundary edge of each group (in `alive` order, then edge order): one pass
     // instead of a search over all facets per group.
-    let mut first_boundary: Vec<Option<(u32, usize)>> = vec![None; ngroups as usize];
+    let mut first_boundary: Vec<Option<(u32, usize)>> = vec![None; tri.len()];
     for &h in &alive {
         let g = group[h as usize];
         if first_boundary[g as usize].is_some() {
@@ -414,5 +464,65 @@ mod tests {
             assert!(general.0.len() >= 4);
         }
         assert!(fast >= 3, "{fast}");
+    }
+
+    /// The merge's shortcuts for hulls whose facets take no neighbour (no seed sort; each
+    /// face its facet's corners, no walk) give the faces the seed sort and the walk give:
+    /// clouds in general position (where the shortcuts apply), in a ball, on a sphere, far
+    /// from the origin and tiny, and clouds with coplanar points and a positive tolerance
+    /// (where they must not apply), compared face for face.
+    #[test]
+    fn shortcuts_give_the_faces_of_the_seed_sort_and_the_walk() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2904);
+        let mut taken = 0;
+        for (n, kind, shift, scale, tol) in [
+            (40usize, 0u8, 0.0, 1.0, 0.0),
+            (3000, 0, 0.0, 1.0, 0.0),
+            (3000, 1, 0.0, 1.0, 0.0),
+            (3000, 1, 1e7, 1.0, 0.0),
+            (2000, 1, 0.0, 1e-9, 0.0),
+            (2000, 1, 0.0, 1.0, 1e-3),
+            (500, 2, 0.0, 1.0, 0.0),
+            (500, 2, 0.0, 1.0, 1e-9),
+        ] {
+            let pts: Vec<DVec3> = (0..n)
+                .map(|_| {
+                    let p = DVec3::new(
+                        rng.random_range(-1.0..1.0),
+                        rng.random_range(-1.0..1.0),
+                        rng.random_range(-1.0..1.0),
+                    );
+                    let p = match kind {
+                        0 => p,
+                        1 => p.normalize(),
+                        // Points of a grid: coplanar facets on the cube's sides.
+                        _ => (p * 3.0).round(),
+                    };
+                    p * scale + DVec3::splat(shift)
+                })
+                .collect();
+            let mut q = Quickhull::new(&pts).unwrap();
+            q.run(&mut |_, _, _| {}).unwrap();
+            let tri = q.compact_facets().unwrap();
+            let (group, ngroups) = group_facets_by(&tri, &pts, tol, true);
+            let (sorted_group, sorted_ngroups) = group_facets_by(&tri, &pts, tol, false);
+            assert_eq!(ngroups, sorted_ngroups);
+            // The same partition (labels may differ): facets grouped alike.
+            for f in 0..tri.len() {
+                for i in 0..3 {
+                    let h = tri[f].nbr[i] as usize;
+                    assert_eq!(group[f] == group[h], sorted_group[f] == sorted_group[h]);
+                }
+            }
+            let (_, new_index) = extreme_vertices(&tri, &group, ngroups, pts.len());
+            let short = boundary_loops_by(&tri, &group, ngroups, &new_index, true).unwrap();
+            let walked = boundary_loops_by(&tri, &sorted_group, sorted_ngroups, &new_index, false).unwrap();
+            assert_eq!(short, walked);
+            taken += usize::from(ngroups as usize == tri.len());
+            if kind == 2 {
+                assert!((ngroups as usize) < tri.len(), "grid faces merge");
+            }
+        }
+        assert!(taken >= 5, "{taken}");
     }
 }

@@ -219,8 +219,20 @@ pub fn convex_hull_with_progress(
 /// gets vertex ids equal to its point indices, which is what a caller naming a vertex of the
 /// shape it gave expects (batch answers' `features` among them).
 fn in_input_order(mut h: HullFaces) -> HullFaces {
-    let mut perm: Vec<u32> = (0..h.vertices.len() as u32).collect();
-    perm.sort_by_key(|&i| h.source[i as usize]);
+    // The sources are distinct input indices (duplicates were removed), so the order by
+    // source is read off a table indexed by source: one scatter and one scan instead of a
+    // sort whose comparisons read `source` at random (the same permutation).
+    let span = h.source.iter().map(|&s| s as usize + 1).max().unwrap_or(0);
+    let mut at_source = vec![NONE; span];
+    for (i, &s) in h.source.iter().enumerate() {
+        at_source[s as usize] = i as u32;
+    }
+    let mut perm: Vec<u32> = at_source.into_iter().filter(|&i| i != NONE).collect();
+    if perm.len() != h.source.len() {
+        // A repeated source (not produced by the construction): the sort, ties by position.
+        perm = (0..h.vertices.len() as u32).collect();
+        perm.sort_by_key(|&i| h.source[i as usize]);
+    }
     let mut new_id = vec![0u32; perm.len()];
     for (new, &old) in perm.iter().enumerate() {
         new_id[old as usize] = new as u32;
