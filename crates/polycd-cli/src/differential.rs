@@ -11,6 +11,19 @@
 //! (|gap| ≤ 1e-6 × size, either sign), `contact` (gap 0), `far` (0.5…5 × size) or `centred`
 //! (B's reference point on A's: concentric, the origin of A − B often its centre of symmetry).
 //!
+//! Two sets of families ([`Families`], `polycd differential --families solid|flat`): the solid
+//! polytopes below (the default), and the flat and rounded shapes of issue 22 — a sphere (a
+//! point rounded), a capsule (a segment rounded), a triangle, the same triangle rounded (a
+//! "thick" triangle) and a rounded box. Their oracle is [`RoundedOracle`]: the brute-force
+//! Minkowski difference of the cores (`A − B` hulled exactly, or, when it is flat — a point,
+//! a segment or a polygon, as for two spheres, a sphere and a capsule or a triangle — every
+//! point, segment and triangle of its points), the rounded signed distance being the core's
+//! minus `r_A + r_B`; the directional answer is where the convex function
+//! `g(t) = sd(t·s, A − B) − r_A − r_B` first reaches 0 (golden-section minimum, then
+//! bisection to the last bit; the polytope oracle's exact answer when no radius is involved
+//! and the difference is solid). Plain points and segments without a radius are not among
+//! them (two of them make a flat difference whose line crossings this oracle does not find).
+//!
 //! For each algorithm and question (`intersect`, `distance`, `directional` along three lines)
 //! an answer disagrees when: it is an error other than `Unsupported`, or `NotConverged`; its
 //! status differs from the oracle's while the oracle's signed distance lies outside the contact
@@ -19,6 +32,7 @@
 //! scaled by |n·s| as in the conformance suite) differs from the oracle's by more than
 //! 1e-12 × pair scale (by more than the band inside the band); or its certificate is rejected.
 
+use polycd::geometry::{closest_on_segment, closest_on_triangle};
 use polycd::oracle::Agreement;
 use polycd::query::{self, contact_tolerance};
 use polycd::{
@@ -54,7 +68,220 @@ pub struct Report {
     pub records: Vec<(usize, Algorithm, &'static str, String)>,
 }
 
-/// The shape families, each normalised to bounding radius 1.
+/// Which shape families a run draws its pairs from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Families {
+    /// The solid polytopes (cube … sliver): the run of issue 8.
+    #[default]
+    Solid,
+    /// The flat and rounded shapes of issue 22 (sphere, capsule, triangle, thick triangle,
+    /// rounded box).
+    Flat,
+}
+
+impl Families {
+    /// Parses `solid` or `flat`.
+    pub fn parse(s: &str) -> Option<Families> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "solid" => Some(Families::Solid),
+            "flat" | "rounded" | "flat-rounded" => Some(Families::Flat),
+            _ => None,
+        }
+    }
+}
+
+/// The flat and rounded families, each of bounding radius 1 (core plus rounding).
+fn flat_families() -> Result<Vec<(&'static str, ConvexPolyhedron)>, PolycdError> {
+    let tri = [
+        DVec3::new(-0.9, -0.3, 0.0),
+        DVec3::new(0.7, -0.45, 0.1),
+        DVec3::new(0.05, 0.8, -0.1),
+    ];
+    let triangle = ConvexPolyhedron::from_points(&tri)?;
+    let k = 1.0 / triangle.bounding_radius();
+    let triangle = ConvexPolyhedron::from_points(&tri.map(|v| v * k))?;
+    let thick = ConvexPolyhedron::from_points(&tri.map(|v| v * (0.85 * k)))?.with_radius(0.15)?;
+    let rbox = shapes::cuboid(1.0, 0.7, 0.4)?;
+    let rbox = rbox.with_radius(0.25)?;
+    Ok(vec![
+        ("sphere", shapes::sphere(1.0)?),
+        ("capsule", shapes::capsule(1.2, 0.4)?),
+        ("triangle", triangle),
+        ("thick-tri", thick),
+        ("rounded-box", rbox),
+    ])
+}
+
+/// A flat or rounded family shape at bounding radius `s` (core and radius scaled together).
+fn scaled_rounded(p: &ConvexPolyhedron, s: f64) -> Result<ConvexPolyhedron, PolycdError> {
+    let k = s / p.bounding_radius();
+    let pts: Vec<DVec3> = p.vertices().iter().map(|v| *v * k).collect();
+    ConvexPolyhedron::from_points(&pts)?.with_radius(p.radius() * k)
+}
+
+/// The brute-force oracle of a pair of flat or rounded shapes (see the module header).
+pub struct RoundedOracle {
+    /// The faces of the hull of `A − B` (unit normal, offset, vertex loop), when it is solid.
+    faces: Option<Vec<(DVec3, f64, Vec<DVec3>)>>,
+    /// The distinct points `a_i − b_j`.
+    points: Vec<DVec3>,
+    /// `r_A + r_B`.
+    radius: f64,
+    /// Bounds every point's distance from the origin (the search range of the line).
+    reach: f64,
+}
+
+/// At most this many distinct points of a flat `A − B` (every triple is a candidate: a
+/// parallelogram of two segments has 4, a triangle less a point 3).
+const MAX_FLAT_POINTS: usize = 12;
+/// Bisection and golden-section steps (each stops early once its interval stops shrinking).
+const LINE_STEPS: usize = 200;
+
+impl RoundedOracle {
+    /// The oracle of A at `pa` and B at `pb`.
+    pub fn new(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Result<RoundedOracle, String> {
+        let mut points = oracle::minkowski_points(a, pa, b, pb);
+        points.sort_by(|p, q| {
+            p.to_array()
+                .partial_cmp(&q.to_array())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        points.dedup();
+        let reach = points.iter().map(|p| p.length()).fold(0.0, f64::max);
+        let faces = match polycd::hull::convex_hull(&points) {
+            Ok(h) => {
+                let mut out = Vec::with_capacity(h.faces.len());
+                for f in &h.faces {
+                    let lp: Vec<DVec3> = f.iter().map(|&i| h.vertices[i as usize]).collect();
+                    let c = lp.iter().fold(DVec3::ZERO, |s, p| s + *p) / lp.len() as f64;
+                    let mut n = DVec3::ZERO;
+                    for k in 0..lp.len() {
+                        n += (lp[k] - c).cross(lp[(k + 1) % lp.len()] - c);
+                    }
+                    let n = n.normalize();
+                    let off = lp.iter().map(|p| n.dot(*p)).fold(f64::NEG_INFINITY, f64::max);
+                    out.push((n, off, lp));
+                }
+                Some(out)
+            }
+            Err(_) if points.len() <= MAX_FLAT_POINTS => None,
+            Err(e) => return Err(format!("hull of A − B ({} points): {e}", points.len())),
+        };
+        Ok(RoundedOracle {
+            faces,
+            points,
+            radius: a.radius() + b.radius(),
+            reach,
+        })
+    }
+
+    /// Whether `A − B` is solid (its hull has faces).
+    pub fn solid(&self) -> bool {
+        self.faces.is_some()
+    }
+
+    /// The signed distance of `x` from the cores' difference `A − B` (negative inside).
+    fn core_sd(&self, x: DVec3) -> f64 {
+        let Some(faces) = &self.faces else {
+            // Flat: the least distance to any point, segment or triangle of its points (every
+            // point of a convex hull in a plane lies in a triangle of three of them).
+            let p = &self.points;
+            let mut best = f64::INFINITY;
+            for i in 0..p.len() {
+                best = best.min((p[i] - x).length());
+                for j in i + 1..p.len() {
+                    best = best.min((closest_on_segment(x, p[i], p[j]).0 - x).length());
+                    for k in j + 1..p.len() {
+                        let q = closest_on_triangle(x, p[i], p[j], p[k]);
+                        if q.is_finite() {
+                            best = best.min((q - x).length());
+                        }
+                    }
+                }
+            }
+            return best;
+        };
+        let top = faces
+            .iter()
+            .map(|(n, off, _)| n.dot(x) - off)
+            .fold(f64::NEG_INFINITY, f64::max);
+        if top < 0.0 {
+            return top;
+        }
+        let mut best = f64::INFINITY;
+        for (n, off, lp) in faces {
+            if n.dot(x) - off < 0.0 {
+                continue;
+            }
+            for k in 1..lp.len() - 1 {
+                best = best.min((closest_on_triangle(x, lp[0], lp[k], lp[k + 1]) - x).length());
+            }
+        }
+        best
+    }
+
+    /// The rounded signed distance of the pair.
+    pub fn signed_distance(&self) -> f64 {
+        self.core_sd(DVec3::ZERO) - self.radius
+    }
+
+    /// The rounded gap after B moves by `t·s`.
+    fn gap(&self, s: DVec3, t: f64) -> f64 {
+        self.core_sd(s * t) - self.radius
+    }
+
+    /// The root of the gap between `lo` (gap ≤ 0) and `hi` (gap > 0), by bisection.
+    fn root(&self, s: DVec3, mut lo: f64, mut hi: f64) -> f64 {
+        for _ in 0..LINE_STEPS {
+            let mid = 0.5 * (lo + hi);
+            if mid == lo || mid == hi {
+                break;
+            }
+            if self.gap(s, mid) <= 0.0 {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// The translation of B along the unit `s` nearest 0 at which the shapes touch (`None`:
+    /// the line misses the rounded difference).
+    pub fn directional(&self, s: DVec3) -> Option<f64> {
+        let far = 2.0 * (self.reach + self.radius) + f64::MIN_POSITIVE;
+        if self.gap(s, 0.0) <= 0.0 {
+            let (up, down) = (self.root(s, 0.0, far), self.root(s, 0.0, -far));
+            return Some(if -down <= up { down } else { up });
+        }
+        // Apart: the least gap along the line (a convex function), then the root between.
+        let (mut lo, mut hi) = (-far, far);
+        let g = 0.5 * (5f64.sqrt() - 1.0);
+        let (mut x1, mut x2) = (hi - g * (hi - lo), lo + g * (hi - lo));
+        let (mut f1, mut f2) = (self.gap(s, x1), self.gap(s, x2));
+        for _ in 0..LINE_STEPS {
+            if f1.min(f2) <= 0.0 || !(x1 < x2) {
+                break;
+            }
+            if f1 < f2 {
+                (hi, x2, f2) = (x2, x1, f1);
+                x1 = hi - g * (hi - lo);
+                f1 = self.gap(s, x1);
+            } else {
+                (lo, x1, f1) = (x1, x2, f2);
+                x2 = lo + g * (hi - lo);
+                f2 = self.gap(s, x2);
+            }
+        }
+        let (tm, fm) = if f1 <= f2 { (x1, f1) } else { (x2, f2) };
+        if fm > 0.0 {
+            return None;
+        }
+        Some(self.root(s, tm, 0.0))
+    }
+}
+
+/// The solid families, each normalised to bounding radius 1.
 fn families() -> Result<Vec<(&'static str, ConvexPolyhedron)>, PolycdError> {
     Ok(vec![
         ("cube", shapes::cuboid(1.0, 1.0, 1.0)?),
@@ -89,7 +316,12 @@ struct Pair {
 /// Runs `pairs` pairs from `seed`: `Ok(report)` when every answer agrees, `Err(report)` when
 /// some disagree (or a setup error message).
 pub fn run(pairs: usize, seed: u64) -> Result<String, String> {
-    let r = differential(pairs, seed)?;
+    run_families(pairs, seed, Families::Solid)
+}
+
+/// [`run`] on a set of families.
+pub fn run_families(pairs: usize, seed: u64, set: Families) -> Result<String, String> {
+    let r = differential_families(pairs, seed, set)?;
     if r.disagreements == 0 {
         Ok(r.text)
     } else {
@@ -99,12 +331,20 @@ pub fn run(pairs: usize, seed: u64) -> Result<String, String> {
 
 /// The run behind [`run`], with the counts.
 pub fn differential(pairs: usize, seed: u64) -> Result<Report, String> {
-    let fams = families().map_err(|e| format!("building the shape families: {e}"))?;
+    differential_families(pairs, seed, Families::Solid)
+}
+
+/// [`differential`] on a set of families.
+pub fn differential_families(pairs: usize, seed: u64, set: Families) -> Result<Report, String> {
+    let flat = set == Families::Flat;
+    let fams =
+        if flat { flat_families() } else { families() }.map_err(|e| format!("building the shape families: {e}"))?;
     let mut shapes_at: Vec<Vec<ConvexPolyhedron>> = Vec::with_capacity(SCALES.len());
     for &s in &SCALES {
         let mut row = Vec::with_capacity(fams.len());
         for (name, p) in &fams {
-            row.push(scaled(p, s).map_err(|e| format!("scaling {name} to {s:e}: {e}"))?);
+            let shape = if flat { scaled_rounded(p, s) } else { scaled(p, s) };
+            row.push(shape.map_err(|e| format!("scaling {name} to {s:e}: {e}"))?);
         }
         shapes_at.push(row);
     }
@@ -127,7 +367,7 @@ pub fn differential(pairs: usize, seed: u64) -> Result<Report, String> {
         let si = rng.random_range(0..SCALES.len());
         let scale = SCALES[si];
         let (a, b) = (&shapes_at[si][fa], &shapes_at[si][fb]);
-        let pair = place(&mut rng, a, b, fa, offset, scale)?;
+        let pair = place(&mut rng, a, b, fa, offset, scale, flat)?;
         let label = format!(
             "pair {i} [{} vs {}, {}, scale {:e}{}{}]",
             fams[fa].0,
@@ -138,7 +378,7 @@ pub fn differential(pairs: usize, seed: u64) -> Result<Report, String> {
             if pair.far_origin { ", 1e6 from the origin" } else { "" }
         );
         let mut bad_pair = false;
-        let found = check_pair(a, b, &pair, &mut answered, &mut report.checks)?;
+        let found = check_pair(a, b, &pair, flat, &mut answered, &mut report.checks)?;
         for (ai, msg) in found {
             bad_pair = true;
             let question = ["intersect", "distance", "directional"]
@@ -168,8 +408,10 @@ pub fn differential(pairs: usize, seed: u64) -> Result<Report, String> {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "differential: {pairs} pairs (seed {seed}), {} answers checked, {} disagreements",
-        report.checks, report.disagreements
+        "differential: {pairs} pairs (seed {seed}, {} families), {} answers checked, {} disagreements",
+        if flat { "flat and rounded" } else { "solid" },
+        report.checks,
+        report.disagreements
     );
     let _ = writeln!(t, "pairs with a disagreement / pairs, by A's family and offset class:");
     let _ = write!(t, "{:<12}", "family");
@@ -231,6 +473,7 @@ fn place(
     fa: usize,
     offset: usize,
     scale: f64,
+    flat: bool,
 ) -> Result<Pair, String> {
     let far_origin = scale <= 1.0 && rng.random_range(0..4) == 0;
     let base = if far_origin {
@@ -254,9 +497,12 @@ fn place(
     let pa = Pose::new(ra, base);
     let mut u = shapes::unit_vector(rng);
     let centred = Pose::new(rb, base);
-    let t = oracle::directional(a, &pa, b, &centred, u)
-        .map_err(|e| format!("oracle: {e}"))?
-        .unwrap_or(0.0);
+    let t = if flat {
+        RoundedOracle::new(a, &pa, b, &centred)?.directional(u)
+    } else {
+        oracle::directional(a, &pa, b, &centred, u).map_err(|e| format!("oracle: {e}"))?
+    }
+    .unwrap_or(0.0);
     let t = if t < 0.0 {
         u = -u;
         -t
@@ -289,12 +535,24 @@ fn check_pair(
     a: &ConvexPolyhedron,
     b: &ConvexPolyhedron,
     p: &Pair,
+    flat: bool,
     answered: &mut [[usize; 3]; Algorithm::ALL.len()],
     checks: &mut usize,
 ) -> Result<Vec<(usize, String)>, String> {
     let (pa, pb) = (&p.pa, &p.pb);
-    let o = oracle::signed_distance(a, pa, b, pb).map_err(|e| format!("oracle: {e}"))?;
-    let sd = o.signed_distance;
+    let rounded = if flat {
+        Some(RoundedOracle::new(a, pa, b, pb)?)
+    } else {
+        None
+    };
+    let sd = match &rounded {
+        Some(o) => o.signed_distance(),
+        None => {
+            oracle::signed_distance(a, pa, b, pb)
+                .map_err(|e| format!("oracle: {e}"))?
+                .signed_distance
+        }
+    };
     let ctol = contact_tolerance(a, pa, b, pb);
     let judge = Agreement::new(a, pa, b, pb, sd);
 
@@ -304,13 +562,17 @@ fn check_pair(
     dirs.push(shapes::unit_vector(&mut rng));
     let mut expected_t = Vec::with_capacity(dirs.len());
     for &s in &dirs {
-        expected_t.push(oracle::directional(a, pa, b, pb, s).map_err(|e| format!("oracle: {e}"))?);
+        expected_t.push(match &rounded {
+            // No radius and a solid difference: the polytope oracle's exact line crossing.
+            Some(o) if !(o.radius == 0.0 && o.solid()) => o.directional(s),
+            _ => oracle::directional(a, pa, b, pb, s).map_err(|e| format!("oracle: {e}"))?,
+        });
     }
     let mut out = Vec::new();
     for (ai, &alg) in Algorithm::ALL.iter().enumerate() {
         let mut cache = PairCache::default();
         match query::intersect(a, pa, b, pb, alg, &mut cache) {
-            Err(PolycdError::Unsupported { .. }) => {}
+            Err(PolycdError::Unsupported { .. } | PolycdError::UnsupportedShape { .. }) => {}
             Err(e) => out.push((ai, format!("intersect: error {e}"))),
             Ok(r) => {
                 answered[ai][0] += 1;
@@ -329,7 +591,7 @@ fn check_pair(
             }
         }
         match query::distance(a, pa, b, pb, alg, &mut cache) {
-            Err(PolycdError::Unsupported { .. }) => {}
+            Err(PolycdError::Unsupported { .. } | PolycdError::UnsupportedShape { .. }) => {}
             Err(e) => out.push((ai, format!("distance: error {e}"))),
             Ok(r) => {
                 answered[ai][1] += 1;
@@ -350,7 +612,7 @@ fn check_pair(
         }
         for (&s, &t0) in dirs.iter().zip(&expected_t) {
             match query::directional(a, pa, b, pb, s, alg, &mut cache) {
-                Err(PolycdError::Unsupported { .. }) => {}
+                Err(PolycdError::Unsupported { .. } | PolycdError::UnsupportedShape { .. }) => {}
                 Err(e) => out.push((ai, format!("directional: error {e}"))),
                 Ok(r) => {
                     answered[ai][2] += 1;

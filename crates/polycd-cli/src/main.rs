@@ -147,6 +147,10 @@ enum Command {
         /// Random seed.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Shape families: `solid` (polytopes) or `flat` (sphere, capsule, triangle, thick
+        /// triangle, rounded box).
+        #[arg(long, default_value = "solid")]
+        families: String,
     },
     /// The papers' experiments side by side with parry3d (`--list` shows them).
     Bench {
@@ -430,7 +434,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 info_convex(&shape, timings, hull)
             }
         }
-        Command::Differential { pairs, seed } => match polycd_cli::differential::run(pairs, seed) {
+        Command::Differential { pairs, seed, families } => match polycd_cli::differential::Families::parse(&families)
+            .ok_or_else(|| format!("--families: expected solid or flat, got {families:?}"))
+            .and_then(|set| polycd_cli::differential::run_families(pairs, seed, set))
+        {
             Ok(report) => {
                 print!("{report}");
                 Ok(ExitCode::SUCCESS)

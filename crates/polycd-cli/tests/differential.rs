@@ -43,3 +43,62 @@ fn differential_large() {
     eprintln!("{}", r.text);
     assert_eq!(r.disagreements, 0, "{}", r.text);
 }
+
+/// The flat and rounded families' oracle against closed forms: two spheres (a flat `A − B`:
+/// one point) and a sphere against a capsule (a segment), whose signed distance is the
+/// centre distance to the core less the radii and whose directional answer solves
+/// `|v + t·s| = r` (the nearer root to 0); a rounded box against a sphere (a solid `A − B`)
+/// on a face.
+#[test]
+fn rounded_oracle_matches_closed_forms() {
+    use polycd::{shapes, DVec3, Pose};
+    use polycd_cli::differential::RoundedOracle;
+    let (a, b) = (shapes::sphere(0.5).unwrap(), shapes::sphere(0.25).unwrap());
+    let (pa, pb) = (
+        Pose::from_translation(DVec3::new(1.0, 2.0, 3.0)),
+        Pose::from_translation(DVec3::new(3.0, 2.5, 2.0)),
+    );
+    let o = RoundedOracle::new(&a, &pa, &b, &pb).unwrap();
+    assert!(!o.solid());
+    let v = pb.translation - pa.translation;
+    let r = 0.75;
+    assert!((o.signed_distance() - (v.length() - r)).abs() < 1e-15);
+    // Along s: the centres' difference is v + t·s; contact at |v + t·s| = r.
+    for s in [-v.normalize(), v.normalize(), DVec3::new(0.0, -0.6, 0.8)] {
+        let (bq, cq) = (v.dot(s), v.length_squared() - r * r);
+        let disc = bq * bq - cq;
+        let want = (disc >= 0.0).then(|| {
+            let (t1, t2) = (-bq - disc.sqrt(), -bq + disc.sqrt());
+            if t1.abs() <= t2.abs() {
+                t1
+            } else {
+                t2
+            }
+        });
+        match (o.directional(s), want) {
+            (Some(t), Some(w)) => assert!((t - w).abs() < 1e-12, "{s}: {t} vs {w}"),
+            (None, None) => {}
+            (got, w) => panic!("{s}: {got:?} vs {w:?}"),
+        }
+    }
+    // Overlapping: the nearer end of the chord.
+    let pc = Pose::from_translation(pa.translation + DVec3::new(0.2, 0.0, 0.0));
+    let o = RoundedOracle::new(&a, &pa, &b, &pc).unwrap();
+    assert!((o.signed_distance() - (0.2 - r)).abs() < 1e-15);
+    let t = o.directional(DVec3::X).unwrap();
+    assert!((t - (r - 0.2)).abs() < 1e-12, "{t}");
+    // A sphere against a capsule (segment from z = −1 to 1, radius 0.25): a flat difference.
+    let cap = shapes::capsule(2.0, 0.25).unwrap();
+    let ps = Pose::from_translation(DVec3::new(1.5, 0.0, 2.0));
+    let o = RoundedOracle::new(&a, &ps, &cap, &Pose::IDENTITY).unwrap();
+    let want = DVec3::new(1.5, 0.0, 1.0).length() - r;
+    assert!((o.signed_distance() - want).abs() < 1e-15);
+    // A rounded box (2 × 2 × 2, radius 0.5) and a sphere 3 along x: a face, gap 3 − 1 − 1.
+    let rb = shapes::cuboid(2.0, 2.0, 2.0).unwrap().with_radius(0.5).unwrap();
+    let px = Pose::from_translation(DVec3::new(3.0, 0.1, -0.2));
+    let o = RoundedOracle::new(&rb, &Pose::IDENTITY, &a, &px).unwrap();
+    assert!(o.solid());
+    assert!((o.signed_distance() - 1.0).abs() < 1e-15);
+    let t = o.directional(-DVec3::X).unwrap();
+    assert!((t - 1.0).abs() < 1e-12, "{t}");
+}

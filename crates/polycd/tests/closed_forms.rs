@@ -577,3 +577,82 @@ fn direct_path_translation_errors() {
         }
     }
 }
+
+/// Two spheres' boolean answer against the exact rule of the contract: a `Disjoint` plane
+/// has A strictly below it and B strictly above (the spheres' extreme points along its unit
+/// normal, `n·c_a + r_a < offset < n·c_b − r_b`), the certificate verifies, the offset is the
+/// midpoint's `n·(q_a + q_b)/2` to rounding, the status is GJK's outside the contact band and
+/// a `Touching` answer's point lies on its plane — at random poses and radii, at scales
+/// 1e-6 … 1e6, 10⁶ × the size from the origin, touching (gap 0) and just apart or
+/// overlapping (gap ±1e-9 × the size), on both the direct path (unit rotations) and the checked one
+/// (rotations of length 2, normalised first).
+#[test]
+fn sphere_pair_plane_follows_the_contract() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2211);
+    let (mut disjoint, mut touching, mut overlapping) = (0, 0, 0);
+    for i in 0..6000 {
+        let k = [1e-6, 1e-3, 1.0, 1e3, 1e6][i % 5];
+        let far = if i % 3 == 0 { 1e6 * k } else { 0.0 };
+        let (ra, rb) = (rng.random_range(0.01..1.0) * k, rng.random_range(0.01..1.0) * k);
+        let (a, b) = (shapes::sphere(ra).unwrap(), shapes::sphere(rb).unwrap());
+        let ca = shapes::unit_vector(&mut rng) * far + shapes::unit_vector(&mut rng) * (rng.random_range(0.0..2.0) * k);
+        let u = shapes::unit_vector(&mut rng);
+        let gap = match i % 4 {
+            0 => rng.random_range(-1.0..1.0) * (ra + rb),
+            1 => 0.0,
+            2 => rng.random_range(-1.0..1.0) * 1e-9 * k,
+            _ => rng.random_range(0.0..3.0) * k,
+        };
+        let cb = ca + u * (ra + rb + gap);
+        let mut q = (shapes::random_rotation(&mut rng), shapes::random_rotation(&mut rng));
+        if i % 7 == 0 {
+            // Off unit length: the checked path normalises, then answers the same way.
+            q.0 = polycd::DQuat::from_xyzw(q.0.x * 2.0, q.0.y * 2.0, q.0.z * 2.0, q.0.w * 2.0);
+        }
+        let (pa, pb) = (Pose::new(q.0, ca), Pose::new(q.1, cb));
+        let mut c = PairCache::default();
+        let r = query::intersect(&a, &pa, &b, &pb, Algorithm::Auto, &mut c).unwrap();
+        // The certificate against the unit pose (verify takes rotations as unit quaternions;
+        // the same geometry: a ball's rotation moves nothing).
+        let unit_a = Pose::new(q.0.normalize(), ca);
+        polycd::verify::verify_intersection(&a, &unit_a, &b, &pb, &r).unwrap_or_else(|e| panic!("{i}: {e}: {r:?}"));
+        let tol = contact_tolerance(&a, &pa, &b, &pb);
+        let gjk = query::intersect(&a, &pa, &b, &pb, Algorithm::Gjk, &mut PairCache::default()).unwrap();
+        let (pa_w, pb_w) = (pa.translation, pb.translation);
+        let dc = (pb_w - pa_w).length();
+        if (dc - ra - rb).abs() > 2.0 * tol {
+            assert_eq!(r.status(), gjk.status(), "{i}: {r:?} vs {gjk:?}");
+        }
+        match r {
+            Intersection::Disjoint { plane, .. } => {
+                disjoint += 1;
+                let n = plane.normal;
+                assert!((n.length() - 1.0).abs() < 1e-15, "{i}: {n}");
+                let (top_a, bottom_b) = (n.dot(pa_w) + ra, n.dot(pb_w) - rb);
+                assert!(
+                    top_a < plane.offset && plane.offset < bottom_b,
+                    "{i}: {top_a} {} {bottom_b}",
+                    plane.offset
+                );
+                let mid = ((pa_w + n * ra) + (pb_w - n * rb)) * 0.5;
+                let ulps = 8.0 * f64::EPSILON * (pa_w.abs().max_element() + pb_w.abs().max_element() + ra + rb);
+                assert!(
+                    (plane.offset - n.dot(mid)).abs() <= ulps,
+                    "{i}: {} vs {}",
+                    plane.offset,
+                    n.dot(mid)
+                );
+            }
+            Intersection::Touching { point, plane, .. } => {
+                touching += 1;
+                assert!(plane.signed_distance(point).abs() <= tol, "{i}: {r:?}");
+            }
+            Intersection::Overlapping { .. } => overlapping += 1,
+            other => panic!("{i}: {other:?}"),
+        }
+    }
+    assert!(
+        disjoint > 1500 && touching > 1000 && overlapping > 1000,
+        "{disjoint} {touching} {overlapping}"
+    );
+}

@@ -544,7 +544,16 @@ fn direct_pair(a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> bool {
 /// The same poses pass as with `pose_ok`, at half the comparisons.
 #[inline(always)]
 fn direct_bound(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<f64> {
-    if !(direct_pair(a, b) && unit_rotation(pa) && unit_rotation(pb)) {
+    if !direct_pair(a, b) {
+        return None;
+    }
+    poses_bound(a, pa, b, pb)
+}
+
+/// [`direct_bound`] for a pair the caller knows to be a direct pair (two point cores).
+#[inline(always)]
+fn poses_bound(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<f64> {
+    if !(unit_rotation(pa) && unit_rotation(pb)) {
         return None;
     }
     let bound = contact_tolerance_bound(a, pa, b, pb);
@@ -580,12 +589,12 @@ pub(super) fn direct_point_point_distance(
     b: &ConvexPolyhedron,
     pb: &Pose,
 ) -> Option<Distance> {
-    let bound = direct_bound(a, pa, b, pb)?;
+    let bound = poses_bound(a, pa, b, pb)?;
     point_point(a, pa, b, pb, bound).map(|p| p.distance())
 }
 
 /// [`direct_intersect`] for two point cores (two spheres; the caller has checked both
-/// dimensions): inline in `query::intersect`, no call on its path. Within the bound of
+/// dimensions): inline in `query::intersect`, no call on its path; within the bound of
 /// contact (where the exact tolerance decides, a call) it returns `None` and
 /// [`direct_intersect`] answers, the same way.
 #[inline(always)]
@@ -595,12 +604,24 @@ pub(super) fn direct_point_point_intersect(
     b: &ConvexPolyhedron,
     pb: &Pose,
 ) -> Option<Intersection> {
-    let bound = direct_bound(a, pa, b, pb)?;
+    let bound = poses_bound(a, pa, b, pb)?;
     let p = point_point(a, pa, b, pb, bound)?;
-    if !((p.dc - (p.ra + p.rb)).abs() > bound) {
-        return None;
+    // Clearly apart or clearly overlapping: [`PointPoint::intersection`]'s first two cases.
+    // Within the bound of contact (the exact tolerance, a call) the general path answers.
+    let signed = p.dc - (p.ra + p.rb);
+    if signed > bound {
+        Some(Intersection::Disjoint {
+            plane: p.plane(),
+            iterations: 0,
+        })
+    } else if signed < -bound {
+        Some(Intersection::Overlapping {
+            witness: OverlapWitness::CommonPoint(p.ca + p.n * p.witness_at()),
+            iterations: 0,
+        })
+    } else {
+        None
     }
-    Some(p.intersection(a, pa, b, pb, bound))
 }
 
 /// [`direct_distance`]'s boolean counterpart: the answer of [`intersect`], or `None`.
@@ -838,8 +859,17 @@ impl PointPoint {
         }
     }
 
-    /// [`intersect_within`]'s answer for two point cores, term for term (the exact contact
-    /// tolerance only within the bound of contact).
+    /// [`intersect_within`]'s answer for two point cores: the status term for term (the
+    /// exact contact tolerance only within the bound of contact), the separating plane in
+    /// closed form.
+    ///
+    /// The plane is the one half-way between the two surfaces along `n`: A's surface point
+    /// `c_a + n·r_a` and B's `c_b − n·r_b` lie at `n·c_a + r_a` and `n·c_a + d_c − r_b` along
+    /// `n` (as `n·(c_b − c_a) = d_c`), so its offset is `n·c_a + (r_a + (d_c − r_b))/2` — the
+    /// midpoint's offset `n·(q_a + q_b)/2` without forming the two points (equal in exact
+    /// arithmetic; the computed ones differ by rounding, a few ulps of the coordinates, far
+    /// inside the contact tolerance the certificate allows). Clearly apart (`d_c − r` beyond
+    /// the bound) A lies below it by at least half the gap, B above.
     #[inline(always)]
     fn intersection(
         &self,
@@ -849,43 +879,69 @@ impl PointPoint {
         pb: &Pose,
         bound: f64,
     ) -> Intersection {
+        let &PointPoint { ca, dc, n, ra, rb, .. } = self;
+        let signed = dc - (ra + rb);
+        if signed > bound {
+            return Intersection::Disjoint {
+                plane: self.plane(),
+                iterations: 0,
+            };
+        }
+        if signed < -bound {
+            return Intersection::Overlapping {
+                witness: OverlapWitness::CommonPoint(ca + n * self.witness_at()),
+                iterations: 0,
+            };
+        }
+        self.band_intersection(a, pa, b, pb)
+    }
+
+    /// The plane half-way between the surfaces, in closed form (see [`Self::intersection`]).
+    #[inline(always)]
+    fn plane(&self) -> Plane {
+        Plane {
+            normal: self.n,
+            offset: self.n.dot(self.ca) + 0.5 * (self.ra + (self.dc - self.rb)),
+        }
+    }
+
+    /// Where along `n` from `c_a` the overlap witness lies: the middle of the stretch of the
+    /// segment `c_a + t·n` within `r_a` of `c_a` and `r_b` of `c_b`.
+    #[inline(always)]
+    fn witness_at(&self) -> f64 {
+        let lo = (-self.ra).max(self.dc - self.rb);
+        let hi = self.ra.min(self.dc + self.rb);
+        0.5 * (lo + hi)
+    }
+
+    /// [`Self::intersection`] within the bound of contact, where the exact contact tolerance
+    /// decides: rare, out of line.
+    #[cold]
+    #[inline(never)]
+    fn band_intersection(&self, a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Intersection {
         let &PointPoint { ca, cb, dc, n, ra, rb } = self;
         let r = ra + rb;
-        let signed = dc - r;
-        let tol = if signed.abs() > bound {
-            bound
-        } else {
-            band_tolerance(a, pa, b, pb)
-        };
-        let (qa, qb) = (ca + n * ra, cb - n * rb);
-        let mid = (qa + qb) * 0.5;
-        let plane = Plane {
-            normal: n,
-            offset: n.dot(mid),
-        };
-        if dc > r {
-            if dc - r > tol {
-                Intersection::Disjoint { plane, iterations: 0 }
-            } else {
-                Intersection::Touching {
-                    point: mid,
-                    plane,
-                    iterations: 0,
-                }
-            }
-        } else if r - dc <= tol {
-            Intersection::Touching {
+        let tol = contact_tolerance(a, pa, b, pb);
+        if dc > r && dc - r > tol {
+            return Intersection::Disjoint {
+                plane: self.plane(),
+                iterations: 0,
+            };
+        }
+        if dc > r || r - dc <= tol {
+            let mid = ((ca + n * ra) + (cb - n * rb)) * 0.5;
+            return Intersection::Touching {
                 point: mid,
-                plane,
+                plane: Plane {
+                    normal: n,
+                    offset: n.dot(mid),
+                },
                 iterations: 0,
-            }
-        } else {
-            let lo = (-ra).max(dc - rb);
-            let hi = ra.min(dc + rb);
-            Intersection::Overlapping {
-                witness: OverlapWitness::CommonPoint(ca + n * (0.5 * (lo + hi))),
-                iterations: 0,
-            }
+            };
+        }
+        Intersection::Overlapping {
+            witness: OverlapWitness::CommonPoint(ca + n * self.witness_at()),
+            iterations: 0,
         }
     }
 }

@@ -204,6 +204,10 @@ impl<T: Default> OnUse<T> {
 }
 
 /// Do A (at `pose_a`) and B (at `pose_b`) intersect?
+///
+/// Inline in the caller: two spheres are answered there without a call; every other pair
+/// takes one call, as it would without this path.
+#[inline(always)]
 pub fn intersect(
     a: &ConvexPolyhedron,
     pose_a: &Pose,
@@ -212,7 +216,9 @@ pub fn intersect(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Intersection, PolycdError> {
-    // Two spheres first, inline and without a call on their common path; the rest out of line.
+    // Two spheres first, inline and without any call on their path (a pair within the bound
+    // of contact, or a pose to normalise or refuse, falls through); then the general path,
+    // one call (this function is inline in its caller, so no other pair pays a call layer).
     if algorithm == Algorithm::Auto && a.dimension() == 0 && b.dimension() == 0 {
         if let Some(r) = closed::direct_point_point_intersect(a, pose_a, b, pose_b) {
             return Ok(r);
@@ -255,6 +261,9 @@ fn intersect_rest(
 }
 
 /// Distance, closest points and closest features of A and B (or their penetration).
+///
+/// Inline in the caller, as [`intersect`].
+#[inline(always)]
 pub fn distance(
     a: &ConvexPolyhedron,
     pose_a: &Pose,
@@ -263,7 +272,7 @@ pub fn distance(
     algorithm: Algorithm,
     cache: &mut PairCache,
 ) -> Result<Distance, PolycdError> {
-    // Two spheres first, inline and without a call on their common path; the rest out of line.
+    // As in `intersect`: two spheres inline first, then the general path, one call.
     if algorithm == Algorithm::Auto && a.dimension() == 0 && b.dimension() == 0 {
         if let Some(d) = closed::direct_point_point_distance(a, pose_a, b, pose_b) {
             return Ok(d);
