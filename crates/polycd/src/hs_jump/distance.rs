@@ -45,8 +45,8 @@
 //! Accuracy: against `oracle::signed_distance` within 1e-12 × the pair's scale on random hulls
 //! at scales 1e-6…1e6, far offsets, near contact and near-parallel faces 1e-5 apart tilted by
 //! ≤ 1e-9 rad; against GJK and V-Clip outside the contact band on 4 000 random and 3 000
-//! near-parallel-face pairs (tests/hs_jump_distance.rs; the 10⁴-pair differential stops at a
-//! boolean `NotConverged` on separated near-parallel edges, see there). NOT wired into `query::distance` (`Algorithm::HsJump` answers
+//! near-parallel-face pairs, and on all 10⁴ pairs of the differential (tests/hs_jump_distance.rs).
+//! NOT wired into `query::distance` (`Algorithm::HsJump` answers
 //! `Unsupported` there): wired, tests/conformance.rs's "dome" cases 1e-9 × scale apart were
 //! answered up to 16–120 % of the gap high, and with points off their named features at
 //! 1.4e6 offsets (found 2026-11-27 22:28 UTC, not yet diagnosed).
@@ -61,6 +61,7 @@
 //! `Overlapping` as `Penetrating` without a depth (the query layer measures the depth, as for
 //! V-Clip); `NotConverged` as is.
 
+use super::nearest::nearest;
 use super::{intersect, Frame, HsJumpCache};
 use crate::contract::{pair_scale, Distance, Feature, FeaturePair, Intersection};
 use crate::core::error::PolycdError;
@@ -77,61 +78,13 @@ struct Pt {
 
 /// The minimum-norm point of `conv pts` (`pts.len() ≤ 4`, the origin outside a tetrahedron):
 /// its barycentric weights and the number of points it uses, the used ones moved to the
-/// front. Every non-empty subset of at most 3 points is projected on its affine hull; a
-/// projection with every weight positive is a candidate (a point of `conv pts`, built from its
-/// weights); the least norm wins (a vertex always qualifies, so there is one).
+/// front (see [`nearest`]).
 fn min_norm(pts: &mut [Pt; 4], n: usize) -> ([f64; 3], usize, DVec3) {
-    let mut best = (f64::INFINITY, [0.0; 3], [0usize; 3], 0usize, DVec3::ZERO);
-    let mut consider = |idx: &[usize], lam: &[f64], w: DVec3| {
-        let nn = w.length_squared();
-        if nn < best.0 {
-            let mut l = [0.0; 3];
-            let mut ix = [0usize; 3];
-            l[..lam.len()].copy_from_slice(lam);
-            ix[..idx.len()].copy_from_slice(idx);
-            best = (nn, l, ix, idx.len(), w);
-        }
-    };
-    for (i, p) in pts.iter().enumerate().take(n) {
-        consider(&[i], &[1.0], p.d);
+    let mut ds = [DVec3::ZERO; 4];
+    for (d, p) in ds.iter_mut().zip(pts.iter()).take(n) {
+        *d = p.d;
     }
-    for i in 0..n {
-        for j in (i + 1)..n {
-            let (p, e) = (pts[i].d, pts[j].d - pts[i].d);
-            let ee = e.length_squared();
-            if ee <= 0.0 {
-                continue;
-            }
-            let t = -p.dot(e) / ee;
-            if t > 0.0 && t < 1.0 {
-                consider(&[i, j], &[1.0 - t, t], p + e * t);
-            }
-        }
-    }
-    for i in 0..n {
-        for j in (i + 1)..n {
-            for k in (j + 1)..n {
-                let p = pts[i].d;
-                let (e1, e2) = (pts[j].d - p, pts[k].d - p);
-                let (a11, a12, a22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
-                let (b1, b2) = (-p.dot(e1), -p.dot(e2));
-                let det = a11 * a22 - a12 * a12;
-                // Only an exactly flat triangle is skipped. A sliver (near-parallel faces
-                // make them: `b₂ − b₁ ≈ a₂ − a₁`) solves ill-conditioned, but a candidate is
-                // built from its weights, so it is a point of `conv W` whatever the rounding of
-                // `s, t`: never below the distance, and the least one wins.
-                if !(det > 0.0) {
-                    continue;
-                }
-                let s = (b1 * a22 - b2 * a12) / det;
-                let t = (b2 * a11 - b1 * a12) / det;
-                if s > 0.0 && t > 0.0 && s + t < 1.0 {
-                    consider(&[i, j, k], &[1.0 - s - t, s, t], p + e1 * s + e2 * t);
-                }
-            }
-        }
-    }
-    let (_, lam, ix, len, w) = best;
+    let (lam, ix, len, w) = nearest(&ds[..n]);
     let kept = [pts[ix[0]], pts[ix[1]], pts[ix[2]]];
     pts[..len].copy_from_slice(&kept[..len]);
     (lam, len, w)
