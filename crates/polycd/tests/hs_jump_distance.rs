@@ -279,8 +279,8 @@ fn separated_parallel_edges_with_a_warm_cache() {
 }
 
 /// One pair of the differential: outside the contact band (GJK's signed distance beyond twice
-/// the contact tolerance, which the query layer owns), `hs_jump::distance` (not wired into the
-/// dispatcher) agrees with GJK's and V-Clip's `query::distance` within `AGREEMENT_REL` × scale
+/// the contact tolerance, which the query layer owns), `hs_jump::distance` (called directly, not
+/// through the dispatcher) agrees with GJK's and V-Clip's `query::distance` within `AGREEMENT_REL` × scale
 /// when separated, answers `Penetrating` when GJK's is negative, and its separated answer
 /// carries points on the shapes `distance` apart on the features it names. Each method keeps
 /// its own warm cache. Returns GJK's signed distance.
