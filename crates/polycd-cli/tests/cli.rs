@@ -1105,7 +1105,7 @@ fn batch_answers_flat_shapes() {
         let a = &ans[k];
         if ["vclip", "cd_dual", "hs_jump"].contains(alg) {
             assert_eq!(a["status"], "error", "{a}");
-            // V-Clip refuses the polygon; CD-Dual and HS-jump answer no distance queries at all.
+            // V-Clip and HS-jump refuse the polygon; CD-Dual answers no distance queries at all.
             let e = a["error"].as_str().unwrap();
             assert!(
                 e.contains("on polygons") || (*alg != "vclip" && e.contains("'distance' queries")),

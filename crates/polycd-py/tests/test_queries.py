@@ -60,7 +60,7 @@ def test_query_errors():
     with pytest.raises(polycd.InvalidInputError, match="direction"):
         polycd.directional(a, None, a, None, [0, 0, 0])
     with pytest.raises(polycd.UnsupportedError):
-        polycd.distance(a, None, a, Pose([3, 0, 0]), algorithm="hs_jump")
+        polycd.distance(a, None, a, Pose([3, 0, 0]), algorithm="cd_dual")
     with pytest.raises(polycd.InvalidPoseError):
         polycd.distance(a, [0, 0, 0, 0, 0, 0, 0], a, None)
     with pytest.raises(polycd.InvalidInputError, match="pose_b"):

@@ -72,6 +72,13 @@ const KNOWN_ALLOCATING: &[(Algorithm, Question, &str)] = &[
     ),
     (
         Algorithm::HsJump,
+        Question::Distance,
+        "hs_jump distance: its boolean's scratch growth (as HsJump Intersect below) and gjk.rs \
+         epa_run via query complete_penetration (EPA depth); the climb and the caps allocate \
+         nothing (caps reserved once at CAP_LIMIT)",
+    ),
+    (
+        Algorithm::HsJump,
         Question::Intersect,
         "hs_jump.rs: insert_seen (seen HashSet insert/rehash past the short list), cons.push, \
          polygon clipping (edges.push, scratch.push)",

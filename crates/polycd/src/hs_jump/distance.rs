@@ -42,25 +42,28 @@
 //!    measured on the points (vertex–vertex, vertex–edge, vertex–face, edge–edge); the least
 //!    is the distance to rounding.
 //!
-//! Accuracy: against `oracle::signed_distance` within 1e-12 × the pair's scale on random hulls
-//! at scales 1e-6…1e6, far offsets, near contact and near-parallel faces 1e-5 apart tilted by
-//! ≤ 1e-9 rad; against GJK and V-Clip outside the contact band on 4 000 random and 3 000
-//! near-parallel-face pairs (tests/hs_jump_distance.rs; the 10⁴-pair differential stops at a
-//! boolean `NotConverged` on separated near-parallel edges, see there). NOT wired into `query::distance` (`Algorithm::HsJump` answers
-//! `Unsupported` there): wired, tests/conformance.rs's "dome" cases 1e-9 × scale apart were
-//! answered up to 16–120 % of the gap high, and with points off their named features at
-//! 1.4e6 offsets (found 2026-11-27 22:28 UTC, not yet diagnosed).
-//!
 //!    When no positive `L` is known or a cap is wider than `CAP_LIMIT` (the gap large against
 //!    the distance: the directions' rounding `ε·|A|/d` near contact), a local descent instead
 //!    (`descend`): the closest points between the faces around the answer's features, repeated
-//!    while the distance strictly falls (at most `DESCENT_ROUNDS` rounds); a pair no face
-//!    around it improves is the closest pair (convexity).
+//!    while the distance strictly falls (at most one round per feature pair); its stopping
+//!    pair must pass the closest-pair condition (`locally_closest`), else the answer is
+//!    `NotConverged` (the query layer then measures the pair by GJK).
+//!
+//! The answer's features always carry its points: a climb whose vertices span no feature of a
+//! shape (a sliver of far-apart vertices of a nearly flat, finely tessellated hull near
+//! contact: its point lies inside the shape) starts the search from a vertex pair instead.
+//!
+//! Accuracy: against `oracle::signed_distance` within 1e-12 × the pair's scale on random hulls
+//! at scales 1e-6…1e6, far offsets, near contact and near-parallel faces 1e-5 apart tilted by
+//! ≤ 1e-9 rad; against GJK and V-Clip outside the contact band on all 10⁴ pairs of the
+//! differential (tests/hs_jump_distance.rs); wired into `query::distance`, on every case of
+//! tests/conformance.rs (the domes: 2 026 nearly coplanar vertices, 1e-9 × scale from a box).
 //!
 //! Touching (`Intersection::Touching`) is answered by the same climb from the touching plane;
 //! `Overlapping` as `Penetrating` without a depth (the query layer measures the depth, as for
 //! V-Clip); `NotConverged` as is.
 
+use super::nearest::nearest;
 use super::{intersect, Frame, HsJumpCache};
 use crate::contract::{pair_scale, Distance, Feature, FeaturePair, Intersection};
 use crate::core::error::PolycdError;
@@ -77,61 +80,13 @@ struct Pt {
 
 /// The minimum-norm point of `conv pts` (`pts.len() ≤ 4`, the origin outside a tetrahedron):
 /// its barycentric weights and the number of points it uses, the used ones moved to the
-/// front. Every non-empty subset of at most 3 points is projected on its affine hull; a
-/// projection with every weight positive is a candidate (a point of `conv pts`, built from its
-/// weights); the least norm wins (a vertex always qualifies, so there is one).
+/// front (see [`nearest`]).
 fn min_norm(pts: &mut [Pt; 4], n: usize) -> ([f64; 3], usize, DVec3) {
-    let mut best = (f64::INFINITY, [0.0; 3], [0usize; 3], 0usize, DVec3::ZERO);
-    let mut consider = |idx: &[usize], lam: &[f64], w: DVec3| {
-        let nn = w.length_squared();
-        if nn < best.0 {
-            let mut l = [0.0; 3];
-            let mut ix = [0usize; 3];
-            l[..lam.len()].copy_from_slice(lam);
-            ix[..idx.len()].copy_from_slice(idx);
-            best = (nn, l, ix, idx.len(), w);
-        }
-    };
-    for (i, p) in pts.iter().enumerate().take(n) {
-        consider(&[i], &[1.0], p.d);
+    let mut ds = [DVec3::ZERO; 4];
+    for (d, p) in ds.iter_mut().zip(pts.iter()).take(n) {
+        *d = p.d;
     }
-    for i in 0..n {
-        for j in (i + 1)..n {
-            let (p, e) = (pts[i].d, pts[j].d - pts[i].d);
-            let ee = e.length_squared();
-            if ee <= 0.0 {
-                continue;
-            }
-            let t = -p.dot(e) / ee;
-            if t > 0.0 && t < 1.0 {
-                consider(&[i, j], &[1.0 - t, t], p + e * t);
-            }
-        }
-    }
-    for i in 0..n {
-        for j in (i + 1)..n {
-            for k in (j + 1)..n {
-                let p = pts[i].d;
-                let (e1, e2) = (pts[j].d - p, pts[k].d - p);
-                let (a11, a12, a22) = (e1.dot(e1), e1.dot(e2), e2.dot(e2));
-                let (b1, b2) = (-p.dot(e1), -p.dot(e2));
-                let det = a11 * a22 - a12 * a12;
-                // Only an exactly flat triangle is skipped. A sliver (near-parallel faces
-                // make them: `b₂ − b₁ ≈ a₂ − a₁`) solves ill-conditioned, but a candidate is
-                // built from its weights, so it is a point of `conv W` whatever the rounding of
-                // `s, t`: never below the distance, and the least one wins.
-                if !(det > 0.0) {
-                    continue;
-                }
-                let s = (b1 * a22 - b2 * a12) / det;
-                let t = (b2 * a11 - b1 * a12) / det;
-                if s > 0.0 && t > 0.0 && s + t < 1.0 {
-                    consider(&[i, j, k], &[1.0 - s - t, s, t], p + e1 * s + e2 * t);
-                }
-            }
-        }
-    }
-    let (_, lam, ix, len, w) = best;
+    let (lam, ix, len, w) = nearest(&ds[..n]);
     let kept = [pts[ix[0]], pts[ix[1]], pts[ix[2]]];
     pts[..len].copy_from_slice(&kept[..len]);
     (lam, len, w)
@@ -297,6 +252,46 @@ fn onto_polygon(x: DVec3, n: DVec3, vs: impl Iterator<Item = DVec3> + Clone) -> 
     Some(y)
 }
 
+/// [`onto_polygon`] for a point in front of the face (on the outer side of its plane): the
+/// descent's vertex–face candidates. A point behind a face's plane projects onto it at a
+/// local minimum of the distance over the surface that is no closest pair (the segment to it
+/// enters the shape); the descent would stop there.
+fn onto_front(x: DVec3, n: DVec3, vs: impl Iterator<Item = DVec3> + Clone) -> Option<DVec3> {
+    let first = vs.clone().next()?;
+    if n.dot(x - first) < 0.0 {
+        return None;
+    }
+    onto_polygon(x, n, vs)
+}
+
+/// The closest-pair condition at `best` (`x` on A, `y` on B, `n = y − x`): no vertex `v` of A
+/// next to `x`'s feature (its vertices and their neighbours) has `n·(v − x) > slack·|v − x|`,
+/// and none of B's next to `y`'s the same along `−n`. Those vertices' directions
+/// from `x` span A's tangent cone at `x` (for a vertex its edges; for an edge point the edge and
+/// its faces' next vertices; for a face point the face and the vertices below it), so with
+/// `slack = 0` this is `n̂ ∈ N_A(x)` and `−n̂ ∈ N_B(y)`: the plane through `x` normal to `n̂`
+/// separates, the pair is the closest (convexity). A zero distance passes (nothing is closer).
+fn locally_closest(f: &Frame, best: &Best, slack: f64) -> bool {
+    let n = best.2 - best.1;
+    if n == DVec3::ZERO {
+        return true;
+    }
+    let verts = |p: &ConvexPolyhedron, feat: Feature, visit: &mut dyn FnMut(u32) -> bool| -> bool {
+        let mut one = |v: u32| visit(v) && p.neighbors(v).iter().all(|&w| visit(w));
+        match feat {
+            Feature::Vertex(v) => one(v),
+            Feature::Edge(e) => p.edge(e).vertices.iter().all(|&v| one(v)),
+            Feature::Face(g) => p.face_vertices(g).iter().all(|&v| one(v)),
+        }
+    };
+    let (x, y) = (best.1, best.2);
+    // `n·(v − x) ≤ slack·|v − x|`: `n̂` within `slack / |n|` rad of the cone. `n` is a
+    // difference of points (rounding ≈ ε × scale ≪ slack); near contact its direction is
+    // that uncertain, and the test loosens with it.
+    let within = |e: DVec3| n.dot(e) <= slack * e.length();
+    verts(f.a, best.3, &mut |v| within(f.a.vertex(v) - x)) && verts(f.b, best.4, &mut |v| within(y - f.b_point(v)))
+}
+
 /// Largest cap (vertices per shape) [`certify`] searches; a wider one (the bounds' gap is
 /// large against the distance: within rounding of contact on a finely tessellated hull) is
 /// not searched and the climb's answer stands, within the gap of the distance.
@@ -314,18 +309,18 @@ const CAP_LIMIT: usize = 64;
 /// inside its polygon, edge–edge) measured on the points: the least is the distance between
 /// the caps' hulls, which hold the closest points, so it is the distance up to rounding.
 fn certify(
-    a: &ConvexPolyhedron,
-    b: &ConvexPolyhedron,
     f: &Frame,
     lower: (f64, DVec3, (u32, u32)),
+    upper: f64,
     scale: f64,
     cache: &mut HsJumpCache,
     best: &mut Best,
-) {
+) -> bool {
     use crate::core::geometry::{closest_on_segment, closest_segment_segment};
+    let (a, b) = (f.a, f.b);
     let rho = CONTACT_REL * scale;
     if !(best.0 - lower.0 > ACCEPT_GAP_REL * scale) {
-        return;
+        return true;
     }
     // Near contact the climb's directions carry rounding of order `ε·|A|/d`, so their
     // separations may bound the distance poorly; the answer's features give directions exact
@@ -361,9 +356,12 @@ fn certify(
     }
     let (l, u, (sa, sb)) = lower;
     if !(best.0 - l > ACCEPT_GAP_REL * scale) {
-        return;
+        return true;
     }
-    let chord = (2.0 * (best.0 - l + 2.0 * rho) / (best.0 + rho)).sqrt();
+    // The gap that bounds the angle: the least upper bound known (`best.0` names its
+    // features; the climb's `upper` may not, but its points are points of the shapes too).
+    let top = best.0.min(upper);
+    let chord = (2.0 * (top - l + 2.0 * rho) / (top + rho)).sqrt();
     let (ca, cb) = (&mut cache.cap_a, &mut cache.cap_b);
     let ub = f.rot_t * -u;
     // No positive lower bound to steer by, or a cap too wide: the local descent instead
@@ -373,8 +371,8 @@ fn certify(
         || !cap(a, u, sa, 2.0 * chord * a.bounding_sphere().1 + rho, CAP_LIMIT, ca)
         || !cap(b, ub, sb, 2.0 * chord * b.bounding_sphere().1 + rho, CAP_LIMIT, cb)
     {
-        descend(a, b, f, best);
-        return;
+        let done = descend(a, b, f, best, rho);
+        return done;
     }
     let (ca, cb) = (&*ca, &*cb);
     let pa = |i: u32| a.vertex(i);
@@ -430,11 +428,16 @@ fn certify(
             });
         }
     });
+    true
 }
 
-/// Rounds of [`descend`] at most (each strictly lowers the distance; there are finitely many
-/// feature pairs, so the bound only guards against rounding).
-const DESCENT_ROUNDS: u32 = 64;
+/// Rounds of [`descend`] at most: one per pair of features (vertices, edges, faces) of A
+/// and B. Each round lands on the closest points of a feature pair at a strictly smaller
+/// distance, so no pair recurs (up to rounding, which the bound enforces).
+fn descent_rounds(a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> u64 {
+    let n = |p: &ConvexPolyhedron| (p.vertices().len() + p.edges().len() + p.faces().len()) as u64;
+    n(a).saturating_mul(n(b))
+}
 
 /// The faces of `poly` holding the feature `feat` (around a vertex, beside an edge, itself).
 fn for_star(poly: &ConvexPolyhedron, feat: Feature, mut visit: impl FnMut(u32)) {
@@ -468,7 +471,7 @@ fn face_pair(
             let y = closest_on_segment(x, pb(j), pb(k)).0;
             offer(Feature::Vertex(i), Feature::Edge(he.edge), x, y);
         }
-        if let Some(y) = onto_polygon(x, nb, b.face_vertices(gb).iter().map(|&j| pb(j))) {
+        if let Some(y) = onto_front(x, nb, b.face_vertices(gb).iter().map(|&j| pb(j))) {
             offer(Feature::Vertex(i), Feature::Face(gb), x, y);
         }
     }
@@ -480,7 +483,7 @@ fn face_pair(
             let x = closest_on_segment(y, a.vertex(i), a.vertex(k)).0;
             offer(Feature::Edge(he.edge), Feature::Vertex(j), x, y);
         }
-        if let Some(x) = onto_polygon(y, na, a.face_vertices(ga).iter().map(|&i| a.vertex(i))) {
+        if let Some(x) = onto_front(y, na, a.face_vertices(ga).iter().map(|&i| a.vertex(i))) {
             offer(Feature::Face(ga), Feature::Vertex(j), x, y);
         }
     }
@@ -500,11 +503,17 @@ fn face_pair(
 /// closest points between the faces around the answer's features (every face of A holding
 /// its feature against every face of B holding its), repeated from the new features while the
 /// distance strictly falls. When no face pair improves, `n = y − x` satisfies `n·(a − x) ≤ 0`
-/// on every face holding `x` (else moving `x` along that face towards `a` would be closer), so
-/// on A's tangent cone at `x`, hence on A (convexity); likewise for B: the pair is the global
-/// closest pair (up to rounding). At most [`DESCENT_ROUNDS`] rounds.
-fn descend(a: &ConvexPolyhedron, b: &ConvexPolyhedron, f: &Frame, best: &mut Best) {
-    for _ in 0..DESCENT_ROUNDS {
+/// on every face holding `x` (else moving `x` along that face towards `a` would be closer).
+/// That is the tangent cone at `x` for a vertex or an edge point, not for a point inside a
+/// face whose plane `y` lies behind (a local minimum over the surface only): vertex–face
+/// candidates behind the face are not offered ([`onto_front`]), and the stopping pair is
+/// checked by [`locally_closest`] (`n̂` in both normal cones, within `slack`): then it is the
+/// global closest pair (convexity), else the walk is not certified. The walk starts from any pair of features carrying
+/// `best`'s points (a vertex pair far from the closest one too: the distance then falls over
+/// more rounds). At most [`descent_rounds`] rounds; `false` when the bound stops it (the pair
+/// is then not certified).
+fn descend(a: &ConvexPolyhedron, b: &ConvexPolyhedron, f: &Frame, best: &mut Best, slack: f64) -> bool {
+    for _ in 0..descent_rounds(a, b) {
         let start = best.0;
         let (fa, fb) = (best.3, best.4);
         let mut found = *best;
@@ -517,9 +526,10 @@ fn descend(a: &ConvexPolyhedron, b: &ConvexPolyhedron, f: &Frame, best: &mut Bes
         for_star(a, fa, |ga| for_star(b, fb, |gb| face_pair(a, ga, b, gb, f, &mut offer)));
         *best = found;
         if !(best.0 < start) {
-            return;
+            return locally_closest(f, best, slack);
         }
     }
+    false
 }
 
 /// Distance by HS-jump: the boolean search, then the climb of the module header. Errors as
@@ -621,9 +631,20 @@ pub fn distance(
     }
     let (va, la) = distinct(pts[..len].iter().map(|p| p.pair.0));
     let (vb, lb) = distinct(pts[..len].iter().map(|p| p.pair.1));
-    let fa = feature_of(a, &va[..la]).unwrap_or(Feature::Vertex(va[0]));
-    let fb = feature_of(b, &vb[..lb]).unwrap_or(Feature::Vertex(vb[0]));
-    let mut best = (w.length(), xa, xb, fa, fb);
+    // The climb's points bound the distance from above (`upper`: points of A and B). They
+    // name the answer's features only when the vertices they combine span a feature of each
+    // shape; a sliver of far-apart vertices (near contact on a finely tessellated, nearly flat
+    // hull: conformance's domes) spans none, its point lies inside the shape, and the answer
+    // starts instead from a vertex pair, a pair on its named features (the polish and the
+    // certification below look for the closest named pair from there).
+    let upper = w.length();
+    let mut best = match (feature_of(a, &va[..la]), feature_of(b, &vb[..lb])) {
+        (Some(fa), Some(fb)) => (upper, xa, xb, fa, fb),
+        _ => {
+            let (x, y) = (a.vertex(va[0]), f.b_point(vb[0]));
+            ((y - x).length(), x, y, Feature::Vertex(va[0]), Feature::Vertex(vb[0]))
+        }
+    };
     // Polish: `w` is a difference of points ~|A| + |B| long, so when the distance is far
     // smaller (near contact) its direction carries that rounding over the distance, and a
     // support can no longer see the last improvement (near-parallel faces: the ties between a
@@ -645,7 +666,11 @@ pub fn distance(
     );
     polish(a, &va[..la], b, &vb[..lb], &f, &mut best);
     let scale = pair_scale(a, pa, b, pb);
-    certify(a, b, &f, lower, scale, cache, &mut best);
+    if !certify(&f, lower, upper, scale, cache, &mut best) {
+        return Ok(Distance::NotConverged {
+            iterations: searched.saturating_add(steps),
+        });
+    }
     let (dist, xa, xb, fa, fb) = best;
     Ok(Distance::Separated {
         distance: dist,

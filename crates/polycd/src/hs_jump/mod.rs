@@ -69,9 +69,14 @@
 //!   tiny, and the list needs no allocation after warm-up (scratch lives in the cache).
 //! - The paper declares separation once all pairs are exhausted; we return `NotConverged`
 //!   (never a guessed answer).
-//! - The auxiliary point is a weighted sum of SCP's vertex directions, verified exactly
-//!   and, if rounding put it outside a sliver-thin SCP, repaired by an exact-sign bisection
-//!   along the violated normal. If no float direction can be certified inside SCP (its width
+//! - The auxiliary point is SCP's inscribed centre, the direction of largest angular margin
+//!   over its edges (the normalised minimum-norm point of the unit edge normals, by a
+//!   bounded minimum-norm-point iteration), verified exactly; if rounding put it outside (a
+//!   margin within rounding of zero), a weighted sum of SCP's vertex directions, repaired by
+//!   an exact-sign bisection along the violated normal. (The vertex sum alone failed on
+//!   sliver lunes whose vertices are nearly antipodal — parallel edges 4.7e-4 apart, whose
+//!   pair vectors lie nearly in one plane — though their margin is far above rounding; the
+//!   query then ended `NotConverged`.) If no float direction can be certified inside SCP (its width
 //!   is below rounding, so the pair is within rounding of contact), the query certifies
 //!   `Touching` when both bounds hold — penetration ≤ `−ŵ·d` for the approximate direction
 //!   `ŵ`, distance ≤ |nearest point of conv{d_e}| — both within `contact_tolerance`, and
@@ -123,6 +128,7 @@
 //! off by that rounding — the query layer owns the contact band.
 
 mod distance;
+mod nearest;
 mod polygon;
 mod signs;
 

@@ -2,6 +2,7 @@
 //! collision certificate when it empties, interior points (the auxiliary rule, §6) and the
 //! candidates that replace far-outside reflections (module docs: *Invariants*, *Departures*).
 
+use super::nearest::nearest;
 use super::signs::{det_sign, dot_sign, origin_in_hull, parallel, plane_normal};
 use super::{Frame, HsJumpCache};
 use crate::contract::Intersection;
@@ -243,7 +244,15 @@ impl HsJumpCache {
     }
 
     /// A direction strictly inside SCP (exactly verified), or `None` if none is found.
+    ///
+    /// First the direction of largest margin ([`max_margin`](Self::max_margin)); then, if
+    /// rounding put it outside (a margin within rounding of zero), the vertex-weighted
+    /// direction, repaired.
     pub(super) fn interior_point(&self) -> Option<DVec3> {
+        let w = self.max_margin().normalize_or_zero();
+        if w != DVec3::ZERO && self.inside_all(w) {
+            return Some(w);
+        }
         let mut w = self.approx_interior();
         // Repair: the formula's point can miss a polygon thinner than its rounding (nearly
         // antiparallel edge normals make the vertex cross products inaccurate across the
@@ -274,6 +283,60 @@ impl HsJumpCache {
             w = best?;
         }
         None
+    }
+
+    /// The direction `x` of SCP's largest angular margin, `max_{|x| = 1} min_e û_e·x` over
+    /// its edge normals `û_e` (unverified; zero when the iteration fails). By the duality the
+    /// distance climb uses (`distance`'s module header), the maximiser is the minimum-norm
+    /// point `w` of `conv{û_e}`, normalised, and the margin is `|w|`: the centre of SCP's
+    /// inscribed circle. A polygon whose vertices are nearly antipodal (a long sliver lune:
+    /// every pair vector nearly in one plane, as for parallel edges 4.7e-4 apart) has a
+    /// vertex-weighted sum of cancelling, inaccurate vertex directions, but a margin far
+    /// above rounding at its inscribed centre; there the candidate is inside by that margin.
+    ///
+    /// Gilbert's minimum-norm-point iteration over the finite set `{û_e}`: the support is the
+    /// `û_e` least along `w`; the sub-hull's minimum-norm point ([`nearest`]) replaces `w` when
+    /// strictly shorter; the loop stops when the support is already held or nothing shortens
+    /// (its fixed point), and runs at most `4·m + 8` rounds for `m` edges (each round strictly
+    /// shortens `w`, so no sub-hull repeats; the bound only guards against rounding).
+    pub(super) fn max_margin(&self) -> DVec3 {
+        let m = self.edges.len();
+        if m < 2 {
+            return self.approx_interior();
+        }
+        let mut pts = [DVec3::ZERO; 4];
+        pts[0] = self.u(self.edges[0]);
+        let mut n = 1usize;
+        let mut w = pts[0];
+        for _ in 0..4 * m + 8 {
+            let ww = w.length_squared();
+            if !(ww > 0.0) || !ww.is_finite() {
+                return DVec3::ZERO;
+            }
+            let mut v = pts[0];
+            let mut low = f64::INFINITY;
+            for &e in &self.edges {
+                let u = self.u(e);
+                let x = u.dot(w);
+                if x < low {
+                    low = x;
+                    v = u;
+                }
+            }
+            if !(low < ww) || pts[..n].contains(&v) {
+                break;
+            }
+            pts[n] = v;
+            let (_, idx, len, w2) = nearest(&pts[..n + 1]);
+            if !(w2.length_squared() < ww) {
+                break;
+            }
+            let kept = [pts[idx[0]], pts[idx[1]], pts[idx[2]]];
+            pts[..len].copy_from_slice(&kept[..len]);
+            n = len;
+            w = w2;
+        }
+        w
     }
 
     /// Is `s` (a reflected candidate) far outside SCP: `û_e·s < −FAR_OUTSIDE·|s|` for one of
@@ -487,5 +550,52 @@ mod tests {
             }
         }
         assert!(empties > 1000 && opens > 1000, "{empties} {opens}");
+    }
+
+    /// Sliver polygons (issue 24 item 3, "edges 373": parallel edges 4.7e-4 apart give pair
+    /// vectors nearly in one plane): constraint vectors within 1e-16 … 1e-9 (relative) of a
+    /// plane, spread over a half-plane that leaves a margin `sin μ` (μ = 1e-6 … 0.1) around an
+    /// in-plane axis. The polygon's vertices are then nearly antipodal; the inscribed centre
+    /// (`max_margin`) must be inside SCP by exact signs, and `interior_point` must succeed.
+    #[test]
+    fn sliver_polygons_have_interior_points() {
+        let mut rng = ChaCha8Rng::seed_from_u64(373);
+        let mut cache = HsJumpCache::default();
+        let mut polygons = 0;
+        for trial in 0..5_000 {
+            cache.begin(1, 1);
+            let n = crate::shape::shapes::unit_vector(&mut rng);
+            let a = n.any_orthonormal_vector();
+            let b = n.cross(a);
+            let mu = 10f64.powf(-rng.random_range(1.0..6.0));
+            let noise = 10f64.powf(-rng.random_range(9.0..16.0));
+            let k = rng.random_range(3..10);
+            let mut open = true;
+            for j in 0..k {
+                // The extreme angles first, so the sliver is at its thinnest from the start.
+                let half = std::f64::consts::FRAC_PI_2 - mu;
+                let t = match j {
+                    0 => half,
+                    1 => -half,
+                    _ => rng.random_range(-half..half),
+                };
+                let len = 10f64.powf(rng.random_range(-3.0..3.0));
+                let d = (a * t.cos() + b * t.sin() + n * (noise * rng.random_range(-1.0..1.0))) * len;
+                cache.cons.push(Con::new(d, (j, 0)));
+                let c = (cache.cons.len() - 1) as u32;
+                open &= matches!(cache.add(c), Added::Open);
+            }
+            assert!(open, "trial {trial}: emptied, but the axis is inside by {mu:e}");
+            if cache.edges.len() >= 3 {
+                polygons += 1;
+            }
+            let w = cache.max_margin().normalize_or_zero();
+            assert!(
+                cache.inside_all(w),
+                "trial {trial}: inscribed centre {w:?} outside (margin {mu:e}, noise {noise:e})"
+            );
+            assert!(cache.interior_point().is_some(), "trial {trial}");
+        }
+        assert!(polygons > 1_000, "{polygons}");
     }
 }

@@ -1,6 +1,6 @@
 //! The distance question on the cores ([`super::distance`] after validation, rescaling and
 //! the rounded-shape switch): each algorithm's answer, completed where the algorithm does not
-//! measure a penetration depth (V-Clip, the convex program) by GJK/EPA.
+//! measure a penetration depth (V-Clip, HS-jump, the convex program) by GJK/EPA.
 
 use super::{Algorithm, PairCache};
 use crate::contract::{contact_tolerance, contact_tolerance_bound, pair_scale, Distance, Status};
@@ -8,7 +8,7 @@ use crate::core::error::PolycdError;
 use crate::core::math::Pose;
 use crate::core::tolerance::QP_CHECK_REL;
 use crate::shape::polyhedron::ConvexPolyhedron;
-use crate::{gjk, qp, vclip};
+use crate::{gjk, hs_jump, qp, vclip};
 
 /// [`distance`] for the cores (radii ignored), on validated poses in the safe band.
 pub(super) fn core_distance(
@@ -26,7 +26,19 @@ pub(super) fn core_distance(
         Algorithm::VClip => return vclip_distance(a, pa, b, pb, cache),
         Algorithm::Qp => qp::distance_faithful(a, pa, b, pb)?,
         Algorithm::QpFast => qp::distance_fast(a, pa, b, pb, &mut cache.qp)?,
-        Algorithm::CdDual | Algorithm::HsJump => {
+        // HS-jump's climb past the first separating plane (`hs_jump::distance`): exact
+        // features like V-Clip's, the depth of an overlap measured by EPA.
+        Algorithm::HsJump => {
+            let d = hs_jump::distance(a, pa, b, pb, cache.hs_jump.get_or_default())?;
+            if let Distance::NotConverged { .. } = d {
+                // HS-jump gives up only within rounding of contact (its module header), or
+                // when its closest pair cannot be certified (`hs_jump::distance`: a descent
+                // that stops short of the closest-pair condition): GJK measures the pair.
+                return gjk::distance(a, pa, b, pb, &mut cache.gjk);
+            }
+            return complete_penetration(a, pa, b, pb, d, ContactPoints::Own, cache);
+        }
+        Algorithm::CdDual => {
             return Err(PolycdError::Unsupported {
                 algorithm: algorithm.name(),
                 query: "distance",
