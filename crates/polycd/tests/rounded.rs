@@ -694,3 +694,90 @@ fn random_rounded_pairs_against_the_oracle() {
     }
     assert!(checked > 40, "only {checked} contacts");
 }
+
+/// A flat shape's two faces have opposite normals and share every interior point, so a
+/// closest feature named "face" may be either side: the rounded points must still leave the
+/// cores towards each other. Triangles (one of them thick) and a square, parallel and tilted,
+/// B on either side of A, separated, just apart and touching, at several scales and far from
+/// the origin; every distance algorithm; the points must be `distance` apart and each on its
+/// rounded surface.
+#[test]
+fn flat_faces_round_towards_the_other_shape() {
+    let tri = [
+        DVec3::new(0.0, 0.0, 0.0),
+        DVec3::new(2.0, 0.0, 0.0),
+        DVec3::new(0.0, 2.0, 0.0),
+    ];
+    let sq = [
+        DVec3::new(-1.0, -1.0, 0.0),
+        DVec3::new(1.0, -1.0, 0.0),
+        DVec3::new(1.0, 1.0, 0.0),
+        DVec3::new(-1.0, 1.0, 0.0),
+    ];
+    let mut checked = 0;
+    for &scale in &[1e-3, 1.0, 1e3] {
+        for &far in &[0.0, 1e5] {
+            for (ra, rb) in [(0.15, 0.0), (0.0, 0.15), (0.1, 0.2)] {
+                let core_a: Vec<DVec3> = tri.iter().map(|&p| p * scale).collect();
+                let core_b: Vec<DVec3> = sq.iter().map(|&p| p * 0.3 * scale).collect();
+                let a = ConvexPolyhedron::from_points(&core_a)
+                    .unwrap()
+                    .with_radius(ra * scale)
+                    .unwrap();
+                let b = ConvexPolyhedron::from_points(&core_b)
+                    .unwrap()
+                    .with_radius(rb * scale)
+                    .unwrap();
+                for side in [1.0, -1.0] {
+                    for tilt in [0.0, 0.3] {
+                        for gap in [0.5, 1e-3] {
+                            let r = (ra + rb) * scale;
+                            let h = side * (r + gap * scale);
+                            let origin = DVec3::splat(far * scale);
+                            let pa = Pose::from_translation(origin);
+                            let pb = Pose::new(
+                                DQuat::from_rotation_x(tilt * 1e-3),
+                                origin + DVec3::new(0.5 * scale, 0.5 * scale, h),
+                            );
+                            for alg in DISTANCE_ALGORITHMS {
+                                let d = match query::distance(&a, &pa, &b, &pb, alg, &mut PairCache::default()) {
+                                    Err(PolycdError::UnsupportedShape { .. }) => continue,
+                                    r => r.unwrap(),
+                                };
+                                let (qa, qb) = points(&d);
+                                let dist = match d {
+                                    Distance::Separated { distance, .. } => distance,
+                                    _ => panic!("{alg:?}: not separated: {d:?}"),
+                                };
+                                let tol = 1e-9 * scale * (1.0 + far);
+                                assert!(
+                                    ((qa - qb).length() - dist).abs() <= tol,
+                                    "{alg:?} scale {scale} far {far} r ({ra}, {rb}) side {side} tilt {tilt} gap {gap}: \
+                                     points {} apart, distance {dist}",
+                                    (qa - qb).length()
+                                );
+                                checked += 1;
+                                // The boolean answer's plane and points, verified independently.
+                                match query::intersect(&a, &pa, &b, &pb, alg, &mut PairCache::default()) {
+                                    Err(PolycdError::UnsupportedShape { .. }) => {}
+                                    r => {
+                                        let r = r.unwrap();
+                                        if let Err(e) = verify(&a, &pa, &b, &pb, &Answer::Intersection(r)) {
+                                            panic!(
+                                                "{alg:?} intersect scale {scale} far {far} side {side} gap {gap}: {e}"
+                                            );
+                                        }
+                                    }
+                                }
+                                if let Err(e) = verify(&a, &pa, &b, &pb, &Answer::Distance(d)) {
+                                    panic!("{alg:?} distance scale {scale} far {far} side {side} gap {gap}: {e}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked >= 400, "{checked} answers checked");
+}

@@ -244,8 +244,14 @@ fn separated_normal(
     };
     if valid(a, features.a) && valid(b, features.b) {
         match (features.a, features.b) {
-            (Feature::Face(f), _) => return Ok(pa.transform_vector(a.face(f).normal)),
-            (_, Feature::Face(g)) => return Ok(-pb.transform_vector(b.face(g).normal)),
+            (Feature::Face(f), _) => {
+                let n = pa.transform_vector(a.face(f).normal);
+                return Ok(flat_face_side(a, pa, b, pb, n, dc, cb - ca));
+            }
+            (_, Feature::Face(g)) => {
+                let n = -pb.transform_vector(b.face(g).normal);
+                return Ok(-flat_face_side(b, pb, a, pa, -n, dc, ca - cb));
+            }
             (Feature::Edge(e), Feature::Edge(g)) if dc > 0.0 => {
                 let edge_dir = |p: &ConvexPolyhedron, pose: &Pose, e: u32| {
                     let [t, h] = p.edge(e).vertices;
@@ -300,6 +306,36 @@ fn separated_normal(
     } else {
         c.try_normalize().unwrap_or(DVec3::X)
     })
+}
+
+/// The outward normal `n` (world) of a closest face of `p`'s core, turned towards the other
+/// core `q` when `p` is flat. A flat core's two faces have opposite normals and share every
+/// point, so a closest point inside it may be named by either face; a solid's closest face is
+/// outward towards `q` by construction and is returned as given. With the cores apart by more
+/// than the contact tolerance, the side is the one the closest points' difference `v` (from
+/// `p`'s point to `q`'s) leans to (|n·v| is then the core distance up to rounding, far from 0);
+/// touching, it is the side along which the cores separate (the larger [`core_gap`]: the right
+/// side measures about `dc`, the wrong one minus the shapes' extent across it).
+fn flat_face_side(
+    p: &ConvexPolyhedron,
+    pp: &Pose,
+    q: &ConvexPolyhedron,
+    pq: &Pose,
+    n: DVec3,
+    dc: f64,
+    v: DVec3,
+) -> DVec3 {
+    if p.dimension() == 3 {
+        return n;
+    }
+    if dc > contact_tolerance(p, pp, q, pq) {
+        return if n.dot(v) < 0.0 { -n } else { n };
+    }
+    if core_gap(p, pp, q, pq, -n) > core_gap(p, pp, q, pq, n) {
+        -n
+    } else {
+        n
+    }
 }
 
 /// The cores' separation along the world direction `n` (A towards B): B's lowest support
