@@ -2,13 +2,15 @@
 
 use super::tree::NONE;
 use super::trimesh::TriMesh;
+use crate::contract::pose_ok;
 use crate::core::error::PolycdError;
 use crate::core::geometry::closest_on_triangle;
 use crate::core::hash::IdBuildHasher;
 use crate::core::math::{DVec3, Pose};
-use crate::core::tolerance::CONTACT_REL;
+use crate::core::tolerance::{CONTACT_REL, SAFE_MAGNITUDE_MAX, SAFE_MAGNITUDE_MIN};
 use crate::query::{self, Algorithm, Distance, Feature, FeaturePair, PairCache};
-use crate::vclip::VClipCache;
+use crate::shape::polyhedron::ConvexPolyhedron;
+use crate::vclip::{self, VClipCache};
 use std::collections::HashMap;
 
 /// A front node of the BVTT (Alg. 3): a pair of hull-tree nodes, their distance and closest
@@ -230,6 +232,25 @@ impl TriMesh {
         }
         best.1
     }
+}
+
+/// Whether the query layer's `distance_or_overlap` would answer this pair by V-Clip's own
+/// distance unchanged (before its near-contact settlement): poses valid as given, neither
+/// shape rounded, every coordinate in the safe band (no rescaled copies), and V-Clip able to
+/// take both shapes. The same tests as the query layer's dispatch, in its order; when any
+/// fails the traversal asks the query layer (see [`Traversal::inner_pair`]).
+fn vclip_as_query(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> bool {
+    let m = a
+        .magnitude
+        .max(b.magnitude)
+        .max(pose_a.translation.abs().max_element())
+        .max(pose_b.translation.abs().max_element());
+    pose_ok(pose_a)
+        && pose_ok(pose_b)
+        && a.radius == 0.0
+        && b.radius == 0.0
+        && (SAFE_MAGNITUDE_MIN..=SAFE_MAGNITUDE_MAX).contains(&m)
+        && vclip::supports(a, b).is_ok()
 }
 
 /// How far the BVTT traversal goes: it stops at the first leaf pair within `stop_below`, and
@@ -541,6 +562,75 @@ impl<'a> Traversal<'a> {
         )
     }
 
+    /// The hull query of the inner node pair `(i, j)` in the continuous query (`relax > 0`):
+    /// as [`Traversal::hull_pair`], except that V-Clip's answer is not settled (by GJK, in the
+    /// query layer) when it is unsettled — within the contact tolerance bound, or penetrating —
+    /// and already below the prune limit: the pair is then descended whatever the settled
+    /// answer, and `Err` gives the direction to descend along (V-Clip's closest direction;
+    /// NaN when penetrating), which only orders and seeds the children. `Ok` is the query
+    /// layer's answer, as from [`Traversal::hull_pair`].
+    ///
+    /// Why this is conservative: descending an inner pair is always safe, whatever its
+    /// distance (the children's cuts replace it on the front, see [`bvtt_track`]); what the
+    /// settlement could change is only whether the pair would instead have been pushed with a
+    /// distance at or above the limit. Leaf pairs, the best distance and every answer still
+    /// come from [`Traversal::hull_pair`] (settled), and a pushed inner pair always carries a
+    /// settled distance or a V-Clip answer beyond the tolerance bound (final in the query
+    /// layer too). V-Clip is called directly only where the query layer would call it
+    /// unchanged (see [`vclip_as_query`]); a clear answer is the query layer's answer to the
+    /// bit, and an unsettled one above the limit is asked again through the query layer
+    /// (its V-Clip restarts from the features just found).
+    fn inner_pair(
+        &mut self,
+        i: u32,
+        j: u32,
+        seed: Option<(u32, u32)>,
+    ) -> Result<Result<FrontNode, DVec3>, PolycdError> {
+        let ha = self.a.nodes[i as usize].hull()?;
+        let hb = self.b.nodes[j as usize].hull()?;
+        if self.algorithm != Algorithm::VClip || !vclip_as_query(ha, self.pose_a, hb, self.pose_b) {
+            return self.hull_pair(i, j, seed).map(Ok);
+        }
+        let limit = self.limit();
+        let pc = self.cache.node_pair(i, j);
+        if let Some((va, vb)) = seed {
+            if pc.vclip.pair().is_none() {
+                pc.vclip = VClipCache::starting_at(FeaturePair {
+                    a: Feature::Vertex(va),
+                    b: Feature::Vertex(vb),
+                });
+            }
+        }
+        match vclip::distance(ha, self.pose_a, hb, self.pose_b, &mut pc.vclip) {
+            // Final in the query layer too (`Checked::Clear`): its answer, to the bit.
+            vclip::Checked::Clear(Distance::Separated {
+                distance,
+                point_a,
+                point_b,
+                ..
+            }) => {
+                return Ok(Ok(FrontNode {
+                    node_a: i,
+                    node_b: j,
+                    distance,
+                    point_a,
+                    point_b,
+                }))
+            }
+            vclip::Checked::Unsettled(Distance::Separated {
+                distance,
+                point_a,
+                point_b,
+                ..
+            }) if distance < limit => return Ok(Err((point_b - point_a) / distance)),
+            vclip::Checked::Unsettled(Distance::Penetrating { .. }) if 0.0 < limit => return Ok(Err(DVec3::NAN)),
+            // Anything else (an unsettled answer at or above the limit, non-convergence):
+            // the query layer's full answer.
+            _ => {}
+        }
+        self.hull_pair(i, j, None).map(Ok)
+    }
+
     /// Alg. 3 on the node pair `(i, j)`, trying first the separation along `n` (a unit
     /// world direction from A to B, e.g. the pair's direction at the previous step): when it
     /// is no smaller than the prune limit ([`Traversal::limit`]) the pair is a front node with that gap and
@@ -613,10 +703,18 @@ impl<'a> Traversal<'a> {
             });
             return Ok(());
         }
-        let node = self.hull_pair(i, j, seed)?;
         let na = &self.a.nodes[i as usize];
         let nb = &self.b.nodes[j as usize];
         let leaf = na.children.is_none() && nb.children.is_none();
+        let node = if leaf || self.relax == 0.0 {
+            self.hull_pair(i, j, seed)?
+        } else {
+            match self.inner_pair(i, j, seed)? {
+                Ok(node) => node,
+                // Nearer than the prune limit by V-Clip's unsettled answer: descended.
+                Err(dir) => return self.descend(i, j, dir),
+            }
+        };
         if if leaf {
             node.distance < self.best.distance
         } else {
