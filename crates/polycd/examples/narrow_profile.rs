@@ -13,7 +13,8 @@
 //! ellipsoid(1 000, 0.5, 1, 0.7, seed 2) translated uniformly in [−2.5, 2.5]³ and turned by a
 //! random rotation; `Auto` distance, cold: the cache forgotten, its buffers kept); `py-fresh`:
 //! the same with a new `PairCache` per query (what a call without a cache did); `py-stats` prints that workload's breakdown
-//! (separated / overlapping rows, GJK iterations) instead of timing it.
+//! (separated / overlapping rows, GJK iterations) instead of timing it; `near-stats` the same for
+//! `near-gjk`'s 64 poses.
 
 use polycd::contract::Status;
 use polycd::math::{DQuat, DVec3, Pose};
@@ -79,13 +80,32 @@ fn py_workload(count: usize) -> Result<(ConvexPolyhedron, ConvexPolyhedron, Vec<
 /// the iteration counts of each kind.
 fn py_stats(count: usize) -> Result<(), polycd::PolycdError> {
     let (a, b, poses) = py_workload(count)?;
+    stats("py-stats", &a, &b, &poses, Algorithm::Auto)
+}
+
+/// The breakdown of the `near-gjk` workload (`near-stats`), as [`py_stats`].
+fn near_stats() -> Result<(), polycd::PolycdError> {
+    let a = shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?;
+    let b = shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 2)?;
+    let poses = near_poses(&a, &b, 200.0, 1.0, 64);
+    stats("near-stats", &a, &b, &poses, Algorithm::Gjk)
+}
+
+/// Separated / penetrating rows of `poses` (B's; A at the identity) and their iterations.
+fn stats(
+    name: &str,
+    a: &ConvexPolyhedron,
+    b: &ConvexPolyhedron,
+    poses: &[Pose],
+    algorithm: Algorithm,
+) -> Result<(), polycd::PolycdError> {
     let mut cache = PairCache::default();
     let (mut sep, mut pen, mut other) = (0usize, 0usize, 0usize);
     let (mut it_sep, mut it_pen) = (0u64, 0u64);
     let mut hist = [0usize; 16];
-    for pose in &poses {
+    for pose in poses {
         cache.forget();
-        let d = query::distance(&a, &Pose::IDENTITY, &b, pose, Algorithm::Auto, &mut cache)?;
+        let d = query::distance(a, &Pose::IDENTITY, b, pose, algorithm, &mut cache)?;
         let it = d.iterations();
         match d.signed_distance() {
             Some(s) if s >= 0.0 => {
@@ -101,7 +121,7 @@ fn py_stats(count: usize) -> Result<(), polycd::PolycdError> {
         }
     }
     println!(
-        "py-stats {}: separated {sep} (mean iterations {:.2}), penetrating {pen} (mean iterations incl. EPA {:.2}), other {other}",
+        "{name} {}: separated {sep} (mean iterations {:.2}), penetrating {pen} (mean iterations incl. EPA {:.2}), other {other}",
         poses.len(),
         it_sep as f64 / sep.max(1) as f64,
         it_pen as f64 / pen.max(1) as f64
@@ -116,6 +136,9 @@ fn main() -> Result<(), polycd::PolycdError> {
     let count: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
     if case == "py-stats" {
         return py_stats(count);
+    }
+    if case == "near-stats" {
+        return near_stats();
     }
     let (a, b, poses, algorithm, boolean, warm);
     // `always-vclip-W`: the cached pair replayed without its rotation (`starting_at`), i.e.

@@ -18,7 +18,9 @@
 //! under rounding it is still (to rounding) a point of the hull, so `|v|` stays an upper bound.
 //! Shortcut: when the whole simplex's own candidate exists (the projection strictly inside
 //! the segment or triangle, or inside a tetrahedron face the origin sees) it is the nearest
-//! point outright and the enumeration is skipped.
+//! point outright and the enumeration is skipped. After a support step the tetrahedron's
+//! enclosure test runs only when no face through the new point sees the origin (the old face
+//! never does then), instead of before every face.
 //!
 //! The iteration's warm start is dropped (cold start along the centre line) when B has turned
 //! by more than `STALE_TURN_REL` × the vertex spacing relative to A since the cached query,
@@ -196,7 +198,9 @@ pub(super) fn solve(s: &mut Simplex) -> (DVec3, bool) {
 pub(super) fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
     let n = s.n;
     let p = [s.v[0].w, s.v[1].w, s.v[2].w, s.v[3].w];
-    if n == 4 {
+    // Restricted to the newest point, the enclosure test waits for the faces below: it can
+    // only hold when none of them sees the origin.
+    if n == 4 && !newest_only {
         if let Some(l) = tet_candidate(&p) {
             s.lam = l;
             return (DVec3::ZERO, true);
@@ -240,6 +244,7 @@ pub(super) fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
             // the opposite vertex.
             const FACES: [([usize; 3], usize); 4] = [([0, 1, 3], 2), ([1, 2, 3], 0), ([2, 0, 3], 1), ([0, 1, 2], 3)];
             let count = if newest_only { 3 } else { 4 };
+            let mut seen = false;
             for &(f, r) in &FACES[..count] {
                 let (a, b, c) = (p[f[0]], p[f[1]], p[f[2]]);
                 let nrm = (b - a).cross(c - a);
@@ -249,6 +254,7 @@ pub(super) fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
                 if !(side_o * side_r > 0.0) {
                     continue;
                 }
+                seen = true;
                 // Same vertex order as the enumeration's (ascending) only: another order
                 // may round differently at the triangle's border.
                 if f[0] < f[1] && f[1] < f[2] {
@@ -262,6 +268,19 @@ pub(super) fn solve_with(s: &mut Simplex, newest_only: bool) -> (DVec3, bool) {
                     };
                     *s = out;
                     return (refine(s, q), false);
+                }
+            }
+            // After a support step the old face (0, 1, 2) never sees the origin (the origin
+            // and the new point lie on the same side of it: `v·w < |v|²`), so with no face
+            // through the new point seeing it either, the origin may be enclosed: only then is
+            // the tetrahedron's own test run. A face that sees the origin by its own sign test
+            // rules enclosure out (both tests agree outside rounding of the origin's distance
+            // to that face, where touching and enclosed are one answer to the contract; EPA and
+            // the tetrahedron's certified depth decide it either way).
+            if newest_only && !seen {
+                if let Some(l) = tet_candidate(&p) {
+                    s.lam = l;
+                    return (DVec3::ZERO, true);
                 }
             }
         }
