@@ -585,7 +585,7 @@ fn bad_poses_are_typed_errors() {
     // An algorithm that does not answer the question.
     let mut w = World::new(
         WorldOptions::default()
-            .with_algorithm(Algorithm::HsJump)
+            .with_algorithm(Algorithm::CdDual)
             .with_query(PairQuery::Distance),
     );
     let c = Arc::new(shapes::cuboid(1.0, 1.0, 1.0).unwrap());
