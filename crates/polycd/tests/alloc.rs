@@ -48,27 +48,14 @@ enum Question {
 /// allocates nothing except, rarely, EPA's horizon (gjk.rs `epa_run`): its size depends on the
 /// warm-started GJK simplex, hence on the query history, so a replay can still set a new
 /// maximum. The fix is to reserve these buffers from the shapes' sizes on first use (EPA's
-/// horizon and face list are bounded by its face budget).
+/// horizon and face list are bounded by its face budget). EPA's buffers are one set per
+/// thread (gjk/epa.rs), so their high-water mark is the thread's: GJK, V-Clip and QpFast
+/// distances, measured after Auto on the same thread, no longer reach a new one.
 const KNOWN_ALLOCATING: &[(Algorithm, Question, &str)] = &[
     (
         Algorithm::Auto,
         Question::Distance,
         "gjk.rs epa_run: horizon.push, faces.push and dist.push, cache.epa_horizon / epa_faces / epa_dist growth",
-    ),
-    (
-        Algorithm::Gjk,
-        Question::Distance,
-        "gjk.rs epa_run (EPA horizon / faces growth)",
-    ),
-    (
-        Algorithm::VClip,
-        Question::Distance,
-        "gjk.rs epa_run via query.rs complete_penetration → gjk::penetration (EPA depth)",
-    ),
-    (
-        Algorithm::QpFast,
-        Question::Distance,
-        "gjk.rs epa_run via query.rs complete_penetration → gjk::penetration (EPA depth)",
     ),
     (
         Algorithm::HsJump,

@@ -18,6 +18,13 @@
 //! came from, and the next run inserts those that lie beyond its tetrahedron before expanding
 //! (each is a vertex of `M`, so the polytope stays inside `M` and the stopping bounds are
 //! unchanged); should the warm run break, the cold run follows.
+//!
+//! Scratch space: the polytope's buffers are one set per thread ([`EPA_SCRATCH`]), not one
+//! per pair cache — every run clears them, so which set a run uses cannot change its answer,
+//! and a scene with thousands of overlapping pairs reuses one warm set instead of writing a
+//! cold one per pair (a pair cache keeps only the last face's three vertex pairs). The pair
+//! cache's own set is the fallback while the thread's is unavailable (a nested call or a
+//! thread being torn down).
 
 use super::minkowski::{Ctx, SVert};
 use super::simplex::Simplex;
@@ -25,11 +32,30 @@ use super::GjkCache;
 use crate::core::math::DVec3;
 use crate::core::tolerance::{ACCEPT_GAP_REL, DISTANCE_GAP_REL, SLIVER_HEIGHT_RATIO};
 use crate::shape::polyhedron::ConvexPolyhedron;
+use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// Initial capacity of EPA's vertex buffer (faces: twice that), reserved once per cache.
+/// Initial capacity of EPA's vertex buffer (faces: twice that), reserved once per buffer set.
 const EPA_RESERVE: usize = 64;
+
+thread_local! {
+    /// The thread's EPA buffers (module header, *Scratch space*): allocated by the thread's
+    /// first run, reused by every later one.
+    static EPA_SCRATCH: RefCell<EpaBufs> = const {
+        RefCell::new(EpaBufs {
+            verts: Vec::new(),
+            keys: Vec::new(),
+            mark: Vec::new(),
+            faces: Vec::new(),
+            stack: Vec::new(),
+            horizon: Vec::new(),
+            dist: Vec::new(),
+            heap: BinaryHeap::new(),
+            heaped: false,
+        })
+    };
+}
 
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct EpaFace {
@@ -328,7 +354,40 @@ fn blow_up(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<[SVert; 4]
 pub(super) fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<EpaOut> {
     let tet = blow_up(ctx, cache, seed)?;
     let gap = DISTANCE_GAP_REL * ctx.scale;
-    let mut bufs = cache.epa.take().unwrap_or_default();
+    // The thread's buffers; the cache's own set when those are unavailable (module header).
+    let shared = EPA_SCRATCH
+        .try_with(|cell| {
+            let mut bufs = cell.try_borrow_mut().ok()?;
+            Some(epa_runs(ctx, cache, &tet, gap, &mut bufs))
+        })
+        .ok()
+        .flatten();
+    let mut out = match shared {
+        Some(out) => out,
+        None => {
+            let mut bufs = cache.epa.take().unwrap_or_default();
+            let out = epa_runs(ctx, cache, &tet, gap, &mut bufs);
+            cache.epa = Some(bufs);
+            out
+        }
+    };
+    if out.is_none() {
+        out = epa_by_hulls(ctx, cache, &tet, gap);
+    }
+    match &out {
+        Some(e) => {
+            cache.epa_face = e.face;
+            cache.epa_len = 3;
+        }
+        None => cache.epa_len = 0,
+    }
+    out
+}
+
+/// The incremental runs of [`epa`] on the buffers `bufs` (cleared first): the warm run when
+/// the cache holds a last face, the cold run, the retry with the face's vertices as climb
+/// starts; `None` when all broke (the caller then rebuilds hulls).
+fn epa_runs(ctx: &Ctx, cache: &mut GjkCache, tet: &[SVert; 4], gap: f64, bufs: &mut EpaBufs) -> Option<EpaOut> {
     bufs.clear();
     // One allocation of a typical final size instead of repeated doubling (cold caches).
     bufs.verts.reserve(EPA_RESERVE);
@@ -351,29 +410,18 @@ pub(super) fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<Epa
     // that run fail, the cold run follows, then the retry above.
     let (wa, wb) = (cache.warm_a, cache.warm_b);
     let warm = cache.epa_len == 3;
-    let mut out = epa_run(ctx, cache, &tet, gap, false, warm, &mut bufs);
+    let mut out = epa_run(ctx, cache, tet, gap, false, warm, bufs);
     if out.is_none() && warm {
         cache.warm_a = wa;
         cache.warm_b = wb;
         bufs.clear();
-        out = epa_run(ctx, cache, &tet, gap, false, false, &mut bufs);
+        out = epa_run(ctx, cache, tet, gap, false, false, bufs);
     }
     if out.is_none() {
         cache.warm_a = wa;
         cache.warm_b = wb;
         bufs.clear();
-        out = epa_run(ctx, cache, &tet, gap, true, false, &mut bufs);
-    }
-    cache.epa = Some(bufs);
-    if out.is_none() {
-        out = epa_by_hulls(ctx, cache, &tet, gap);
-    }
-    match &out {
-        Some(e) => {
-            cache.epa_face = e.face;
-            cache.epa_len = 3;
-        }
-        None => cache.epa_len = 0,
+        out = epa_run(ctx, cache, tet, gap, true, false, bufs);
     }
     out
 }

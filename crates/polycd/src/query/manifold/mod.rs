@@ -36,9 +36,12 @@
 //!    point moved out along the normal by its radius and its separation less `R`.
 //!
 //! Everything is computed in A's frame (far offsets cost no precision in the clip) and mapped
-//! to the world at the end. [`ManifoldCache`] holds the pair cache, the clip buffers and the
-//! manifold: in steady state a query allocates nothing; it also matches each point to the
-//! last frame's by feature pair, so ids persist for warm-started impulses.
+//! to the world at the end. [`ManifoldCache`] holds the pair cache, the warm-start axis and
+//! the manifold: in steady state a query allocates nothing; it also matches each point to the
+//! last frame's by feature pair, so ids persist for warm-started impulses. The clip's buffers
+//! (like EPA's) are one set per thread, not per pair (`CLIP_SCRATCH`): a scene of thousands
+//! of pairs then writes one warm set instead of a cold set per pair (measured: the many-body
+//! scene's data-cache misses a query 50.5 → 36.1, BENCHMARKS.md "Contact manifolds").
 //!
 //! Modules: `clip` (step 3's clip), `features` (supports, feature pairs, the reduction, the
 //! parallel segments), `sat` (step 0).
@@ -61,14 +64,24 @@ use crate::shape::polyhedron::ConvexPolyhedron;
 use clip::{clip_face, Scratch};
 use features::{along, face_at_support, parallel_segments, reduce, support_feature};
 use sat::Warm;
+use std::cell::RefCell;
 
 mod clip;
 mod features;
 mod sat;
 
-/// A pair's contact-manifold state: the [`PairCache`] of its distance queries, the clip
-/// buffers, the last manifold, and the ids of its points. One per pair, reused frame after
-/// frame (no allocation in steady state).
+thread_local! {
+    /// The thread's clip buffers: every query clears them before use, so which set a query
+    /// uses cannot change its answer, and a scene of thousands of pairs reuses one warm set
+    /// instead of touching a cold set per pair. A [`ManifoldCache`]'s own buffers are the
+    /// fallback while the thread's are unavailable (a thread being torn down).
+    static CLIP_SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// A pair's contact-manifold state: the [`PairCache`] of its distance queries, the last
+/// frame's axis, the last manifold, and the ids of its points (the clip buffers it holds are
+/// only the fallback for the thread's). One per pair, reused frame after frame (no
+/// allocation in steady state).
 #[derive(Clone, Debug)]
 pub struct ManifoldCache {
     /// The distance queries' warm-start state.
@@ -220,17 +233,24 @@ pub fn contact_manifold<'c>(
             None => false,
         }
     } else {
-        build(
-            a,
-            pa,
-            b,
-            pb,
-            options,
-            &mut cache.pair,
-            &mut cache.scratch,
-            &mut cache.warm,
-            &mut cache.manifold,
-        )?
+        // The thread's clip buffers (see [`CLIP_SCRATCH`]); the cache's own while unavailable.
+        let mut run = |scratch: &mut Scratch| {
+            build(
+                a,
+                pa,
+                b,
+                pb,
+                options,
+                &mut cache.pair,
+                scratch,
+                &mut cache.warm,
+                &mut cache.manifold,
+            )
+        };
+        match CLIP_SCRATCH.try_with(|cell| cell.try_borrow_mut().ok().map(|mut scratch| run(&mut scratch))) {
+            Ok(Some(r)) => r?,
+            _ => run(&mut cache.scratch)?,
+        }
     };
     cache.present = present;
     cache.persist();
