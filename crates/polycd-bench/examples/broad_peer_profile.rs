@@ -1,0 +1,187 @@
+//! Profiling harness for the broad phase against parry3d's BVH (issue 27 item 4), for callgrind:
+//!
+//! ```sh
+//! cargo build --release -p polycd-bench --example broad_peer_profile
+//! valgrind --tool=callgrind --callgrind-out-file=/tmp/bp.out \
+//!     target/release/examples/broad_peer_profile N FRAMES DENSITY [GRID_MIN]
+//! callgrind_annotate --inclusive=yes /tmp/bp.out | grep 'broad_peer_profile::'
+//! ```
+//!
+//! The scene of `bench many-body` (the same seven shapes, the same motion: each body moves by
+//! at most 0.05 and turns by at most 2° a frame, bouncing off the walls of a cube whose volume
+//! makes the bodies' summed volume `DENSITY` of it), built before anything is measured. Each
+//! timed frame runs four phases, each its own non-inlined function so that callgrind's
+//! inclusive counts separate them:
+//! - `polycd_poses`: `World::set_pose` for every body (its box: one vertex pass for hulls up to
+//!   32 vertices, six warm support climbs beyond);
+//! - `polycd_pairs`: `World::update_broad_phase` (the grid from `GRID_MIN` bodies, default
+//!   `polycd::broad::GRID_MIN_BOXES`, the incremental sweep below);
+//! - `parry_boxes`: `ConvexPolyhedron::aabb` + `Bvh::insert_or_update_partially` for every body;
+//! - `parry_pairs`: `Bvh::refit`, `optimize_incremental`, `traverse_bvtt_single_tree` (as
+//!   `bench many-body`'s `parry3d BVH` method and rapier use it).
+//!
+//! Every frame checks that polycd's candidate count equals parry's pair count (both are the
+//! overlapping boxes; their boxes are the same hulls' exact boxes) and prints the sums so the
+//! work is not optimised away; `POLYCD_CHECK=1` also checks polycd's candidates against the
+//! broad phase's oracle every frame.
+
+use parry3d_f64::bounding_volume::Aabb as ParryAabb;
+use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
+use polycd::broad::{BodyHandle, World, WorldOptions};
+use polycd::{shapes, DQuat, DVec3, Pose};
+use polycd_bench::{Body, Placement};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::sync::Arc;
+
+type Pool = Vec<(Body, Arc<polycd::ConvexPolyhedron>)>;
+
+/// `bench many-body`'s shapes.
+fn pool() -> Pool {
+    let bodies = [
+        Body::from_result("ico-0.5", shapes::icosahedron(0.5)),
+        Body::from_result("ico-0.9", shapes::icosahedron(0.9)),
+        Body::from_result("box", shapes::cuboid(0.8, 0.5, 0.4)),
+        Body::from_result("box-long", shapes::cuboid(1.6, 0.3, 0.3)),
+        Body::from_result("ell-32", shapes::ellipsoid(32, 0.7, 0.45, 0.35, 5)),
+        Body::from_result("ell-64", shapes::ellipsoid(64, 1.0, 0.6, 0.5, 6)),
+        Body::from_result("ell-32s", shapes::ellipsoid(32, 0.4, 0.35, 0.3, 7)),
+    ];
+    bodies
+        .into_iter()
+        .map(|b| {
+            let b = b.unwrap_or_else(|e| fail(&e));
+            let arc = Arc::new(b.poly.clone());
+            (b, arc)
+        })
+        .collect()
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("broad_peer_profile: {msg}");
+    std::process::exit(1)
+}
+
+/// `bench many-body`'s scene: each body's shape and its placements, frame by frame.
+fn scene(pool: &Pool, n: usize, density: f64, frames: usize, seed: u64) -> (Vec<usize>, Vec<Vec<Placement>>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let shape: Vec<usize> = (0..n).map(|_| rng.random_range(0..pool.len())).collect();
+    let volume: f64 = shape.iter().map(|&s| pool[s].0.poly.volume()).sum();
+    let side = (volume / density).cbrt();
+    let mut pos: Vec<DVec3> = (0..n)
+        .map(|_| {
+            DVec3::new(
+                rng.random_range(0.0..side),
+                rng.random_range(0.0..side),
+                rng.random_range(0.0..side),
+            )
+        })
+        .collect();
+    let mut rot: Vec<DQuat> = (0..n).map(|_| shapes::random_rotation(&mut rng)).collect();
+    let vel: Vec<DVec3> = (0..n)
+        .map(|_| shapes::unit_vector(&mut rng) * rng.random_range(0.0..0.05))
+        .collect();
+    let mut vel = vel;
+    let spin: Vec<DQuat> = (0..n)
+        .map(|_| {
+            let axis = shapes::unit_vector(&mut rng);
+            DQuat::from_axis_angle(axis, rng.random_range(0.0..2f64.to_radians()))
+        })
+        .collect();
+    let mut out = Vec::with_capacity(frames);
+    for _ in 0..frames {
+        out.push((0..n).map(|i| Placement::new(Pose::new(rot[i], pos[i]))).collect());
+        for i in 0..n {
+            pos[i] += vel[i];
+            for k in 0..3 {
+                if pos[i][k] < 0.0 || pos[i][k] > side {
+                    vel[i][k] = -vel[i][k];
+                }
+            }
+            rot[i] = (spin[i] * rot[i]).normalize();
+        }
+    }
+    (shape, out)
+}
+
+#[inline(never)]
+fn polycd_poses(w: &mut World, handles: &[BodyHandle], frame: &[Placement]) {
+    for (h, p) in handles.iter().zip(frame) {
+        if let Err(e) = w.set_pose(*h, p.pose) {
+            fail(&e.to_string());
+        }
+    }
+}
+
+#[inline(never)]
+fn polycd_pairs(w: &mut World) -> usize {
+    w.update_broad_phase();
+    w.broad_phase().candidate_count()
+}
+
+#[inline(never)]
+fn parry_boxes(bvh: &mut Bvh, pool: &Pool, shape: &[usize], frame: &[Placement]) {
+    for (i, p) in frame.iter().enumerate() {
+        bvh.insert_or_update_partially(pool[shape[i]].0.parry.aabb(&p.parry), i as u32, 0.0);
+    }
+}
+
+#[inline(never)]
+fn parry_pairs(bvh: &mut Bvh, ws: &mut BvhWorkspace, pairs: &mut Vec<(u32, u32)>) -> usize {
+    bvh.refit(ws);
+    bvh.optimize_incremental(ws);
+    pairs.clear();
+    bvh.traverse_bvtt_single_tree::<false>(ws, &mut |a, b| pairs.push((a.min(b), a.max(b))));
+    pairs.len()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1000);
+    let frame_count: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10);
+    let density: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0.05);
+    let grid_min: Option<usize> = args.get(4).and_then(|s| s.parse().ok());
+    let check = std::env::var("POLYCD_CHECK").is_ok_and(|v| v == "1");
+
+    let pool = pool();
+    let seed = 7000 + n as u64 + (density * 1e3) as u64;
+    let (shape, frames) = scene(&pool, n, density, frame_count + 1, seed);
+
+    let mut w = World::new(WorldOptions::default());
+    if let Some(g) = grid_min {
+        w.set_grid_threshold(g);
+    }
+    for (i, &s) in shape.iter().enumerate() {
+        if let Err(e) = w.insert(pool[s].1.clone(), frames[0][i].pose) {
+            fail(&e.to_string());
+        }
+    }
+    w.update_broad_phase();
+    let handles: Vec<BodyHandle> = w.handles().collect();
+
+    let boxes: Vec<ParryAabb> = (0..n)
+        .map(|i| pool[shape[i]].0.parry.aabb(&frames[0][i].parry))
+        .collect();
+    let mut bvh = Bvh::from_leaves(BvhBuildStrategy::default(), &boxes);
+    let mut ws = BvhWorkspace::default();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+
+    let (mut ours, mut theirs) = (0usize, 0usize);
+    for (f, frame) in frames.iter().enumerate().skip(1) {
+        polycd_poses(&mut w, &handles, frame);
+        let c = polycd_pairs(&mut w);
+        parry_boxes(&mut bvh, &pool, &shape, frame);
+        let p = parry_pairs(&mut bvh, &mut ws, &mut pairs);
+        if c != p {
+            fail(&format!("frame {f}: {c} polycd candidates, {p} parry pairs"));
+        }
+        if check {
+            if let Err(e) = w.broad_phase().check_invariants() {
+                fail(&format!("frame {f}: {e}"));
+            }
+        }
+        ours += c;
+        theirs += p;
+    }
+    println!("n {n} frames {frame_count} density {density}: candidates {ours} parry pairs {theirs}");
+}
