@@ -17,27 +17,31 @@
 //!    not convex *within* its plane would span a notch no triangle enters), and no triangle,
 //!    found through the box tree, reaches more than [`CCD_PIECE_REL`] × scale into it
 //!    (`Ctx::inside`). The whole patch is tried first; if it fails, the longest passing
-//!    prefix of the growth order (every prefix is connected) is found by bisection, and the
-//!    rest return to the pool (at most `GROW_ROUNDS` rounds per piece). One check costs a
+//!    prefix of the growth order (every prefix is connected) is found by an exponential
+//!    search up from the verified prefix and a bisection of its last gap, and the rest
+//!    return to the pool (at most `GROW_ROUNDS` rounds per piece). One check costs a
 //!    hull, O(P log P); the cover sums, O(f·P) at worst — runs of 8 and 64 patch triangles
 //!    whose balls lie below a face's plane are skipped, which removes most of it on strongly
 //!    curved patches but little on gently curved ones; and the inside test, O(log n + k·f) at
-//!    worst (a triangle is usually culled by the first plane tried). A refused patch costs
-//!    O(log P) checks per round. The inside test runs first (the same `&&`, so the same
+//!    worst (one walk of the box tree that stops at the first triangle reaching in and skips
+//!    subtrees wholly above the last culling plane; a triangle is usually culled by the
+//!    first plane tried). A refused patch costs O(log P) checks per round. The inside test runs first (the same `&&`, so the same
 //!    pieces): on the 11 520-triangle knot it made every refusal, so the cover sums now run
 //!    only on pieces that are kept. The check's buffers (points, planes, polygons) are reused.
 //! 4. Only the accepted pieces' hull points are kept ([`HullNode`]; polyhedra and tables are
 //!    built on first use by a query).
 //!
 //! Measured (callgrind, `polycd decompose torus-knot:2,3:144,40`: 11 520 triangles, 1 881
-//! pieces; BENCHMARKS.md "Mesh decomposition" has the per-phase table): 3 471 checks, 1.85
-//! per piece — the bisection's re-checks are not the cost; the Quickhulls of the checks
-//! (10–60 points each, ≈ 165 k instructions apiece: Quickhull with float-filtered exact
-//! predicates, facet planes, the facet merge) are about two thirds of the decomposition, the
+//! pieces; BENCHMARKS.md "Mesh decomposition" has the per-phase table): 3 757 checks, 2.0
+//! per piece; the prefix searches of the ≈ 110 refused patches (hundreds of triangles each)
+//! are 1 763 of them and 478 M of the 1 258 M instructions (535 M for 1 477 checks with
+//! plain bisection); the Quickhulls of the checks (10 to several hundred points, Quickhull
+//! with float-filtered exact predicates, facet planes, the facet merge) are about two
+//! thirds of the decomposition, the
 //! inside tests and cover sums a fifth, the growth 5 %. No phase is quadratic in n. The hulls
 //! are built by `shape::hull::small::HullScratch` (the same hulls as `convex_hull`, over
-//! reused buffers, each facet's visibility test one filtered dot product: 872 M instructions
-//! for all hulls of that run, checks and hull tree, of 1 344 M).
+//! reused buffers, each facet's visibility test one filtered dot product: 814 M instructions
+//! for all hulls of that run, checks and hull tree, of 1 258 M).
 //!
 //! Deterministic: seeds and neighbours in a fixed order, no hash-order dependence.
 
@@ -94,6 +98,7 @@ impl TriMesh {
             poly: Vec::with_capacity(16),
             next: Vec::with_capacity(16),
             hits: Vec::new(),
+            front: Vec::new(),
             corners: Vec::new(),
             blocks: Vec::new(),
             groups: Vec::new(),
@@ -206,9 +211,31 @@ impl Growth<'_> {
                 accepted = Some((self.patch.len(), p));
                 break;
             }
-            // The longest passing prefix (bisection; every prefix is connected). The
-            // first triangle past it is refused for good, the rest may join again.
+            // The longest passing prefix (every prefix is connected): an exponential search
+            // up from the verified prefix (lengths lo + 1, + 2, + 4, … while they pass), then
+            // bisection of the last gap. Kept pieces are a few triangles of patches grown to
+            // hundreds: plain bisection from the middle hulled long prefixes first (on the
+            // 11 520-triangle knot, 1 477 prefix checks cost 535 M instructions, 41 % of the
+            // build). Where acceptance is monotone in the prefix length (a shorter prefix's
+            // hull lies inside the longer one's) both find the same prefix; either way the
+            // piece kept is one that passed the check. The first triangle past it is refused
+            // for good, the rest may join again.
             let (mut lo, mut hi) = (known.as_ref().map_or(0, |k| k.0), self.patch.len());
+            let mut step = 1;
+            while lo + step < hi {
+                let mid = lo + step;
+                match ctx.piece_points(&self.patch[..mid]) {
+                    Some(p) => {
+                        lo = mid;
+                        known = Some((mid, p));
+                        step *= 2;
+                    }
+                    None => {
+                        hi = mid;
+                        break;
+                    }
+                }
+            }
             while hi - lo > 1 {
                 let mid = lo + (hi - lo) / 2;
                 match ctx.piece_points(&self.patch[..mid]) {
@@ -305,6 +332,8 @@ struct Ctx<'a> {
     poly: Vec<DVec3>,
     next: Vec<DVec3>,
     hits: Vec<u32>,
+    /// The inside test's plane order (move to front).
+    front: Vec<u32>,
     /// The checked patch's triangles: corners and edge cross product.
     corners: Vec<([DVec3; 3], DVec3)>,
     /// Balls (centre, radius) around runs of [`BLOCK`] and [`BLOCK`]² of `corners`.
@@ -516,63 +545,124 @@ impl Ctx<'_> {
 
     /// No mesh triangle reaches more than `eps` into the solid hull bounded by `planes`
     /// (outward unit normals; the bounding box of the hull's vertices last).
+    ///
+    /// One walk of the box tree, stopping at the first triangle that reaches in (the answer
+    /// is the conjunction over the triangles, so the order and the early stop do not change
+    /// it). The planes are tried in move-to-front order (the plane that culled the last
+    /// triangle first: neighbours in the walk tend to share it; which plane culls does not
+    /// change the answer). A subtree whose box lies wholly above the front plane
+    /// (`box_above`, with a rounding margin) is skipped: each of its triangles would be culled
+    /// by that plane in the per-triangle test, so the answer is the same.
     fn inside(&mut self, hull: &HullPlanes) -> bool {
         let eps = self.eps;
         let (lo, hi) = (hull.lo + DVec3::splat(eps), hull.hi - DVec3::splat(eps));
-        self.hits.clear();
-        self.tree.query(lo, hi, self.boxes, &mut self.stack, &mut self.hits);
-        let m = self.mesh;
-        let mut last = 0usize;
-        for &i in &self.hits {
-            // The patch's own triangles lie on the hull's boundary up to the merge tolerance
-            // (every patch vertex is within `tol` below every patch triangle's plane, so the
-            // hull is too, and a point of a patch triangle is within `tol` of leaving it):
-            // `tol` < `eps`, so they never reach `eps` in.
-            if self.own[i as usize] == self.check {
+        let (m, tree, boxes) = (self.mesh, self.tree, self.boxes);
+        self.front.clear();
+        self.front.extend(0..hull.planes.len() as u32);
+        self.stack.clear();
+        if tree.nodes.is_empty() {
+            return true;
+        }
+        // At most the tree's depth + 1 entries (two children pushed per node popped).
+        self.stack.push(0);
+        while let Some(k) = self.stack.pop() {
+            let (bl, bh, first, count) = tree.nodes[k as usize];
+            if bl.cmpgt(hi).any() || bh.cmplt(lo).any() {
                 continue;
             }
-            let t = m.triangles[i as usize];
-            let tri = t.map(|v| m.vertices[v as usize]);
-            // Quick cull: a plane none of whose corners is at least eps below it (the plane
-            // that culled the previous triangle first: neighbours tend to share it); the
-            // clipping below would leave nothing either.
-            let culls = |&(n, o): &(DVec3, f64)| tri.iter().all(|p| n.dot(*p) - o + eps > 0.0);
-            if hull.planes.get(last).is_some_and(culls) {
+            let first_plane = self.front.first().map(|&f| hull.planes[f as usize]);
+            if first_plane.is_some_and(|(n, o)| box_above(n, o, eps, bl, bh)) {
                 continue;
             }
-            if let Some(k) = hull.planes.iter().position(culls) {
-                last = k;
+            if count == 0 {
+                self.stack.push(first);
+                self.stack.push(first + 1);
                 continue;
             }
-            self.poly.clear();
-            self.poly.extend(tri);
-            for &(n, o) in &hull.planes {
-                // Keep the part at least eps below the plane (Sutherland–Hodgman).
-                self.next.clear();
-                let len = self.poly.len();
-                for k in 0..len {
-                    let p = self.poly[k];
-                    let q = self.poly[(k + 1) % len];
-                    let dp = n.dot(p) - o + eps;
-                    let dq = n.dot(q) - o + eps;
-                    if dp <= 0.0 {
-                        self.next.push(p);
-                    }
-                    if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
-                        self.next.push(p + (q - p) * (dp / (dp - dq)));
-                    }
+            for &i in &tree.order[first as usize..(first + count) as usize] {
+                let (tl, th) = boxes[i as usize];
+                if tl.cmpgt(hi).any() || th.cmplt(lo).any() {
+                    continue;
                 }
-                std::mem::swap(&mut self.poly, &mut self.next);
-                if self.poly.is_empty() {
-                    break;
+                // The patch's own triangles lie on the hull's boundary up to the merge
+                // tolerance (every patch vertex is within `tol` below every patch triangle's
+                // plane, so the hull is too, and a point of a patch triangle is within `tol`
+                // of leaving it): `tol` < `eps`, so they never reach `eps` in.
+                if self.own[i as usize] == self.check {
+                    continue;
                 }
-            }
-            if !self.poly.is_empty() {
-                return false;
+                let tri = m.triangles[i as usize].map(|v| m.vertices[v as usize]);
+                if reaches_in(
+                    tri,
+                    &hull.planes,
+                    eps,
+                    &mut self.front,
+                    (&mut self.poly, &mut self.next),
+                ) {
+                    return false;
+                }
             }
         }
         true
     }
+}
+
+/// Relative rounding allowance of `box_above` (far above the few ulps of the dot products it
+/// bounds, so a skipped box holds no triangle corner the per-triangle test would keep).
+const BOX_ROUNDING: f64 = 1e-14;
+
+/// Every point `p` of the box `[bl, bh]` has `n·p − o + eps > 0` as `reaches_in` computes it
+/// in floating point: the box's lowest value of `n·x` (exact: the corner chosen per axis by
+/// the sign of `n`) minus `o` plus `eps` exceeds [`BOX_ROUNDING`] × (the magnitudes involved),
+/// which bounds the rounding of both this sum and the per-corner one (a few ulps each, `n`
+/// a unit vector).
+fn box_above(n: DVec3, o: f64, eps: f64, bl: DVec3, bh: DVec3) -> bool {
+    let low = DVec3::select(n.cmpge(DVec3::ZERO), bl, bh);
+    let mag = n.abs().dot(bl.abs().max(bh.abs()));
+    n.dot(low) - o + eps > BOX_ROUNDING * (mag + o.abs() + eps)
+}
+
+/// Triangle `tri` keeps a part at least `eps` below every plane of `planes` (outward unit
+/// normals): Sutherland–Hodgman clipping, after a quick cull by any plane none of whose
+/// corners is at least `eps` below it (the clipping would leave nothing either). `front`
+/// orders the planes for the cull (a permutation of their indices); the plane that culls is
+/// moved to its front.
+fn reaches_in(
+    tri: [DVec3; 3],
+    planes: &[(DVec3, f64)],
+    eps: f64,
+    front: &mut [u32],
+    (poly, next): (&mut Vec<DVec3>, &mut Vec<DVec3>),
+) -> bool {
+    let culls = |&(n, o): &(DVec3, f64)| tri.iter().all(|p| n.dot(*p) - o + eps > 0.0);
+    if let Some(j) = front.iter().position(|&k| culls(&planes[k as usize])) {
+        front[..=j].rotate_right(1);
+        return false;
+    }
+    poly.clear();
+    poly.extend(tri);
+    for &(n, o) in planes {
+        // Keep the part at least eps below the plane.
+        next.clear();
+        let len = poly.len();
+        for k in 0..len {
+            let p = poly[k];
+            let q = poly[(k + 1) % len];
+            let dp = n.dot(p) - o + eps;
+            let dq = n.dot(q) - o + eps;
+            if dp <= 0.0 {
+                next.push(p);
+            }
+            if (dp < 0.0 && dq > 0.0) || (dp > 0.0 && dq < 0.0) {
+                next.push(p + (q - p) * (dp / (dp - dq)));
+            }
+        }
+        std::mem::swap(poly, next);
+        if poly.is_empty() {
+            return false;
+        }
+    }
+    true
 }
 
 /// A solid hull's face planes, faces and its vertices' box (buffers reused by every check).
