@@ -16,8 +16,9 @@
 //! point rounded), a capsule (a segment rounded), a triangle, the same triangle rounded (a
 //! "thick" triangle) and a rounded box. Their oracle is [`RoundedOracle`]: the brute-force
 //! Minkowski difference of the cores (`A − B` hulled exactly, or, when it is flat — a point,
-//! a segment or a polygon, as for two spheres, a sphere and a capsule or a triangle — every
-//! point, segment and triangle of its points), the rounded signed distance being the core's
+//! a segment or a polygon, as for two spheres, a sphere and a capsule or a triangle, and
+//! always when the cores' dimensions add up to at most 2, such as two capsules, whose
+//! rounded points may hull into a sliver — every point, segment and triangle of its points), the rounded signed distance being the core's
 //! minus `r_A + r_B`; the directional answer is where the convex function
 //! `g(t) = sd(t·s, A − B) − r_A − r_B` first reaches 0 (golden-section minimum, then
 //! bisection to the last bit; the polytope oracle's exact answer when no radius is involved
@@ -148,7 +149,13 @@ impl RoundedOracle {
         });
         points.dedup();
         let reach = points.iter().map(|p| p.length()).fold(0.0, f64::max);
+        // Cores whose dimensions add up to at most 2 (two segments, a point and a polygon, …)
+        // have a flat difference in exact arithmetic — a parallelogram, a segment, a polygon:
+        // its rounded points may still hull into a sliver whose face normals are noise (two
+        // nearly parallel segments: a 1e-6 × size depth for a true 0), so it is taken flat.
+        let flat = a.dimension() + b.dimension() <= 2 && points.len() <= MAX_FLAT_POINTS;
         let faces = match polycd::hull::convex_hull(&points) {
+            Ok(_) if flat => None,
             Ok(h) => {
                 let mut out = Vec::with_capacity(h.faces.len());
                 for f in &h.faces {
@@ -440,19 +447,27 @@ pub fn differential_families(pairs: usize, seed: u64, set: Families) -> Result<R
     let mut kinds: std::collections::BTreeMap<(&str, &str, String), usize> = std::collections::BTreeMap::new();
     for (_, alg, q, msg) in &report.records {
         let body = msg.split_once("]: ").map(|x| x.1).unwrap_or(msg);
-        let kind: String = body.splitn(4, ": ").skip(1).take(2).collect::<Vec<_>>().join(": ");
-        let kind = kind
-            .split(|c: char| c.is_ascii_digit() || c == '(')
-            .next()
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        *kinds.entry((alg.name(), q, kind)).or_default() += 1;
+        *kinds.entry((alg.name(), q, kind_of(body))).or_default() += 1;
     }
     if !kinds.is_empty() {
         let _ = writeln!(t, "disagreements by kind:");
         for ((alg, q, kind), n) in &kinds {
             let _ = writeln!(t, "  {n:>6}  {alg} {q}: {kind}");
+        }
+    }
+    // One full example of each kind (the first), for the pair-by-pair reading of a class.
+    let mut seen: std::collections::BTreeSet<(&str, &str, String)> = std::collections::BTreeSet::new();
+    let mut examples = Vec::new();
+    for (_, alg, q, msg) in &report.records {
+        let body = msg.split_once("]: ").map(|x| x.1).unwrap_or(msg);
+        if seen.insert((alg.name(), q, kind_of(body))) {
+            examples.push(format!("{}: {msg}", alg.name()));
+        }
+    }
+    if !examples.is_empty() {
+        let _ = writeln!(t, "first disagreement of each kind:");
+        for e in &examples {
+            let _ = writeln!(t, "  {e}");
         }
     }
     if !details.is_empty() {
@@ -463,6 +478,29 @@ pub fn differential_families(pairs: usize, seed: u64, set: Families) -> Result<R
     }
     report.text = t;
     Ok(report)
+}
+
+/// The kind of a disagreement: its message (after the pair's label) from the check's name up
+/// to the first number.
+fn kind_of(body: &str) -> String {
+    // A directional message names its direction first: the kind is what follows it.
+    let stripped;
+    let body = match body
+        .strip_prefix("directional: along [")
+        .and_then(|r| r.split_once("]: "))
+    {
+        Some((_, rest)) => {
+            stripped = format!("directional: {rest}");
+            stripped.as_str()
+        }
+        None => body,
+    };
+    let kind: String = body.splitn(4, ": ").skip(1).take(2).collect::<Vec<_>>().join(": ");
+    kind.split(|c: char| c.is_ascii_digit() || c == '(')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string()
 }
 
 /// Random poses for a pair at the offset class `offset`.

@@ -35,6 +35,70 @@ fn every_algorithm_agrees_with_the_oracle() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The flat and rounded families (issue 22: sphere, capsule, triangle, thick triangle, rounded
+/// box) on `FLAT_PAIRS` pairs: every family against every other in every offset class (deep,
+/// near within 1e-6 × size, touching, far, concentric), one pair of three tilted by e^−k
+/// (k ≤ 20: near-parallel faces and segments, coincident shapes when centred), scales
+/// 1e-3…1e6 and 1e6 from the origin. The large run is `polycd differential --families flat
+/// --pairs 500000` (see BENCHMARKS.md, "Flat and rounded shapes").
+///
+/// `FLAT_KNOWN` lists the disagreements of this seeded run left open (pair, algorithm,
+/// question); the test fails on any other and on a listed one that no longer occurs.
+const FLAT_PAIRS: usize = 1_500;
+const FLAT_SEED: u64 = 22;
+/// Open at 2026-11-28 (see BENCHMARKS.md): plain triangles nearly coplanar (tilt e^−15…e^−20)
+/// — touching pairs called overlapping (27), GJK ray-cast contact planes whose contact regions
+/// do not meet (327, 512, 607, 677, 1072); `Auto`'s closed form on nearly parallel crossing
+/// capsules (246, 646, 971: the common perpendicular's cancellation, `query/closed.rs`);
+/// rounded directional answers on concentric tilted shapes (371, 1124).
+const FLAT_KNOWN: &[(usize, Algorithm, &str)] = &[
+    (27, Algorithm::Auto, "distance"),
+    (27, Algorithm::Auto, "intersect"),
+    (27, Algorithm::Gjk, "distance"),
+    (27, Algorithm::Gjk, "intersect"),
+    (27, Algorithm::QpFast, "distance"),
+    (27, Algorithm::QpFast, "intersect"),
+    (27, Algorithm::Qp, "distance"),
+    (27, Algorithm::Qp, "intersect"),
+    (246, Algorithm::Auto, "distance"),
+    (327, Algorithm::Auto, "directional"),
+    (327, Algorithm::Gjk, "directional"),
+    (371, Algorithm::Auto, "directional"),
+    (371, Algorithm::Gjk, "directional"),
+    (512, Algorithm::Auto, "directional"),
+    (512, Algorithm::Gjk, "directional"),
+    (607, Algorithm::Auto, "directional"),
+    (607, Algorithm::Gjk, "directional"),
+    (646, Algorithm::Auto, "distance"),
+    (677, Algorithm::Auto, "directional"),
+    (677, Algorithm::Gjk, "directional"),
+    (971, Algorithm::Auto, "distance"),
+    (1072, Algorithm::Auto, "directional"),
+    (1072, Algorithm::Gjk, "directional"),
+    (1124, Algorithm::Auto, "directional"),
+    (1124, Algorithm::Gjk, "directional"),
+];
+
+#[test]
+fn flat_families_agree_with_the_oracle() {
+    use polycd_cli::differential::{differential_families, Families};
+    let r = differential_families(FLAT_PAIRS, FLAT_SEED, Families::Flat).expect("the differential run sets up");
+    eprintln!("{}", r.text);
+    assert!(r.checks > 10 * FLAT_PAIRS, "{}", r.text);
+    let mut failures = Vec::new();
+    for (i, alg, q, msg) in &r.records {
+        if !FLAT_KNOWN.contains(&(*i, *alg, *q)) {
+            failures.push(format!("({i}, Algorithm::{alg:?}, {q:?}): {msg}"));
+        }
+    }
+    for k in FLAT_KNOWN {
+        if !r.records.iter().any(|(i, a, q, _)| (*i, *a, *q) == *k) {
+            failures.push(format!("{k:?} is listed in FLAT_KNOWN but agrees now: remove it"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// 2 000 pairs from another seed: zero disagreements is the goal.
 #[test]
 #[ignore]

@@ -314,6 +314,12 @@ pub const ROUNDED_MAX_STEPS: u32 = 64;
 /// the normal of a rounded edge–edge answer (the closest-point difference is used instead).
 pub const ROUNDED_EDGE_SIN: f64 = 1e-6;
 
+/// Golden-section steps of the touching point/segment cores' distance (`query/rounded.rs`,
+/// `line_cores_touching`): each shrinks the bracket on A's segment by 0.618, so 80 steps take
+/// it from 1 to 2e-17 — below one ulp of the parameter, where the bracket stops shrinking
+/// and the search stops early. A step bound, not a tolerance.
+pub const ROUNDED_LINE_STEPS: usize = 80;
+
 const _: () = assert!(ROUNDED_GAP_REL <= CONTACT_REL && DISTANCE_GAP_REL <= ROUNDED_GAP_REL);
 
 /// A ray cast (`query::ray_cast`) calls a ray a miss without exact predicates only when it

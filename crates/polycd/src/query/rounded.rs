@@ -13,7 +13,13 @@
 //!   answer whose witness is a point within `r_A` of A's core point and `r_B` of B's). When
 //!   the cores overlap, the depth is the core depth (EPA, or the algorithm's completed
 //!   depth) plus `R`, along the core's penetration normal: the signed distance is
-//!   `−(depth_core + R)`.
+//!   `−(depth_core + R)`. Two flat cores whose difference is flat (collinear segments, a
+//!   point on a segment, coplanar polygons) have core depth exactly 0 along its normal,
+//!   which EPA on the degenerate difference only approximates: `flat_core_depth` measures
+//!   that normal's depth by exact support values and the smaller depth is kept. Touching
+//!   point and segment cores are measured again by a golden-section search along A's
+//!   segment (`line_cores_touching`): the common perpendicular of nearly parallel segments
+//!   is ill-conditioned, and `R − d_core` would inherit its error.
 //!
 //!   The normal is never taken from two nearly coincident points: a face among the closest
 //!   features gives its normal, two crossing edges their cross product (turned by the
@@ -54,7 +60,7 @@ use crate::contract::{
 };
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Plane, Pose};
-use crate::core::tolerance::{ROUNDED_EDGE_SIN, ROUNDED_GAP_REL, ROUNDED_MAX_STEPS};
+use crate::core::tolerance::{ROUNDED_EDGE_SIN, ROUNDED_GAP_REL, ROUNDED_LINE_STEPS, ROUNDED_MAX_STEPS};
 use crate::gjk;
 use crate::shape::polyhedron::ConvexPolyhedron;
 
@@ -166,6 +172,10 @@ pub(super) fn from_core(
             features,
             iterations,
         } => {
+            let (dc, ca, cb, features) = match line_cores_touching(a, pa, b, pb, dc) {
+                Some(better) if better.0 < dc => better,
+                _ => (dc, ca, cb, features),
+            };
             let n = separated_normal(a, pa, b, pb, dc, ca, cb, features, cache)?;
             let (qa, qb) = (ca + n * ra, cb - n * rb);
             if dc > r {
@@ -204,21 +214,29 @@ pub(super) fn from_core(
             witness,
             penetration: Some(p),
             iterations,
-        } => Ok((
-            Distance::Penetrating {
-                witness,
-                penetration: Some(Penetration {
-                    depth: p.depth + r,
-                    // The rounded difference is solid: its depth is the relative one.
-                    relative_depth: p.depth + r,
-                    normal: p.normal,
-                    point_a: p.point_a + p.normal * ra,
-                    point_b: p.point_b - p.normal * rb,
-                }),
-                iterations,
-            },
-            p.normal,
-        )),
+        } => {
+            // Flat cores whose difference is flat: their depth is 0 along the difference's
+            // normal, which EPA on a degenerate polytope finds only to its own tolerance.
+            let (depth, normal) = match flat_core_depth(a, pa, b, pb) {
+                Some((d, n)) if d < p.depth => (d, n),
+                _ => (p.depth, p.normal),
+            };
+            Ok((
+                Distance::Penetrating {
+                    witness,
+                    penetration: Some(Penetration {
+                        depth: depth + r,
+                        // The rounded difference is solid: its depth is the relative one.
+                        relative_depth: depth + r,
+                        normal,
+                        point_a: p.point_a + normal * ra,
+                        point_b: p.point_b - normal * rb,
+                    }),
+                    iterations,
+                },
+                normal,
+            ))
+        }
         other => Ok((other, DVec3::ZERO)),
     }
 }
@@ -336,6 +354,140 @@ fn flat_face_side(
     } else {
         n
     }
+}
+
+/// Point and segment cores touching (`dc` within the contact tolerance): their distance again,
+/// by golden-section search of the convex `s ↦ dist(a(s), B)` along A's segment, each value a
+/// well-conditioned projection on B's segment (error a few ulps of the size). Two nearly
+/// parallel segments crossing each other are the case: the common perpendicular's
+/// denominator `|u|²|v|² − (u·v)²` cancels (angle 1e-8: all of it), so GJK and the closed
+/// form end up to 1e-8 × size apart where the cores meet, and the rounded depth `R − dc`
+/// inherits it. `None` unless both cores are points or segments and they touch. At most
+/// [`ROUNDED_LINE_STEPS`] steps; no allocation.
+fn line_cores_touching(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    dc: f64,
+) -> Option<(f64, DVec3, DVec3, FeaturePair)> {
+    if a.dimension() > 1 || b.dimension() > 1 || !(dc <= contact_tolerance(a, pa, b, pb)) {
+        return None;
+    }
+    let ends = |p: &ConvexPolyhedron, pose: &Pose| {
+        let p0 = pose.transform_point(p.vertex(0));
+        let p1 = if p.dimension() == 1 {
+            pose.transform_point(p.vertex(1))
+        } else {
+            p0
+        };
+        (p0, p1)
+    };
+    let feature = |p: &ConvexPolyhedron, t: f64| {
+        if p.dimension() == 0 || t <= 0.0 {
+            Feature::Vertex(0)
+        } else if t >= 1.0 {
+            Feature::Vertex(1)
+        } else {
+            Feature::Edge(0)
+        }
+    };
+    let ((a0, a1), (b0, b1)) = (ends(a, pa), ends(b, pb));
+    let at = |s: f64| {
+        let x = a0 + (a1 - a0) * s;
+        let (q, t) = crate::core::geometry::closest_on_segment(x, b0, b1);
+        ((q - x).length(), x, q, t)
+    };
+    let g = 0.5 * (5f64.sqrt() - 1.0);
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    let (mut x1, mut x2) = (hi - g * (hi - lo), lo + g * (hi - lo));
+    let (mut f1, mut f2) = (at(x1).0, at(x2).0);
+    for _ in 0..ROUNDED_LINE_STEPS {
+        if a.dimension() == 0 || !(x1 < x2) {
+            break;
+        }
+        if f1 < f2 {
+            (hi, x2, f2) = (x2, x1, f1);
+            x1 = hi - g * (hi - lo);
+            f1 = at(x1).0;
+        } else {
+            (lo, x1, f1) = (x1, x2, f2);
+            x2 = lo + g * (hi - lo);
+            f2 = at(x2).0;
+        }
+    }
+    // The least of the bracket's points and both ends (a convex function's minimum may sit at
+    // an end, which the bracket approaches but does not evaluate).
+    let mut best = (f64::INFINITY, 0.0, a0, b0, 0.0);
+    for s in [x1, x2, 0.0, 1.0] {
+        let (d, x, q, t) = at(s);
+        if d < best.0 {
+            best = (d, s, x, q, t);
+        }
+    }
+    let (d, s, x, q, t) = best;
+    d.is_finite().then(|| {
+        (
+            d,
+            x,
+            q,
+            FeaturePair {
+                a: feature(a, s),
+                b: feature(b, t),
+            },
+        )
+    })
+}
+
+/// The cores' depth along the normal of their difference when both are flat (a point, a
+/// segment or a polygon) and the difference may be flat too: two segments on one line, a
+/// point on a segment, coplanar polygons. Such a difference has no interior, so a move of B
+/// off its plane (or line) by any amount separates the cores: the core depth is 0 and the
+/// rounded one `r_A + r_B`, along that normal. EPA on the degenerate difference measures
+/// this 0 only to its own tolerance (3.8e-8 at scale 1e2 in the differential run).
+///
+/// The candidates are the directions normal to the difference where it is flat: a
+/// polygon's normal, two segments' cross product, a direction orthogonal to a segment (for
+/// collinear segments or a point on a segment), any direction for two points. Each is
+/// measured by the cores' exact support values ([`core_gap`], both orientations); the one
+/// leaving the least depth `−gap` is returned, `(depth, normal from A towards B)`. It is an
+/// upper bound on the core depth like any translation's, so the caller keeps the smaller of
+/// it and the algorithm's. `None` when a core is solid. No loop beyond the fixed candidates.
+fn flat_core_depth(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose) -> Option<(f64, DVec3)> {
+    if a.dimension() == 3 || b.dimension() == 3 {
+        return None;
+    }
+    let axis = |p: &ConvexPolyhedron, pose: &Pose| -> Option<DVec3> {
+        match p.dimension() {
+            1 => pose.transform_vector(p.vertex(1) - p.vertex(0)).try_normalize(),
+            _ => None,
+        }
+    };
+    let normal = |p: &ConvexPolyhedron, pose: &Pose| -> Option<DVec3> {
+        match p.dimension() {
+            2 => pose.transform_vector(p.face(0).normal).try_normalize(),
+            _ => None,
+        }
+    };
+    let (ea, eb) = (axis(a, pa), axis(b, pb));
+    let mut cands: [Option<DVec3>; 5] = [normal(a, pa), normal(b, pb), None, None, None];
+    if let (Some(u), Some(v)) = (ea, eb) {
+        cands[2] = u.cross(v).try_normalize();
+    }
+    cands[3] = ea.or(eb).map(|u| u.any_orthonormal_vector());
+    if a.dimension() == 0 && b.dimension() == 0 {
+        cands[4] = Some(DVec3::X);
+    }
+    let mut best: Option<(f64, DVec3)> = None;
+    for n in cands.into_iter().flatten() {
+        for n in [n, -n] {
+            let depth = -core_gap(a, pa, b, pb, n);
+            if depth.is_finite() && best.is_none_or(|(d, _)| depth < d) {
+                best = Some((depth.max(0.0), n));
+            }
+        }
+    }
+    best
 }
 
 /// The cores' separation along the world direction `n` (A towards B): B's lowest support

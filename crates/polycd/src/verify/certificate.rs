@@ -151,8 +151,11 @@ pub(super) fn check_separated_numbers(distance: f64, point_a: DVec3, point_b: DV
 /// sign tests): A, grown by `ra`, lies below the one through `point_a`, B grown by `rb` above
 /// the one through `point_b`. The direction of a short closest-point vector is
 /// ill-conditioned (its error is about tol / distance, times the shapes' extent on the
-/// plane), so failing that, the normals of the features at the closest points — exact — each
-/// give the lower bound `min_B n·b − max_A n·a − ra − rb` on the distance.
+/// plane), so failing that, for rounded shapes the direction between the cores' closest
+/// points (each witness point projected on its core feature: about `distance + ra + rb`
+/// apart, well conditioned), then the normals of the features at the closest points — exact
+/// — each give the lower bound `min_B n·b − max_A n·a − ra − rb` on the distance (sound for
+/// any unit `n`).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn check_minimal(
     a: &ConvexPolyhedron,
@@ -193,6 +196,27 @@ pub(super) fn check_minimal(
         }
     }
     let mut best = f64::NEG_INFINITY;
+    // Rounded shapes: the cores' closest points — each rounded point projected onto its
+    // reported core feature — are about `distance + ra + rb` apart, so their direction is
+    // well conditioned even where the rounded points nearly coincide (two spheres touching);
+    // the bound below is stationary in the direction at the true one, so an error e in the
+    // core points moves it by about extent · (e / (ra + rb))² — second order.
+    if ra + rb > 0.0 {
+        if let (Some(ca), Some(cb)) = (
+            feature_closest(a, pa, features.a, point_a),
+            feature_closest(b, pb, features.b, point_b),
+        ) {
+            let n = (cb - ca).normalize_or_zero();
+            if n != DVec3::ZERO && n.is_finite() {
+                let (max_a, min_b) = support_extremes(n, w);
+                let bound = min_b - max_a - ra - rb;
+                if bound >= distance - w.tol {
+                    return Ok(());
+                }
+                best = best.max(bound);
+            }
+        }
+    }
     for n in local_normals(a, pa, b, pb, point_a, point_b, features, w.tol) {
         let (max_a, min_b) = support_extremes(n, w);
         let bound = min_b - max_a - ra - rb;
@@ -325,6 +349,47 @@ pub(super) fn feature_distance(
         }
         other => Err(VerifyError::Malformed(format!("feature {other:?} does not exist"))),
     }
+}
+
+/// The point of a feature (world frame) nearest a world point; `None` for a feature the
+/// shape does not have.
+pub(super) fn feature_closest(shape: &ConvexPolyhedron, pose: &Pose, feature: Feature, p: DVec3) -> Option<DVec3> {
+    let (nv, ne, nf) = shape.counts();
+    let q = pose.inverse_transform_point(p);
+    let local = match feature {
+        Feature::Vertex(v) if (v as usize) < nv => shape.vertex(v),
+        Feature::Edge(e) if (e as usize) < ne => {
+            let [t, h] = shape.edge(e).vertices;
+            closest_on_segment(q, shape.vertex(t), shape.vertex(h)).0
+        }
+        Feature::Face(f) if (f as usize) < nf => {
+            // The plane's foot if it lies inside every edge's side plane, else the nearest
+            // point of the boundary (as in `feature_distance`).
+            let pl = shape.face_plane(f);
+            let fv = shape.face_vertices(f);
+            let mut inside_poly = true;
+            let mut best = (f64::INFINITY, q);
+            for k in 0..fv.len() {
+                let s = shape.vertex(fv[k]);
+                let t = shape.vertex(fv[(k + 1) % fv.len()]);
+                if (t - s).cross(q - s).dot(pl.normal) < 0.0 {
+                    inside_poly = false;
+                }
+                let c = closest_on_segment(q, s, t).0;
+                let d = (c - q).length();
+                if d < best.0 {
+                    best = (d, c);
+                }
+            }
+            if inside_poly {
+                q - pl.normal * pl.signed_distance(q)
+            } else {
+                best.1
+            }
+        }
+        _ => return None,
+    };
+    Some(pose.transform_point(local))
 }
 
 pub(super) fn on_feature(
