@@ -52,6 +52,8 @@ struct Stats {
     right: usize,
     undecided: usize,
     wrong: usize,
+    /// Why each undecided trial is undecided (query index and the reference's figures).
+    gave_up: Vec<(usize, ccd_truth::GaveUp)>,
 }
 
 impl Stats {
@@ -73,9 +75,8 @@ fn run_motions(
     let mut cache = MeshToiCache::default();
     let mut st = Stats::default();
     let mut answers = Vec::with_capacity(motions.len());
-    // One untimed query first: the hulls' V-Clip tables are built on their first query (a
-    // one-time cost per mesh, `bench ccd` pays it inside its mean); the figure is the steady
-    // state. Its cache is dropped.
+    // One untimed query first (the meshes' hulls and tables are built with them, see `built`):
+    // the figure is the steady state. Its cache is dropped.
     if let Some((ma, mb)) = motions.first() {
         mesh::time_of_contact(a, ma, b, mb, &options, &mut MeshToiCache::default()).map_err(|e| e.to_string())?;
     }
@@ -107,7 +108,10 @@ fn run_motions(
         truth_cache.forget();
         match ccd_truth::check(a, ma, ra, b, mb, rb, *t, &mut truth_cache) {
             Verdict::Right => st.right += 1,
-            Verdict::Undecided => st.undecided += 1,
+            Verdict::Undecided(why) => {
+                st.undecided += 1;
+                st.gave_up.push((k, why));
+            }
             v => {
                 st.wrong += 1;
                 ctx.disagree(
@@ -156,6 +160,24 @@ const CSV_HEADER: [&str; 11] = [
     "wrong",
 ];
 
+/// One line per undecided trial of `st`: where the reference advancement stopped and why.
+fn explain(label: &str, st: &Stats) -> String {
+    st.gave_up
+        .iter()
+        .map(|(k, g)| {
+            format!(
+                "undecided: {label}, query {k}: reference reached t = {:.6} of {:.6} in {} steps ({} with the hulls touching); smallest distance bound {:.3e} × threshold; speed bound {:.1}× the fastest fall of the distance\n",
+                g.reached,
+                g.end,
+                ccd_truth::REFERENCE_STEPS,
+                g.brute_steps,
+                g.min_lower,
+                g.looseness
+            )
+        })
+        .collect()
+}
+
 #[allow(clippy::too_many_arguments)]
 fn report(
     t: &mut Table,
@@ -198,6 +220,9 @@ fn report(
 fn built(t: &Tris) -> Result<(TriMesh, f64), String> {
     let start = Instant::now();
     let m = fast_models::build(t)?;
+    // Every hull and its V-Clip tables with the mesh (else built on the first queries that
+    // reach each node: a one-time cost per mesh, counted here in the build column).
+    mesh::prepare(&m).map_err(|e| e.to_string())?;
     Ok((m, start.elapsed().as_secs_f64() * 1e3))
 }
 
@@ -210,38 +235,34 @@ pub(crate) fn run_bunny(opts: &RunOptions, ctx: &mut Context) -> Result<(), Stri
         "== ccd-bunny: bunny vs bunny (FAST Fig. 5), {n} random motions (the first 100 translate only) ==\n"
     ));
     let mut t = header();
+    let mut notes = String::new();
     let mut rows = Vec::new();
     for &level in levels {
-        let (m, build_ms) = built(&fast_models::subdivide(fast_models::bunny()?, level))?;
-        let s = m.scale();
-        let mut rng = ChaCha8Rng::seed_from_u64(opts.seed.wrapping_add(24_000 + level as u64));
-        let turn =
-            DQuat::from_rotation_y(std::f64::consts::FRAC_PI_3) * DQuat::from_rotation_x(std::f64::consts::FRAC_PI_3);
+        let (m, build_ms) = built(&fast_models::subdivide(fast_models::bunny()?, level)?)?;
         let fixed = RigidMotion::stationary(Pose::IDENTITY).map_err(|e| e.to_string())?;
-        let mut motions = Vec::with_capacity(n);
-        for k in 0..n {
-            let dir = shapes::unit_vector(&mut rng);
-            let off = DVec3::new(
-                rng.random_range(-0.6..0.6),
-                rng.random_range(-0.6..0.6),
-                rng.random_range(-0.6..0.6),
-            ) * s;
-            let r0 = shapes::random_rotation(&mut rng);
-            let r1 = if k < 100 { r0 } else { turn * r0 };
-            // Across the fixed bunny's centroid (it stands at the identity pose).
-            let c = m.centroid();
-            let q0 = Pose::new(r0, c + dir * (-3.0 * s) + off - r0 * c);
-            let q1 = Pose::new(r1, c + dir * (3.0 * s) + off - r1 * c);
-            motions.push((
+        // Across the fixed bunny's centroid (it stands at the identity pose).
+        let motions = shapes::crossing_poses(
+            m.centroid(),
+            m.scale(),
+            n,
+            100,
+            opts.seed.wrapping_add(24_000 + u64::from(level)),
+        )
+        .into_iter()
+        .map(|(q0, q1)| {
+            Ok((
                 RigidMotion::new(q0, q1, m.centroid()).map_err(|e| e.to_string())?,
                 fixed,
-            ));
-        }
+            ))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
         let label = format!("bunny 1:{}", level * level);
         let st = run_motions(ctx, &label, &m, &m, &motions)?;
         report(&mut t, &mut rows, &label, &m, &m, build_ms, "125 (69 664 tri.)", &st);
+        notes.push_str(&explain(&label, &st));
     }
     ctx.table.push_str(&t.render());
+    ctx.table.push_str(&notes);
     csv_out(ctx, "ccd-bunny.csv", &CSV_HEADER, &rows)
 }
 
@@ -255,7 +276,7 @@ pub(crate) fn run_board(opts: &RunOptions, ctx: &mut Context) -> Result<(), Stri
             ("ring vs board", fast_models::ring(1.0, 0.25, 100, 50)),
             (
                 "bunny 1:16 (for Santa) vs board",
-                fast_models::subdivide(fast_models::bunny()?, 4),
+                fast_models::subdivide(fast_models::bunny()?, 4)?,
             ),
         ]
     };
@@ -264,6 +285,7 @@ pub(crate) fn run_board(opts: &RunOptions, ctx: &mut Context) -> Result<(), Stri
         "== ccd-board: a model falling 5 bounding boxes through a thin board (FAST Fig. 4), {n} board heights ==\n"
     ));
     let mut t = header();
+    let mut notes = String::new();
     let mut rows = Vec::new();
     for (k, (label, tris)) in models.iter().enumerate() {
         let (m, build_ms) = built(tris)?;
@@ -296,8 +318,10 @@ pub(crate) fn run_board(opts: &RunOptions, ctx: &mut Context) -> Result<(), Stri
             "15 460 (Santa 37 888 tri.)",
             &st,
         );
+        notes.push_str(&explain(label, &st));
     }
     ctx.table.push_str(&t.render());
+    ctx.table.push_str(&notes);
     csv_out(ctx, "ccd-board.csv", &CSV_HEADER, &rows)
 }
 
@@ -395,7 +419,7 @@ pub(crate) fn run_dynamics(opts: &RunOptions, ctx: &mut Context) -> Result<(), S
         vec![
             (
                 "bunny 1:9 on bunny",
-                fast_models::subdivide(fast_models::bunny()?, 3),
+                fast_models::subdivide(fast_models::bunny()?, 3)?,
                 "1 555 (bunny 26 K tri.)",
             ),
             (
@@ -410,13 +434,16 @@ pub(crate) fn run_dynamics(opts: &RunOptions, ctx: &mut Context) -> Result<(), S
         "== dynamics: a body falling on a fixed copy (FAST Fig. 8), {n} simulation steps, one CCD query each ==\n"
     ));
     let mut t = header();
+    let mut notes = String::new();
     let mut rows = Vec::new();
     for (k, (label, tris, paper)) in models.iter().enumerate() {
         let (m, build_ms) = built(tris)?;
         let (motions, _) = dynamics(&m, n, opts.seed.wrapping_add(24_200 + k as u64))?;
         let st = run_motions(ctx, label, &m, &m, &motions)?;
         report(&mut t, &mut rows, label, &m, &m, build_ms, paper, &st);
+        notes.push_str(&explain(label, &st));
     }
     ctx.table.push_str(&t.render());
+    ctx.table.push_str(&notes);
     csv_out(ctx, "dynamics.csv", &CSV_HEADER, &rows)
 }

@@ -185,6 +185,22 @@ impl MeshToiCache {
     }
 }
 
+/// Builds, once per mesh, everything [`time_of_contact`] would otherwise build lazily on its
+/// first queries: every hull of the mesh's hull tree and each hull's V-Clip tables (the
+/// Voronoi-plane vectors the node-pair queries read; O(E) per hull). Without it a query that
+/// reaches a node pair for the first time pays that pair's table builds: on the
+/// 58 784-triangle bunny of `bench ccd-bunny` they were half of the first 12 queries'
+/// instructions (BENCHMARKS.md, "Continuous collision, torus knots"). Calling it is optional
+/// (the answers are the same either way) and idempotent; the mesh stays immutable (the
+/// tables sit in `OnceLock`s) and may be shared across threads meanwhile. Errors: a hull
+/// that cannot be built (as the first query would report it).
+pub fn prepare(mesh: &TriMesh) -> Result<(), PolycdError> {
+    for node in mesh.nodes() {
+        let _ = node.hull()?.vclip_tables();
+    }
+    Ok(())
+}
+
 /// The first contact of two closed meshes under their motions, by hierarchical conservative
 /// advancement (FAST Alg. 2), or `None` when they do not touch for `t ∈ [0, 1]`.
 ///

@@ -199,6 +199,142 @@ pub fn torus_knot(
     Ok((vertices, faces))
 }
 
+/// Splits every triangle of `faces` into `n²` in its plane (FAST §6's finer bunnies: `n = 3`
+/// gives 1:9, `n = 4` 1:16): each edge into `n` equal parts, each triangle into the grid of
+/// its barycentric points `(n − a − b, a, b)/n`. An edge's points are shared by its two
+/// triangles, so a closed mesh stays closed, and the surface (hence the volume) is unchanged.
+/// The output keeps `vertices` first, in order, then each edge's points (created at the
+/// edge's first triangle, from its lower index to its higher) and each triangle's interior
+/// points, in face order; triangles come face by face, each oriented as its face.
+///
+/// Errors ([`PolycdError::ShapeSpec`]): `n` outside `1..=64`, a face that is not a triangle
+/// or names a vertex that does not exist, or more than 2³¹ output triangles or vertices.
+pub fn subdivide(vertices: &[DVec3], faces: &[Vec<u32>], n: u32) -> Result<(Vec<DVec3>, Vec<Vec<u32>>), PolycdError> {
+    let fail = |message: String| PolycdError::ShapeSpec {
+        spec: format!("subdivide:{n}"),
+        message,
+    };
+    if !(1..=64).contains(&n) {
+        return Err(fail("n must be in 1..=64".to_string()));
+    }
+    if let Some(k) = faces
+        .iter()
+        .position(|t| t.len() != 3 || t.iter().any(|&i| i as usize >= vertices.len()))
+    {
+        return Err(fail(format!("face {k} is not a triangle of existing vertices")));
+    }
+    let nn = u64::from(n) * u64::from(n);
+    // Each triangle adds at most (n + 1)(n + 2)/2 points (fewer: its corners and shared
+    // edge points are counted once), each face n² triangles.
+    let points = vertices.len() as u64 + faces.len() as u64 * (nn + 3 * u64::from(n));
+    if faces.len() as u64 * nn > 1 << 31 || points > 1 << 31 {
+        return Err(fail("more than 2^31 output triangles or vertices".to_string()));
+    }
+    let mut v = vertices.to_vec();
+    // The points of edge (lo, hi), lo < hi, from lo to hi (ends excluded).
+    let mut edge_points: std::collections::HashMap<(u32, u32), Vec<u32>> =
+        std::collections::HashMap::with_capacity(faces.len() * 2);
+    let mut out = Vec::with_capacity(faces.len() * nn as usize);
+    let mut grid = vec![0u32; ((n + 1) * (n + 1)) as usize];
+    for t in faces {
+        let c = [t[0], t[1], t[2]];
+        let p = c.map(|i| v[i as usize]);
+        // grid[a·(n + 1) + b]: the point with weights (n − a − b, a, b)/n on (p0, p1, p2).
+        for a in 0..=n {
+            for b in 0..=(n - a) {
+                let w0 = n - a - b;
+                let id = if a == 0 && b == 0 {
+                    c[0]
+                } else if a == n {
+                    c[1]
+                } else if b == n {
+                    c[2]
+                } else {
+                    // On an edge when one weight is 0: the edge's shared points, `k` steps
+                    // from its first corner.
+                    let on = if b == 0 {
+                        Some((c[0], c[1], a))
+                    } else if a == 0 {
+                        Some((c[0], c[2], b))
+                    } else if w0 == 0 {
+                        Some((c[1], c[2], b))
+                    } else {
+                        None
+                    };
+                    match on {
+                        Some((i, j, k)) => {
+                            let (lo, hi) = (i.min(j), i.max(j));
+                            let pts = edge_points.entry((lo, hi)).or_insert_with(|| {
+                                (1..n)
+                                    .map(|s| {
+                                        let x = f64::from(s) / f64::from(n);
+                                        v.push(v[lo as usize] * (1.0 - x) + v[hi as usize] * x);
+                                        (v.len() - 1) as u32
+                                    })
+                                    .collect()
+                            });
+                            let s = if i == lo { k } else { n - k };
+                            pts[(s - 1) as usize]
+                        }
+                        None => {
+                            v.push((p[0] * f64::from(w0) + p[1] * f64::from(a) + p[2] * f64::from(b)) / f64::from(n));
+                            (v.len() - 1) as u32
+                        }
+                    }
+                };
+                grid[(a * (n + 1) + b) as usize] = id;
+            }
+        }
+        let g = |a: u32, b: u32| grid[(a * (n + 1) + b) as usize];
+        for a in 0..n {
+            for b in 0..(n - a) {
+                out.push(vec![g(a, b), g(a + 1, b), g(a, b + 1)]);
+                if a + b + 1 < n {
+                    out.push(vec![g(a + 1, b), g(a + 1, b + 1), g(a, b + 1)]);
+                }
+            }
+        }
+    }
+    Ok((v, out))
+}
+
+#[cfg(any(test, feature = "generators"))]
+/// FAST Fig. 5's random motions of a body across a copy of itself standing at the identity:
+/// `n` pairs of start and end poses `(q₀, q₁)` of the moving copy, whose `centre` (the
+/// body's centroid, of body size `scale`) goes in a straight line from 3 sizes before the
+/// fixed copy's centre to 3 sizes past it, along a random direction, offset by up to 0.6
+/// sizes per axis; the first `translate_only` motions keep their random orientation, the
+/// others turn by π/3 about Y after π/3 about X. Seeded (ChaCha8): the workload of `bench
+/// ccd-bunny` and `examples/ccd_profile.rs --bunny`.
+pub fn crossing_poses(
+    centre: DVec3,
+    scale: f64,
+    n: usize,
+    translate_only: usize,
+    seed: u64,
+) -> Vec<(crate::core::math::Pose, crate::core::math::Pose)> {
+    use crate::core::math::{DQuat, Pose};
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let turn =
+        DQuat::from_rotation_y(std::f64::consts::FRAC_PI_3) * DQuat::from_rotation_x(std::f64::consts::FRAC_PI_3);
+    (0..n)
+        .map(|k| {
+            let dir = unit_vector(&mut rng);
+            let off = DVec3::new(
+                rng.random_range(-0.6..0.6),
+                rng.random_range(-0.6..0.6),
+                rng.random_range(-0.6..0.6),
+            ) * scale;
+            let r0 = random_rotation(&mut rng);
+            let r1 = if k < translate_only { r0 } else { turn * r0 };
+            (
+                Pose::new(r0, centre + dir * (-3.0 * scale) + off - r0 * centre),
+                Pose::new(r1, centre + dir * (3.0 * scale) + off - r1 * centre),
+            )
+        })
+        .collect()
+}
+
 #[cfg(any(test, feature = "generators"))]
 /// `n` seeded random points on the ellipsoid with semi-axes `(a, b, c)` (uniform directions
 /// scaled by the axes, as in the CD-Dual and HS-jump experiments).
