@@ -160,7 +160,7 @@ pub fn run(input: &TocInput) -> Result<Value, String> {
                         &t.pose_a,
                         sb,
                         &t.pose_b,
-                        a.scale() + b.scale(),
+                        a.bounding_radius() + b.bounding_radius(),
                         &input.options,
                     )
                     .map_err(e)?;
@@ -390,7 +390,7 @@ pub fn solve(
     if let (Solid::Convex(a), Solid::Convex(b)) = (a, b) {
         let ma = RigidMotion::about_centroid(a, pose_a.0, pose_a.1)?;
         let mb = RigidMotion::about_centroid(b, pose_b.0, pose_b.1)?;
-        let threshold = options.threshold(a.scale() + b.scale())?;
+        let threshold = options.threshold(a.bounding_radius() + b.bounding_radius())?;
         let r = ccd::time_of_contact(a, &ma, b, &mb, options, &mut CcdCache::default())?;
         return Ok(match r {
             Some(t) => Motion {

@@ -820,7 +820,7 @@ fn toc_answer(
         (BatchSolid::Convex(a), BatchSolid::Convex(b)) => {
             let ma = RigidMotion::about_centroid(a, pose_a.0, pose_a.1)?;
             let mb = RigidMotion::about_centroid(b, pose_b.0, pose_b.1)?;
-            let threshold = options.threshold(a.scale() + b.scale())?;
+            let threshold = options.threshold(a.bounding_radius() + b.bounding_radius())?;
             match ccd::time_of_contact(a, &ma, b, &mb, options, &mut CcdCache::default())? {
                 Some(r) => (Some(r), r.t, r.iterations, r.pose_a, r.pose_b, threshold),
                 None => return Ok(None),

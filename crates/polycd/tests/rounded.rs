@@ -8,7 +8,6 @@
 //! rounded Minkowski difference; radius 0 gives today's answers bit for bit.
 
 use polycd::broad::{World, WorldOptions};
-use polycd::ccd::{time_of_contact, CcdCache, CcdOptions, RigidMotion};
 use polycd::query::{self, contact_tolerance, pair_scale, Algorithm, PairCache, Status};
 use polycd::verify::{verify, Answer};
 use polycd::{shapes, ConvexPolyhedron, DQuat, DVec3, Directional, Distance, Intersection, PolycdError, Pose};
@@ -483,16 +482,6 @@ fn broad_phase_boxes_include_the_radius() {
     assert_eq!((pairs[0].a, pairs[0].b), (ha, hb));
     assert_eq!(pairs[0].status, Status::Overlapping);
     assert!((pairs[0].signed_distance().unwrap() + 0.5).abs() < 1e-15);
-}
-
-#[test]
-fn ccd_refuses_rounded_shapes() {
-    let a = rbox(1.0, 0.1);
-    let m = RigidMotion::stationary(Pose::IDENTITY).unwrap();
-    let mb = RigidMotion::stationary(at(5.0, 0.0, 0.0)).unwrap();
-    let e = time_of_contact(&a, &m, &a, &mb, &CcdOptions::default(), &mut CcdCache::default()).unwrap_err();
-    assert!(matches!(e, PolycdError::Unsupported { .. }), "{e:?}");
-    assert!(e.to_string().contains("rounded"), "{e}");
 }
 
 #[test]

@@ -52,10 +52,10 @@
 //!
 //! # Errors
 //! Non-finite or zero-quaternion poses: [`PolycdError::NonFinitePose`] /
-//! [`PolycdError::ZeroQuaternion`] (from [`RigidMotion::new`]) when set. Rounded polyhedra
-//! (radius > 0): [`PolycdError::Unsupported`] at insertion (the motion bounds are the cores').
-//! Open or non-manifold meshes cannot be inserted: [`TriMesh::new`] refuses them with
-//! [`PolycdError::InvalidMesh`]. A flat polyhedron paired with a mesh fails at
+//! [`PolycdError::ZeroQuaternion`] (from [`RigidMotion::new`]) when set. Open or non-manifold
+//! meshes cannot be inserted: [`TriMesh::new`] refuses them with [`PolycdError::InvalidMesh`].
+//! Flat and rounded convex shapes move against each other and against solids
+//! ([`ccd::time_of_contact`]); a flat or rounded shape paired with a mesh fails at
 //! [`CcdWorld::step`] with [`TriMesh::from_convex`]'s [`PolycdError::UnsupportedShape`].
 //! A failing pair makes [`CcdWorld::step`] return the error of the first failing pair in
 //! `(a, b)` order (every pair is still computed; the contact list is left empty).
@@ -95,7 +95,7 @@ impl CcdHandle {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum CcdShape {
-    /// A convex polyhedron (radius 0).
+    /// A convex shape: a solid, a flat shape or a rounded one.
     Convex(Arc<ConvexPolyhedron>),
     /// A closed triangle mesh (its hull tree shared by every pair).
     Mesh(Arc<TriMesh>),
@@ -250,24 +250,17 @@ impl CcdWorld {
     }
 
     /// Adds a body at rest at `pose` (give it a motion with [`CcdWorld::set_motion`]).
-    /// Rounded polyhedra are refused ([`PolycdError::Unsupported`]); bad poses give the pose
-    /// errors of [`RigidMotion::new`].
+    /// Bad poses give the pose errors of [`RigidMotion::new`].
     pub fn insert(&mut self, shape: CcdShape, pose: Pose) -> Result<CcdHandle, PolycdError> {
         let (center, scale) = match &shape {
             CcdShape::Convex(c) => {
-                if c.radius() > 0.0 {
-                    return Err(PolycdError::Unsupported {
-                        algorithm: "FAST (ccd)",
-                        query: "time-of-contact on rounded shapes",
-                    });
-                }
                 // A pair with a mesh takes the polyhedron's triangulation's scale (half its
                 // box diagonal), which may exceed the polyhedron's own.
                 let (lo, hi) = c.vertices().iter().fold(
                     (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
                     |(l, h), &v| (l.min(v), h.max(v)),
                 );
-                (c.centroid(), c.scale().max(0.5 * (hi - lo).length()))
+                (c.centroid(), c.bounding_radius().max(0.5 * (hi - lo).length()))
             }
             CcdShape::Mesh(m) => (m.centroid(), m.scale()),
         };
@@ -621,6 +614,10 @@ fn swept_box(body: &Body, options: &CcdOptions) -> Result<(DVec3, DVec3), Polycd
     let c1 = c0 + v;
     lo = lo.max(c0.min(c1) - DVec3::splat(rho));
     hi = hi.min(c0.max(c1) + DVec3::splat(rho));
+    // Both bounds above are the core's; a rounded shape is the core plus a ball (the same set
+    // under any rotation), so its box is the core's grown by the radius.
+    let r = DVec3::splat(shape.radius());
+    let (lo, hi) = (lo - r, hi + r);
     let share = match options.distance_threshold {
         None => CCD_DISTANCE_REL * body.scale,
         Some(_) => options.threshold(body.scale)?,

@@ -111,18 +111,23 @@ impl Boundary {
         };
         match solid {
             Solid::Convex(c) => {
-                if c.radius() > 0.0 {
-                    return Err(PolycdError::Unsupported {
-                        algorithm: "FAST (ccd)",
-                        query: "contact features of rounded shapes",
-                    });
-                }
+                // A rounded shape's boundary elements are its core's (the caller grows the
+                // threshold and moves the points out by the radii).
                 b.vertices = c.vertices().iter().map(|&v| pose.transform_point(v)).collect();
                 for f in 0..c.faces().len() as u32 {
                     b.corners.extend_from_slice(c.face_vertices(f));
                     b.start.push(b.corners.len() as u32);
                     b.normals.push(pose.transform_vector(c.face(f).normal));
                     b.names.push(f);
+                }
+                if c.faces().is_empty() {
+                    // A point or a segment: one pseudo-face of its vertices with no normal, so
+                    // the face pairs below see its vertex and its edge (a zero normal makes
+                    // nothing "inside" it and nothing cross it: no face element is named).
+                    b.corners.extend(0..c.vertices().len() as u32);
+                    b.start.push(b.corners.len() as u32);
+                    b.normals.push(DVec3::ZERO);
+                    b.names.push(u32::MAX);
                 }
                 for (i, e) in c.edges().iter().enumerate() {
                     let [p, q] = e.vertices;
@@ -239,8 +244,13 @@ fn crossing(b: &Boundary, f: u32, p: DVec3, q: DVec3, snap: f64) -> Option<DVec3
 /// Every pair of features of `a` at `pose_a` and `b` at `pose_b` within `threshold` of each
 /// other (see the module header for the definition), deduplicated, the nearest first.
 ///
-/// Fails with [`PolycdError::InvalidOption`] for a negative or non-finite threshold, and with
-/// [`PolycdError::Unsupported`] for rounded convex shapes.
+/// Flat shapes (points, segments, polygons) take part with their vertices, edges and (for a
+/// polygon) two faces. A rounded convex shape is its core plus a ball: the pairs are its
+/// core's within the threshold plus the radii, each point moved out along the pair's normal by
+/// its side's radius and the distance reduced by the radii (0 where the rounded shapes touch
+/// or overlap).
+///
+/// Fails with [`PolycdError::InvalidOption`] for a negative or non-finite threshold.
 pub fn contact_features(
     a: Solid<'_>,
     pose_a: &Pose,
@@ -259,9 +269,17 @@ pub fn contact_features(
     let ba = Boundary::new(a, pose_a)?;
     let bb = Boundary::new(b, pose_b)?;
     let scale = |s: &Solid<'_>| match s {
-        Solid::Convex(c) => c.scale(),
+        Solid::Convex(c) => c.bounding_radius(),
         Solid::Mesh(m) => m.scale,
     };
+    let radius = |s: &Solid<'_>| match s {
+        Solid::Convex(c) => c.radius(),
+        Solid::Mesh(_) => 0.0,
+    };
+    let (ra, rb) = (radius(&a), radius(&b));
+    let rounded = ra + rb > 0.0;
+    // The cores' pairs within the threshold plus the radii.
+    let threshold = threshold + ra + rb;
     let snap = CONTACT_FEATURE_SNAP_REL * (scale(&a) + scale(&b));
     let mut found: HashMap<(ContactElement, ContactElement), ContactFeature> = HashMap::new();
     // Faces near the other solid's box, swept along x.
@@ -304,6 +322,11 @@ pub fn contact_features(
     let (ca, cb) = (ba.center, bb.center);
     for c in &mut out {
         c.normal = normal(c, &ba, &bb, ca, cb, snap);
+        if rounded {
+            c.point_a += c.normal * ra;
+            c.point_b -= c.normal * rb;
+            c.distance = (c.distance - ra - rb).max(0.0);
+        }
     }
     Ok(out)
 }

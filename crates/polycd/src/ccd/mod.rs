@@ -51,7 +51,12 @@
 //!   ([`CCD_DISTANCE_REL`]); the paper uses an absolute 0.001 (callers may pass one).
 //! - Distances come from any of polycd's distance algorithms ([`CcdOptions::algorithm`]), with
 //!   the pair's coherence cache kept across the advancement steps; the paper uses SWIFT++'s
-//!   Voronoi marching, and the default (`Auto`) is [`Algorithm::VClip`], the closest here.
+//!   Voronoi marching, and the default (`Auto`) is [`Algorithm::VClip`], the closest here
+//!   (the query layer's `Auto` when a side is flat or rounded, where V-Clip does not answer).
+//! - Beyond the paper's polyhedra, flat shapes (points, segments, polygons) and rounded shapes
+//!   (a core plus a ball) move too. A ball is the same set under any rotation, so a rounded
+//!   shape's support along `n` moves exactly as its core's: the core's bound (Eq. 5 over the
+//!   core's vertices) is the rounded shape's, and the advancement runs on rounded distances.
 //!
 //! - At the reported time, [`contact_features`] lists every pair of features within the
 //!   threshold (the paper's "all the relevant contact features"), for convex pairs, meshes
@@ -156,6 +161,17 @@ impl CcdOptions {
         }
     }
 
+    /// The algorithm for a convex pair: [`CcdOptions::discrete`], except that `Auto` keeps the
+    /// query layer's `Auto` when a side is flat or rounded (V-Clip's feature walk needs two
+    /// solids; the dispatcher answers every convex shape).
+    pub fn discrete_for(&self, a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> Algorithm {
+        let solid = |s: &ConvexPolyhedron| s.dimension() == 3 && s.radius() == 0.0;
+        match self.algorithm {
+            Algorithm::Auto if !(solid(a) && solid(b)) => Algorithm::Auto,
+            _ => self.discrete(),
+        }
+    }
+
     /// The checked [`CcdOptions::time_limit`]: a number in `[0, 1]`, else
     /// [`PolycdError::InvalidOption`].
     pub fn limit(&self) -> Result<f64, PolycdError> {
@@ -225,8 +241,12 @@ impl CcdCache {
 /// `motion_b` (use [`RigidMotion::stationary`] for a fixed B), or `None` when they do not
 /// touch for `t ∈ [0, 1]`. See the module header for the algorithm and its guarantees.
 ///
-/// Rounded shapes ([`ConvexPolyhedron::with_radius`] with a positive radius) are refused
-/// with [`PolycdError::Unsupported`]: the motion bounds are the cores'.
+/// Every convex shape moves: solids, flat shapes (points, segments, polygons) and rounded
+/// shapes ([`ConvexPolyhedron::with_radius`]). A rounded shape is its core plus a ball, and a
+/// ball is the same set whatever its rotation, so the rounded shape's support along `n` moves
+/// exactly as its core's: the core's motion bound ([`directional_bound`]) bounds the rounded
+/// shape's approach, and the distances are the rounded ones (core distance minus the radii).
+/// The default threshold is relative to the shapes' bounding radii (radius included).
 pub fn time_of_contact(
     a: &ConvexPolyhedron,
     motion_a: &RigidMotion,
@@ -235,22 +255,15 @@ pub fn time_of_contact(
     options: &CcdOptions,
     cache: &mut CcdCache,
 ) -> Result<Option<TimeOfContact>, PolycdError> {
-    // The motion bounds below are the cores' (a ball's points sweep farther under rotation):
-    // rounded shapes are refused rather than answered with a bound that may be too small.
-    if a.radius() > 0.0 || b.radius() > 0.0 {
-        return Err(PolycdError::Unsupported {
-            algorithm: "FAST (ccd)",
-            query: "time-of-contact on rounded shapes",
-        });
-    }
-    let threshold = options.threshold(a.scale() + b.scale())?;
+    let threshold = options.threshold(a.bounding_radius() + b.bounding_radius())?;
     let limit = options.limit()?;
+    let algorithm = options.discrete_for(a, b);
     let mut t = 0.0f64;
     let mut iterations = 0u32;
     loop {
         let pose_a = motion_a.pose_at(t);
         let pose_b = motion_b.pose_at(t);
-        let d = query::distance(a, &pose_a, b, &pose_b, options.discrete(), &mut cache.pair)?;
+        let d = query::distance(a, &pose_a, b, &pose_b, algorithm, &mut cache.pair)?;
         let (dist, pa, pb, features) = match d {
             Distance::Separated {
                 distance,
