@@ -7,11 +7,11 @@
 //! callgrind_annotate --inclusive=yes /tmp/bp.out | grep 'broad_peer_profile::'
 //! ```
 //!
-//! The scene of `bench many-body` (the same seven shapes, the same motion: each body moves by
-//! at most 0.05 and turns by at most 2° a frame, bouncing off the walls of a cube whose volume
-//! makes the bodies' summed volume `DENSITY` of it), built before anything is measured. Each
-//! timed frame runs four phases, each its own non-inlined function so that callgrind's
-//! inclusive counts separate them:
+//! The scene of `bench many-body` (`polycd_bench::many_body_scene`: the same seven shapes, the
+//! same motion: each body moves by at most 0.05 and turns by at most 2° a frame, bouncing off
+//! the walls of a cube whose volume makes the bodies' summed volume `DENSITY` of it), built
+//! before anything is measured. Each timed frame runs four phases, each its own non-inlined
+//! function so that callgrind's inclusive counts separate them:
 //! - `polycd_poses`: `World::set_pose` for every body (its box: one vertex pass for hulls up to
 //!   32 vertices, six warm support climbs beyond);
 //! - `polycd_pairs`: `World::update_broad_phase` (the grid from `GRID_MIN` bodies, default
@@ -28,80 +28,14 @@
 use parry3d_f64::bounding_volume::Aabb as ParryAabb;
 use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
 use polycd::broad::{BodyHandle, World, WorldOptions};
-use polycd::{shapes, DQuat, DVec3, Pose};
-use polycd_bench::{Body, Placement};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use polycd_bench::{many_body_pool, many_body_scene, Body, ManyBodyScene, Placement};
 use std::sync::Arc;
 
 type Pool = Vec<(Body, Arc<polycd::ConvexPolyhedron>)>;
 
-/// `bench many-body`'s shapes.
-fn pool() -> Pool {
-    let bodies = [
-        Body::from_result("ico-0.5", shapes::icosahedron(0.5)),
-        Body::from_result("ico-0.9", shapes::icosahedron(0.9)),
-        Body::from_result("box", shapes::cuboid(0.8, 0.5, 0.4)),
-        Body::from_result("box-long", shapes::cuboid(1.6, 0.3, 0.3)),
-        Body::from_result("ell-32", shapes::ellipsoid(32, 0.7, 0.45, 0.35, 5)),
-        Body::from_result("ell-64", shapes::ellipsoid(64, 1.0, 0.6, 0.5, 6)),
-        Body::from_result("ell-32s", shapes::ellipsoid(32, 0.4, 0.35, 0.3, 7)),
-    ];
-    bodies
-        .into_iter()
-        .map(|b| {
-            let b = b.unwrap_or_else(|e| fail(&e));
-            let arc = Arc::new(b.poly.clone());
-            (b, arc)
-        })
-        .collect()
-}
-
 fn fail(msg: &str) -> ! {
     eprintln!("broad_peer_profile: {msg}");
     std::process::exit(1)
-}
-
-/// `bench many-body`'s scene: each body's shape and its placements, frame by frame.
-fn scene(pool: &Pool, n: usize, density: f64, frames: usize, seed: u64) -> (Vec<usize>, Vec<Vec<Placement>>) {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let shape: Vec<usize> = (0..n).map(|_| rng.random_range(0..pool.len())).collect();
-    let volume: f64 = shape.iter().map(|&s| pool[s].0.poly.volume()).sum();
-    let side = (volume / density).cbrt();
-    let mut pos: Vec<DVec3> = (0..n)
-        .map(|_| {
-            DVec3::new(
-                rng.random_range(0.0..side),
-                rng.random_range(0.0..side),
-                rng.random_range(0.0..side),
-            )
-        })
-        .collect();
-    let mut rot: Vec<DQuat> = (0..n).map(|_| shapes::random_rotation(&mut rng)).collect();
-    let vel: Vec<DVec3> = (0..n)
-        .map(|_| shapes::unit_vector(&mut rng) * rng.random_range(0.0..0.05))
-        .collect();
-    let mut vel = vel;
-    let spin: Vec<DQuat> = (0..n)
-        .map(|_| {
-            let axis = shapes::unit_vector(&mut rng);
-            DQuat::from_axis_angle(axis, rng.random_range(0.0..2f64.to_radians()))
-        })
-        .collect();
-    let mut out = Vec::with_capacity(frames);
-    for _ in 0..frames {
-        out.push((0..n).map(|i| Placement::new(Pose::new(rot[i], pos[i]))).collect());
-        for i in 0..n {
-            pos[i] += vel[i];
-            for k in 0..3 {
-                if pos[i][k] < 0.0 || pos[i][k] > side {
-                    vel[i][k] = -vel[i][k];
-                }
-            }
-            rot[i] = (spin[i] * rot[i]).normalize();
-        }
-    }
-    (shape, out)
 }
 
 #[inline(never)]
@@ -143,9 +77,9 @@ fn main() {
     let grid_min: Option<usize> = args.get(4).and_then(|s| s.parse().ok());
     let check = std::env::var("POLYCD_CHECK").is_ok_and(|v| v == "1");
 
-    let pool = pool();
+    let pool: Pool = many_body_pool().unwrap_or_else(|e| fail(&e));
     let seed = 7000 + n as u64 + (density * 1e3) as u64;
-    let (shape, frames) = scene(&pool, n, density, frame_count + 1, seed);
+    let ManyBodyScene { shape, frames } = many_body_scene(&pool, n, density, frame_count + 1, seed);
 
     let mut w = World::new(WorldOptions::default());
     if let Some(g) = grid_min {

@@ -63,6 +63,8 @@ mod table;
 mod timing;
 
 pub use methods::{Body, Coherence, Engine, Method, MethodError, Outcome, Placement, Question, Verdict};
+/// `bench many-body`'s shapes and scene, for the profiling examples.
+pub use scenarios::many_body::{pool as many_body_pool, scene as many_body_scene, Scene as ManyBodyScene};
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -29,7 +29,7 @@ use crate::batch;
 use crate::schema::pose_from;
 use crate::shape_cache::LineCtx;
 use polycd::query::PairCache;
-use polycd::{Algorithm, ConvexPolyhedron, DVec3, Pose};
+use polycd::{Algorithm, ConvexPolyhedron, DVec3, Feature, Pose};
 use serde_json::Value;
 
 /// How many `ref` names a worker remembers (a batch names a few shapes; more are looked up).
@@ -55,6 +55,13 @@ const HAS_DIRECTION: u16 = 1 << 6;
 const ID_SLOT: u8 = u8::MAX;
 /// At most this many values a line's template varies: the 17 numbers and the id.
 const MAX_SLOTS: usize = N_VALS + 1;
+// A template's slots are bits of a `u32` (`Template::read`'s `same`).
+const _: () = assert!(MAX_SLOTS <= 32);
+
+/// How many numbers' texts a worker remembers ([`NumberTexts`]; a power of two).
+const NUMBER_MEMO: usize = 16;
+/// The longest text of a finite `f64` (`zmij`'s buffer: sign, 17 digits, point, `e-308`).
+const NUMBER_TEXT: usize = 24;
 
 /// A worker's reusable state for a run of lines read against the same definitions (one piece
 /// of work): the query cache, the last names looked up, the last pose of each side and the
@@ -67,6 +74,173 @@ pub(crate) struct FastState<'a> {
     /// The last `pose_a` and `pose_b` made: the inputs' bits and the pose made of them.
     poses: [Option<([u64; 7], Pose)>; 2],
     template: Option<Template<'a>>,
+    numbers: NumberTexts,
+}
+
+/// The texts of the numbers a worker wrote lately (serde_json's shortest round-trip text, by
+/// `zmij`), by their bits in a direct-mapped table: answers repeat coordinates (the cube's
+/// ±0.5 in about a third of the witness points' coordinates), and a remembered text costs a
+/// hash and one fixed-size copy instead of the formatting.
+struct NumberTexts {
+    /// The `f64` bits of each entry; `u64::MAX` (a NaN, never written through the table) when
+    /// empty.
+    bits: [u64; NUMBER_MEMO],
+    len: [u8; NUMBER_MEMO],
+    text: [[u8; NUMBER_TEXT]; NUMBER_MEMO],
+}
+
+impl NumberTexts {
+    fn new() -> Self {
+        NumberTexts {
+            bits: [u64::MAX; NUMBER_MEMO],
+            len: [0; NUMBER_MEMO],
+            text: [[0; NUMBER_TEXT]; NUMBER_MEMO],
+        }
+    }
+
+    /// Appends the text of `x` (finite) as serde_json writes it.
+    #[inline]
+    fn write(&mut self, x: f64, out: &mut Vec<u8>) {
+        let bits = x.to_bits();
+        // Fibonacci hashing: the top bits of the product (the sign bit alone moves the entry).
+        let k = (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - NUMBER_MEMO.trailing_zeros())) as usize;
+        if self.bits[k] != bits {
+            let mut buf = zmij::Buffer::new();
+            let t = buf.format_finite(x).as_bytes();
+            match self.text[k].get_mut(..t.len()) {
+                Some(slot) => slot.copy_from_slice(t),
+                // Longer than any f64's text: written as it is, not remembered.
+                None => return out.extend_from_slice(t),
+            }
+            self.len[k] = t.len() as u8;
+            self.bits[k] = bits;
+        }
+        // A fixed-size copy (no library call), then the tail beyond the text dropped.
+        let n = out.len();
+        out.extend_from_slice(&self.text[k]);
+        out.truncate(n + usize::from(self.len[k]));
+    }
+
+    /// A number or `null` (absent or not finite), as [`crate::answer::write_answer`] writes
+    /// it.
+    #[inline]
+    fn write_opt(&mut self, v: Option<f64>, out: &mut Vec<u8>) {
+        match v {
+            Some(x) if x.is_finite() => self.write(x, out),
+            _ => out.extend_from_slice(b"null"),
+        }
+    }
+
+    /// A point `[x,y,z]` or `null` (absent or not finite).
+    #[inline]
+    fn write_vec(&mut self, v: Option<DVec3>, out: &mut Vec<u8>) {
+        match v {
+            Some(p) if p.is_finite() => {
+                out.push(b'[');
+                self.write(p.x, out);
+                out.push(b',');
+                self.write(p.y, out);
+                out.push(b',');
+                self.write(p.z, out);
+                out.push(b']');
+            }
+            _ => out.extend_from_slice(b"null"),
+        }
+    }
+}
+
+/// A `u32` in decimal (short ones without a library call).
+#[inline]
+fn write_u32(i: u32, out: &mut Vec<u8>) {
+    if i < 10 {
+        out.push(b'0' + i as u8);
+    } else if i < 100 {
+        out.extend_from_slice(&[b'0' + (i / 10) as u8, b'0' + (i % 10) as u8]);
+    } else {
+        out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+    }
+}
+
+/// A feature object `{"kind":…,"id":…}`, as [`crate::answer::write_answer`] writes it.
+#[inline]
+fn write_feature(f: Feature, out: &mut Vec<u8>) {
+    // One constant copy per kind (each of a length the compiler knows).
+    let i = match f {
+        Feature::Vertex(i) => {
+            out.extend_from_slice(b"{\"kind\":\"vertex\",\"id\":");
+            i
+        }
+        Feature::Edge(i) => {
+            out.extend_from_slice(b"{\"kind\":\"edge\",\"id\":");
+            i
+        }
+        Feature::Face(i) => {
+            out.extend_from_slice(b"{\"kind\":\"face\",\"id\":");
+            i
+        }
+    };
+    write_u32(i, out);
+    out.push(b'}');
+}
+
+/// Writes the answer of a fast-path line: [`crate::answer::write_answer_id`]'s bytes, with
+/// the numbers through the worker's [`NumberTexts`] and the constant parts as single copies.
+/// Answers of another form (an error, a ray, a mesh's features, a manifold, an `id` that is
+/// not a plain integer) are left to `write_answer_id`.
+fn write_fast(ans: &Answer, id_text: Option<&[u8]>, numbers: &mut NumberTexts, out: &mut Vec<u8>) {
+    let head: &[u8] = match ans.status {
+        "disjoint" => b",\"status\":\"disjoint\",\"distance\":",
+        "touching" => b",\"status\":\"touching\",\"distance\":",
+        "overlapping" => b",\"status\":\"overlapping\",\"distance\":",
+        _ => b"",
+    };
+    let plain = !head.is_empty()
+        && ans.error.is_none()
+        && ans.ray.is_none()
+        && ans.solid_features.is_none()
+        && ans.solid_feature_a.is_none()
+        && ans.manifold.is_none()
+        && ans.mesh_manifolds.is_none()
+        && ans.toc.is_none();
+    let id = match id_text {
+        Some(t) if plain => t,
+        _ => return crate::answer::write_answer_id(ans, id_text, out),
+    };
+    out.extend_from_slice(b"{\"id\":");
+    out.extend_from_slice(id);
+    out.extend_from_slice(head);
+    numbers.write_opt(ans.distance, out);
+    out.extend_from_slice(b",\"signed_distance\":");
+    // The same number as the distance (a separated pair's): a remembered text now.
+    numbers.write_opt(ans.signed_distance, out);
+    out.extend_from_slice(b",\"directional\":");
+    numbers.write_opt(ans.directional, out);
+    out.extend_from_slice(b",\"ray\":null,\"point_a\":");
+    numbers.write_vec(ans.point_a, out);
+    out.extend_from_slice(b",\"point_b\":");
+    numbers.write_vec(ans.point_b, out);
+    out.extend_from_slice(b",\"features\":");
+    match (ans.features, ans.feature_a) {
+        (Some(f), _) => {
+            out.extend_from_slice(b"{\"a\":");
+            write_feature(f.a, out);
+            out.extend_from_slice(b",\"b\":");
+            write_feature(f.b, out);
+            out.push(b'}');
+        }
+        (None, Some(f)) => {
+            out.extend_from_slice(b"{\"a\":");
+            write_feature(f, out);
+            out.extend_from_slice(b",\"b\":null}");
+        }
+        (None, None) => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"iterations\":");
+    match ans.iterations {
+        Some(i) => write_u32(i, out),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"error\":null}\n");
 }
 
 impl<'a> FastState<'a> {
@@ -78,6 +252,7 @@ impl<'a> FastState<'a> {
             next_name: 0,
             poses: [None; 2],
             template: None,
+            numbers: NumberTexts::new(),
         }
     }
 
@@ -183,20 +358,46 @@ struct Slot {
 /// same query, so it reads as the template's line with its own values — which is all the
 /// scanner would find. Batches repeat one form of line: most lines are read this way, with a
 /// few byte comparisons and the numbers.
+///
+/// The first line read against a fresh template *compacts* it: the values that line spells
+/// as the template does (an identity pose's `0` and `1`, a fixed direction) stop being slots
+/// and become part of the bytes around the others, compared a word at a time with them. A
+/// later line that spells one of them otherwise differs from the template outside its slots,
+/// is read in full and becomes the next (fresh) template: the same answer as before, through
+/// the scanner.
 #[derive(Clone, Copy)]
 struct Template<'a> {
     text: &'a [u8],
     slots: [Slot; MAX_SLOTS],
     n: usize,
     parsed: Parsed<'a>,
+    /// Whether [`Template::compact`] has run.
+    compacted: bool,
 }
 
 impl<'a> Template<'a> {
-    /// `s` read against the template, `None` when it differs outside the values.
-    fn read(&self, s: &'a [u8]) -> Option<Parsed<'a>> {
+    /// Drops the slots whose bit is set in `same` (the values a line spelled as the
+    /// template's text does): their bytes join the literal runs around the other slots, and
+    /// their values stay the template's, which those bytes spell.
+    fn compact(&mut self, same: u32) {
+        self.compacted = true;
+        let mut kept = 0;
+        for k in 0..self.n {
+            if same & (1 << k) == 0 {
+                self.slots[kept] = self.slots[k];
+                kept += 1;
+            }
+        }
+        self.n = kept;
+    }
+
+    /// `s` read against the template, `None` when it differs outside the values; with the
+    /// line, the slots (bits by index) whose text is the template's own.
+    fn read(&self, s: &'a [u8]) -> Option<(Parsed<'a>, u32)> {
         let mut out = self.parsed;
+        let mut same = 0u32;
         let (mut pos, mut prev) = (0usize, 0usize);
-        for slot in &self.slots[..self.n] {
+        for (k, slot) in self.slots[..self.n].iter().enumerate() {
             let lit = self.text.get(prev..slot.start as usize)?;
             if !same_bytes(s.get(pos..pos + lit.len())?, lit) {
                 return None;
@@ -214,6 +415,7 @@ impl<'a> Template<'a> {
                 let own = self.text.get(slot.start as usize..=slot.end as usize)?;
                 if s.get(pos..pos + own.len()).is_some_and(|t| same_bytes(t, own)) {
                     pos += own.len() - 1;
+                    same |= 1 << k;
                 } else {
                     let (x, end) = json_number(s, pos)?;
                     if !x.is_finite() {
@@ -225,7 +427,7 @@ impl<'a> Template<'a> {
             }
             prev = slot.end as usize;
         }
-        same_bytes(s.get(pos..)?, self.text.get(prev..)?).then_some(out)
+        same_bytes(s.get(pos..)?, self.text.get(prev..)?).then_some((out, same))
     }
 }
 
@@ -291,8 +493,13 @@ struct Ready<'a> {
 /// Reads `raw` (one line without its line end) up to the point where only the query is left;
 /// `None`: not a fast-path line.
 fn ready<'a>(raw: &'a [u8], ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<Ready<'a>> {
-    let line = match st.template.as_ref().and_then(|t| t.read(raw)) {
-        Some(p) => p,
+    let line = match st.template.as_mut().and_then(|t| t.read(raw).map(|r| (t, r))) {
+        Some((t, (p, same))) => {
+            if !t.compacted {
+                t.compact(same);
+            }
+            p
+        }
         None => {
             let t = parse(raw, ctx, st)?;
             st.template = Some(t);
@@ -354,7 +561,7 @@ pub(crate) fn answer_into<'a>(
     };
     let mut ans = run_query(&r, &mut st.cache);
     ans.id = id;
-    crate::answer::write_answer_id(&ans, id_text, out);
+    write_fast(&ans, id_text, &mut st.numbers, out);
     Some(ans.status == "error")
 }
 
@@ -593,6 +800,7 @@ fn parse<'a>(s: &'a [u8], ctx: &LineCtx<'a>, st: &mut FastState<'a>) -> Option<T
         slots: sc.slots,
         n: sc.n,
         parsed: p,
+        compacted: false,
     })
 }
 

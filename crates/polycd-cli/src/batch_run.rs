@@ -8,7 +8,8 @@
 //! - The input is read in chunks of at most [`CHUNK_LINES`] lines and [`CHUNK_BYTES`] bytes
 //!   (a longer single line is read whole, as before), in blocks of at most [`READ_BLOCK`]
 //!   bytes split at the newlines: memory holds one chunk, one block read ahead and the
-//!   chunk's answers, however long the input.
+//!   chunk's answers (two chunks and two chunks' answers with a pool), however long the
+//!   input.
 //! - A chunk's lines are cut into pieces of [`PIECE_LINES`] lines, handed to a rayon pool of
 //!   `threads` threads (one thread: the same pieces in order, no pool). First each piece
 //!   lists its lines that can be define lines (only lines containing `define` or a backslash
@@ -19,6 +20,9 @@
 //! - Then every piece answers its other lines into its own buffer — through the fast path
 //!   (`batch_fast`) when it takes the line, which writes the answer straight into the
 //!   buffer and reuses the piece's query cache — and the buffers are written in order.
+//!   With a pool, the calling thread writes the previous chunk's buffers and reads the next
+//!   chunk while the pool answers this one (the reading and writing overlap the answering;
+//!   the next chunk's define lines wait until this chunk is answered).
 //!   `--threads 1` and `--threads N` print the same bytes.
 
 pub use crate::answer::write_answer;
@@ -207,6 +211,7 @@ struct Piece {
 /// The input buffer of a run: `data[..filled]` holds the bytes read and not yet answered
 /// (the current chunk's lines first). Its length is its capacity, zero-filled once, so a read
 /// goes straight into it.
+#[derive(Default)]
 struct InputBuf {
     data: Vec<u8>,
     filled: usize,
@@ -280,6 +285,112 @@ fn read_chunk(
     }
 }
 
+/// One chunk of the input: its lines in `buf.data[..ends.last()]`, line `i` ending (after
+/// its newline) at `ends[i]`, and the bytes read after them (the next chunk's first bytes).
+#[derive(Default)]
+struct Chunk {
+    buf: InputBuf,
+    ends: Vec<usize>,
+}
+
+impl Chunk {
+    /// Line `i`'s bytes, its newline included.
+    fn line(&self, i: usize) -> &[u8] {
+        &self.buf.data[if i == 0 { 0 } else { self.ends[i - 1] }..self.ends[i]]
+    }
+
+    /// Makes this chunk hold only `prev`'s bytes after its last line (the next chunk's start).
+    fn start_after(&mut self, prev: &Chunk) {
+        let tail = &prev.buf.data[prev.ends.last().copied().unwrap_or(0)..prev.buf.filled];
+        if self.buf.data.len() < tail.len() {
+            self.buf.data.resize(tail.len(), 0);
+        }
+        self.buf.data[..tail.len()].copy_from_slice(tail);
+        self.buf.filled = tail.len();
+        self.ends.clear();
+    }
+}
+
+/// The lines of piece `p` of a chunk of `n` lines.
+fn lines_of(p: usize, n: usize) -> std::ops::Range<usize> {
+    p * PIECE_LINES..((p + 1) * PIECE_LINES).min(n)
+}
+
+/// Cuts the chunk into pieces, lists each piece's candidate define lines (on `pool` when
+/// given) and answers the define lines, in input order, on this thread; returns the number of
+/// pieces. The chunk's first line is line `first + 1` of the batch.
+fn prepare(
+    chunk: &Chunk,
+    pieces: &mut Vec<Piece>,
+    shapes: &mut Shapes,
+    first: u64,
+    pool: Option<&rayon::ThreadPool>,
+) -> usize {
+    let n = chunk.ends.len();
+    let n_pieces = n.div_ceil(PIECE_LINES);
+    if pieces.len() < n_pieces {
+        pieces.resize_with(n_pieces, Default::default);
+    }
+    let find = |(p, piece): (usize, &mut Piece)| {
+        piece.candidates.clear();
+        piece.defined.clear();
+        piece
+            .candidates
+            .extend(lines_of(p, n).filter(|&i| maybe_define(chunk.line(i))));
+    };
+    match pool {
+        Some(pool) => pool.install(|| pieces[..n_pieces].par_iter_mut().enumerate().for_each(find)),
+        None => pieces[..n_pieces].iter_mut().enumerate().for_each(find),
+    }
+    for piece in &mut pieces[..n_pieces] {
+        for &i in &piece.candidates {
+            if let Some(ans) = try_define(chunk.line(i), shapes, first + i as u64 + 1) {
+                piece.defined.push((i, ans));
+            }
+        }
+    }
+    n_pieces
+}
+
+/// Answers the chunk's other lines (its define lines are answered by [`prepare`]), piece by
+/// piece, each into its own buffer: on the current rayon pool when `parallel`.
+fn answer_chunk(chunk: &Chunk, pieces: &mut [Piece], shapes: &Shapes, first: u64, parallel: bool) {
+    let n = chunk.ends.len();
+    let answer_piece = |(p, piece): (usize, &mut Piece)| {
+        piece.out.clear();
+        piece.errors = 0;
+        let mut st = crate::batch_fast::FastState::new(std::mem::take(&mut piece.cache));
+        let mut defined = piece.defined.iter().peekable();
+        for i in lines_of(p, n) {
+            if let Some((_, ans)) = defined.next_if(|(k, _)| *k == i) {
+                piece.errors += u64::from(ans.status == "error");
+                write_answer(ans, &mut piece.out);
+                continue;
+            }
+            let ctx = LineCtx {
+                shapes,
+                line: first + i as u64 + 1,
+            };
+            piece.errors += u64::from(answer_raw_into(chunk.line(i), &ctx, &mut st, &mut piece.out));
+        }
+        piece.cache = st.into_cache();
+    };
+    if parallel {
+        pieces.par_iter_mut().enumerate().for_each(answer_piece);
+    } else {
+        pieces.iter_mut().enumerate().for_each(answer_piece);
+    }
+}
+
+/// Writes the pieces' answers in order; their error lines go to `errors`.
+fn write_pieces(pieces: &[Piece], out: &mut impl Write, errors: &mut u64) -> std::io::Result<()> {
+    for piece in pieces {
+        out.write_all(&piece.out)?;
+        *errors += piece.errors;
+    }
+    Ok(())
+}
+
 /// Reads JSON lines from `input`, writes one answer per line to `out`, answering on
 /// `threads` threads (at least 1) with the answers in input order; see the module header.
 ///
@@ -290,92 +401,79 @@ fn read_chunk(
 ///
 /// The input is read with [`Read::read`] in blocks of [`READ_BLOCK`] bytes straight into the
 /// run's own buffer (a `BufReader` whose capacity is at most that hands its reads through
-/// without copying).
+/// without copying). With more than one thread, the calling thread writes the previous
+/// chunk's answers and reads the next chunk while the pool answers this one (two chunks and
+/// two chunks' answers in memory at most).
 pub fn run(mut input: impl BufRead, out: &mut impl Write, threads: usize) -> std::io::Result<Summary> {
-    let pool = if threads > 1 {
-        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-            Ok(p) => Some(p),
+    if threads > 1 {
+        let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            Ok(p) => p,
             Err(e) => return Err(std::io::Error::other(format!("cannot start {threads} threads: {e}"))),
-        }
-    } else {
-        None
-    };
+        };
+        return run_pipelined(input, out, &pool);
+    }
     let mut shapes = Shapes::default();
     let mut summary = Summary::default();
-    let mut buf = InputBuf {
-        data: Vec::new(),
-        filled: 0,
-    };
-    let mut ends: Vec<usize> = Vec::new();
+    let mut chunk = Chunk::default();
     let mut pieces: Vec<Piece> = Vec::new();
     // Bounded by the input: every chunk but the last holds at least one line.
     loop {
-        let end = read_chunk(&mut input, &mut buf, &mut ends, &mut summary.read_error);
-        let n = ends.len();
+        let end = read_chunk(&mut input, &mut chunk.buf, &mut chunk.ends, &mut summary.read_error);
         let first = summary.lines;
-        let n_pieces = n.div_ceil(PIECE_LINES);
-        if pieces.len() < n_pieces {
-            pieces.resize_with(n_pieces, Default::default);
-        }
-        let buf_ref = &buf.data;
-        let ends_ref = &ends;
-        let line_at = |i: usize| &buf_ref[if i == 0 { 0 } else { ends_ref[i - 1] }..ends_ref[i]];
-        let lines_of = |p: usize| p * PIECE_LINES..((p + 1) * PIECE_LINES).min(n);
-        // The lines that may be define lines, piece by piece (on the pool).
-        let find = |(p, piece): (usize, &mut Piece)| {
-            piece.candidates.clear();
-            piece.defined.clear();
-            piece
-                .candidates
-                .extend(lines_of(p).filter(|&i| maybe_define(line_at(i))));
-        };
-        match &pool {
-            Some(pool) => pool.install(|| pieces[..n_pieces].par_iter_mut().enumerate().for_each(find)),
-            None => pieces[..n_pieces].iter_mut().enumerate().for_each(find),
-        }
-        // The define lines, in input order, on this thread.
-        for piece in &mut pieces[..n_pieces] {
-            for &i in &piece.candidates {
-                if let Some(ans) = try_define(line_at(i), &mut shapes, first + i as u64 + 1) {
-                    piece.defined.push((i, ans));
-                }
-            }
-        }
-        // Then every other line, piece by piece, each into its own buffer.
-        let shapes_ref = &shapes;
-        let answer_piece = |(p, piece): (usize, &mut Piece)| {
-            piece.out.clear();
-            piece.errors = 0;
-            let mut st = crate::batch_fast::FastState::new(std::mem::take(&mut piece.cache));
-            let mut defined = piece.defined.iter().peekable();
-            for i in lines_of(p) {
-                if let Some((_, ans)) = defined.next_if(|(k, _)| *k == i) {
-                    piece.errors += u64::from(ans.status == "error");
-                    write_answer(ans, &mut piece.out);
-                    continue;
-                }
-                let ctx = LineCtx {
-                    shapes: shapes_ref,
-                    line: first + i as u64 + 1,
-                };
-                piece.errors += u64::from(answer_raw_into(line_at(i), &ctx, &mut st, &mut piece.out));
-            }
-            piece.cache = st.into_cache();
-        };
-        match &pool {
-            Some(pool) => pool.install(|| pieces[..n_pieces].par_iter_mut().enumerate().for_each(answer_piece)),
-            None => pieces[..n_pieces].iter_mut().enumerate().for_each(answer_piece),
-        }
-        for piece in &pieces[..n_pieces] {
-            out.write_all(&piece.out)?;
-            summary.errors += piece.errors;
-        }
-        summary.lines += n as u64;
+        let n_pieces = prepare(&chunk, &mut pieces, &mut shapes, first, None);
+        answer_chunk(&chunk, &mut pieces[..n_pieces], &shapes, first, false);
+        write_pieces(&pieces[..n_pieces], out, &mut summary.errors)?;
+        summary.lines += chunk.ends.len() as u64;
         if end {
             return Ok(summary);
         }
         // The bytes read after the chunk's last line begin the next chunk.
-        buf.consume(ends.last().copied().unwrap_or(0));
+        chunk.buf.consume(chunk.ends.last().copied().unwrap_or(0));
+    }
+}
+
+/// [`run`] on a pool of two threads or more: while the pool answers chunk k, this thread
+/// writes chunk k − 1's answers and reads chunk k + 1 (into the other chunk buffer). The
+/// define lines of chunk k + 1 are answered after chunk k's lines (a definition is made
+/// before any later line is answered, as in the one-thread run), so the answers are the same.
+fn run_pipelined(mut input: impl BufRead, out: &mut impl Write, pool: &rayon::ThreadPool) -> std::io::Result<Summary> {
+    let mut shapes = Shapes::default();
+    let mut summary = Summary::default();
+    let (mut cur, mut next) = (Chunk::default(), Chunk::default());
+    // The pieces being answered, and the previous chunk's answered pieces (`done_n` of them)
+    // waiting to be written.
+    let (mut pieces, mut done): (Vec<Piece>, Vec<Piece>) = (Vec::new(), Vec::new());
+    let mut done_n = 0;
+    let mut end = read_chunk(&mut input, &mut cur.buf, &mut cur.ends, &mut summary.read_error);
+    // Bounded by the input: every chunk but the last holds at least one line.
+    loop {
+        let first = summary.lines;
+        let n_pieces = prepare(&cur, &mut pieces, &mut shapes, first, Some(pool));
+        let mut written = Ok(());
+        let mut next_end = true;
+        {
+            let (cur, shapes, work) = (&cur, &shapes, &mut pieces[..n_pieces]);
+            let (done, next, summary) = (&done[..done_n], &mut next, &mut summary);
+            let (input, out) = (&mut input, &mut *out);
+            pool.in_place_scope(|s| {
+                s.spawn(move |_| answer_chunk(cur, work, shapes, first, true));
+                written = write_pieces(done, out, &mut summary.errors);
+                if !end {
+                    next.start_after(cur);
+                    next_end = read_chunk(input, &mut next.buf, &mut next.ends, &mut summary.read_error);
+                }
+            });
+        }
+        written?;
+        summary.lines += cur.ends.len() as u64;
+        std::mem::swap(&mut pieces, &mut done);
+        done_n = n_pieces;
+        if end {
+            write_pieces(&done[..done_n], out, &mut summary.errors)?;
+            return Ok(summary);
+        }
+        std::mem::swap(&mut cur, &mut next);
+        end = next_end;
     }
 }
 
@@ -691,6 +789,109 @@ mod tests {
                 assert_eq!(g, w, "line {}: {}", k + 1, input.lines().nth(k).unwrap_or(""));
             }
             assert_eq!(got.len(), want.len());
+        }
+    }
+
+    /// A reader that hands out its bytes in reads of 1 to 9 000 bytes (seeded), as a pipe may.
+    struct Trickle {
+        data: Vec<u8>,
+        at: usize,
+        rng: Rng,
+    }
+
+    impl std::io::Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let k = (1 + self.rng.below(9000) as usize)
+                .min(buf.len())
+                .min(self.data.len() - self.at);
+            buf[..k].copy_from_slice(&self.data[self.at..self.at + k]);
+            self.at += k;
+            Ok(k)
+        }
+    }
+
+    /// The pipelined run (the next chunk read while this one is answered): definitions made on
+    /// every chunk, at the chunks' first and last lines, used by the very next line across a
+    /// chunk's end, redefinitions, lines longer than a read, reads of any size — line by line
+    /// what the general path gives, on 1, 2 and 3 threads, byte for byte.
+    #[test]
+    fn definitions_across_chunks_on_every_thread_count() {
+        let mut rng = Rng(0x0dd_ba11_5eed);
+        let shapes = ["cube", "icosahedron", "box:1,2,3", "icosphere:1", "tetrahedron"];
+        let mut input = String::new();
+        let mut names: Vec<String> = vec!["s0".into()];
+        input.push_str("{\"define\": \"s0\", \"shape\": {\"shape\": \"cube\"}}\n");
+        let total = 3 * CHUNK_LINES + 500;
+        let mut n = 1;
+        while n < total {
+            let at = n % CHUNK_LINES;
+            // Definitions at both ends of every chunk, and a few anywhere.
+            let line = if at == 0 || at == CHUNK_LINES - 1 || rng.below(150) == 0 {
+                let name = if rng.below(10) == 0 {
+                    names[rng.below(names.len() as u64) as usize].clone()
+                } else {
+                    format!("s{n}")
+                };
+                names.push(name.clone());
+                format!(
+                    "{{\"define\": \"{name}\", \"shape\": {{\"shape\": \"{}\"}}}}",
+                    rng.pick(&shapes)
+                )
+            } else {
+                // Mostly the newest name (defined on the line before, maybe in the last chunk).
+                let a = if rng.below(3) == 0 {
+                    &names[rng.below(names.len() as u64) as usize]
+                } else {
+                    names.last().unwrap()
+                };
+                let b = &names[rng.below(names.len() as u64) as usize];
+                let x = 0.5 + 3.0 * rng.unit();
+                let pad = if rng.below(200) == 0 {
+                    " ".repeat(70_000)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{{\"id\": {n}, \"a\": {{\"ref\": \"{a}\"}},{pad} \"b\": {{\"ref\": \"{b}\"}}, \"pose_b\": {{\"translation\": [{x:?}, 0.25, 0], \"rotation\": [{:?}, 0.5, 0.5, 0.5]}}, \"query\": \"distance\"}}",
+                    0.5 + rng.unit()
+                )
+            };
+            input.push_str(&line);
+            input.push('\n');
+            n += 1;
+        }
+        let mut reference = Shapes::default();
+        let mut want = Vec::new();
+        for line in input.split_terminator('\n') {
+            write_answer(&answer_next_general(line, &mut reference), &mut want);
+        }
+        let text = String::from_utf8(want.clone()).unwrap();
+        let defined = text.lines().filter(|l| l.contains("\"status\":\"defined\"")).count();
+        let refused = text.lines().filter(|l| l.contains("already defined")).count();
+        assert!(
+            defined > 100 && refused > 5,
+            "{defined} defined, {refused} redefinitions"
+        );
+        for threads in [1, 2, 3] {
+            for trickle in [false, true] {
+                let mut out = Vec::new();
+                let s = if trickle {
+                    let reader = std::io::BufReader::new(Trickle {
+                        data: input.clone().into_bytes(),
+                        at: 0,
+                        rng: Rng(threads as u64 + 7),
+                    });
+                    run(reader, &mut out, threads).unwrap()
+                } else {
+                    run(input.as_bytes(), &mut out, threads).unwrap()
+                };
+                assert_eq!(s.lines, total as u64);
+                if out != want {
+                    let got = String::from_utf8(out).unwrap();
+                    let k = got.lines().zip(text.lines()).position(|(g, w)| g != w);
+                    panic!("{threads} threads, trickle {trickle}: first difference at line {k:?}");
+                }
+            }
         }
     }
 

@@ -68,7 +68,7 @@ const METHODS: [&str; 8] = [
 ];
 
 /// The shapes bodies are drawn from (polycd hull and parry twin).
-pub(crate) fn pool() -> Result<Vec<(Body, Arc<polycd::ConvexPolyhedron>)>, String> {
+pub fn pool() -> Result<Vec<(Body, Arc<polycd::ConvexPolyhedron>)>, String> {
     let bodies = vec![
         Body::from_result("ico-0.5", shapes::icosahedron(0.5))?,
         Body::from_result("ico-0.9", shapes::icosahedron(0.9))?,
@@ -88,12 +88,17 @@ pub(crate) fn pool() -> Result<Vec<(Body, Arc<polycd::ConvexPolyhedron>)>, Strin
 }
 
 /// A scene: each body's shape (index into the pool) and its placements, frame by frame.
-pub(crate) struct Scene {
-    pub(crate) shape: Vec<usize>,
-    pub(crate) frames: Vec<Vec<Placement>>,
+pub struct Scene {
+    /// Each body's shape: an index into [`pool`]'s list.
+    pub shape: Vec<usize>,
+    /// The bodies' placements, frame by frame.
+    pub frames: Vec<Vec<Placement>>,
 }
 
-pub(crate) fn scene(
+/// `n` bodies drawn from `pool` (seeded) in a cube whose volume makes their summed volume
+/// `density` of it, over `frames` frames: each body moves by at most 0.05 and turns by at most
+/// 2° a frame, bouncing off the cube's walls.
+pub fn scene(
     pool: &[(Body, Arc<polycd::ConvexPolyhedron>)],
     n: usize,
     density: f64,
