@@ -38,10 +38,12 @@
 //! Everything is computed in A's frame (far offsets cost no precision in the clip) and mapped
 //! to the world at the end. [`ManifoldCache`] holds the pair cache, the warm-start axis and
 //! the manifold: in steady state a query allocates nothing; it also matches each point to the
-//! last frame's by feature pair, so ids persist for warm-started impulses. The clip's buffers
-//! (like EPA's) are one set per thread, not per pair (`CLIP_SCRATCH`): a scene of thousands
-//! of pairs then writes one warm set instead of a cold set per pair (measured: the many-body
-//! scene's data-cache misses a query 50.5 → 36.1, BENCHMARKS.md "Contact manifolds").
+//! last frame's by feature pair (the last manifold's own points), so ids persist for
+//! warm-started impulses. The clip's and the separating-axis search's buffers, and the copy of
+//! the last frame's ids, are (like EPA's) one set per thread, not per pair (`CLIP_SCRATCH`): a
+//! scene of thousands of pairs then writes one warm set instead of a cold set per pair, and a
+//! pair's cache keeps its per-query fields together (measured: the many-body scene's
+//! data-cache misses a query 50.5 → 36.1 → 26.6, BENCHMARKS.md "Contact manifolds").
 //!
 //! Modules: `clip` (step 3's clip), `features` (supports, feature pairs, the reduction, the
 //! parallel segments), `sat` (step 0).
