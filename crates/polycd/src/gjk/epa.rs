@@ -150,6 +150,16 @@ fn nearest_live(heap: &mut BinaryHeap<Near>, faces: &[EpaFace]) -> Option<usize>
     None
 }
 
+/// Switches `p` to the heap (every face queued by its distance): once per run, and only for
+/// polytopes beyond [`HEAP_FACES`] faces (deep overlaps of large hulls), so out of line.
+#[inline(never)]
+fn start_heap(p: &mut EpaBufs) {
+    p.heaped = true;
+    for (i, &d) in p.dist.iter().enumerate() {
+        queue(&mut p.heap, d, i as u32);
+    }
+}
+
 impl EpaBufs {
     fn clear(&mut self) {
         self.verts.clear();
@@ -243,6 +253,24 @@ fn first_least(dist: &[f64]) -> Option<usize> {
     Some(best.1)
 }
 
+/// Of the live faces within `reach` of the origin, the one whose barycentric coordinates of
+/// the origin's foot have the largest least entry, starting from `pick` (the nearest face,
+/// whose foot lies outside it: coplanar triangles of `M`'s nearest face). Rare: out of line.
+#[cold]
+#[inline(never)]
+fn foot_face(bufs: &EpaBufs, mut pick: ([f64; 3], EpaFace), reach: f64) -> ([f64; 3], EpaFace) {
+    for g in bufs.faces.iter() {
+        if g.alive && g.d <= reach {
+            let l = face_bary(&bufs.verts, g);
+            let m = l[0].min(l[1]).min(l[2]);
+            if m > pick.0[0].min(pick.0[1]).min(pick.0[2]) {
+                pick = (l, *g);
+            }
+        }
+    }
+    pick
+}
+
 /// Normalised barycentric coordinates (possibly negative) of the origin's foot on face `f`.
 fn face_bary(verts: &[SVert], f: &EpaFace) -> [f64; 3] {
     let q = f.n * f.d;
@@ -261,6 +289,7 @@ fn face_bary(verts: &[SVert], f: &EpaFace) -> [f64; 3] {
 }
 
 /// Blows a simplex (origin in or near its hull) up to a tetrahedron of `M` vertices.
+#[inline]
 fn blow_up(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<[SVert; 4]> {
     let mut s = [SVert::default(); 4];
     let mut n = 0;
@@ -270,6 +299,19 @@ fn blow_up(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<[SVert; 4]
             n += 1;
         }
     }
+    // GJK's enclosing simplex is a tetrahedron: the common case is done here.
+    if n == 4 {
+        return Some(s);
+    }
+    blow_up_degenerate(ctx, cache, s, n)
+}
+
+/// [`blow_up`] for a seed of fewer than four distinct vertices (touching or degenerate
+/// pairs): rare, so kept out of line (the hot path's code stays compact in the instruction
+/// cache).
+#[cold]
+#[inline(never)]
+fn blow_up_degenerate(ctx: &Ctx, cache: &mut GjkCache, mut s: [SVert; 4], mut n: usize) -> Option<[SVert; 4]> {
     if n == 0 {
         s[0] = ctx.support(DVec3::X, cache);
         n = 1;
@@ -364,12 +406,7 @@ pub(super) fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<Epa
         .flatten();
     let mut out = match shared {
         Some(out) => out,
-        None => {
-            let mut bufs = cache.epa.take().unwrap_or_default();
-            let out = epa_runs(ctx, cache, &tet, gap, &mut bufs);
-            cache.epa = Some(bufs);
-            out
-        }
+        None => epa_runs_own(ctx, cache, &tet, gap),
     };
     if out.is_none() {
         out = epa_by_hulls(ctx, cache, &tet, gap);
@@ -381,6 +418,17 @@ pub(super) fn epa(ctx: &Ctx, cache: &mut GjkCache, seed: &Simplex) -> Option<Epa
         }
         None => cache.epa_len = 0,
     }
+    out
+}
+
+/// [`epa_runs`] on the cache's own buffers (the thread's are unavailable: a nested call or a
+/// thread being torn down). Rare: out of line.
+#[cold]
+#[inline(never)]
+fn epa_runs_own(ctx: &Ctx, cache: &mut GjkCache, tet: &[SVert; 4], gap: f64) -> Option<EpaOut> {
+    let mut bufs = cache.epa.take().unwrap_or_default();
+    let out = epa_runs(ctx, cache, tet, gap, &mut bufs);
+    cache.epa = Some(bufs);
     out
 }
 
@@ -410,18 +458,38 @@ fn epa_runs(ctx: &Ctx, cache: &mut GjkCache, tet: &[SVert; 4], gap: f64, bufs: &
     // that run fail, the cold run follows, then the retry above.
     let (wa, wb) = (cache.warm_a, cache.warm_b);
     let warm = cache.epa_len == 3;
-    let mut out = epa_run(ctx, cache, tet, gap, false, warm, bufs);
-    if out.is_none() && warm {
-        cache.warm_a = wa;
-        cache.warm_b = wb;
+    let out = epa_run::<false>(ctx, cache, tet, gap, warm, bufs);
+    if out.is_some() {
+        return out;
+    }
+    epa_retries(ctx, cache, tet, gap, warm, (wa, wb), bufs)
+}
+
+/// The runs after a failed first run of [`epa_runs`] (the cold run when the first was warm,
+/// then the run with the face's vertices as climb starts), each from the supports' state
+/// `warm0` the first run started from. Rare (symmetric shapes): out of line, so that the
+/// near-start run's code is not in the hot path.
+#[cold]
+#[inline(never)]
+fn epa_retries(
+    ctx: &Ctx,
+    cache: &mut GjkCache,
+    tet: &[SVert; 4],
+    gap: f64,
+    warm: bool,
+    warm0: (u32, u32),
+    bufs: &mut EpaBufs,
+) -> Option<EpaOut> {
+    let mut out = None;
+    if warm {
+        (cache.warm_a, cache.warm_b) = warm0;
         bufs.clear();
-        out = epa_run(ctx, cache, tet, gap, false, false, bufs);
+        out = epa_run::<false>(ctx, cache, tet, gap, false, bufs);
     }
     if out.is_none() {
-        cache.warm_a = wa;
-        cache.warm_b = wb;
+        (cache.warm_a, cache.warm_b) = warm0;
         bufs.clear();
-        out = epa_run(ctx, cache, tet, gap, true, false, bufs);
+        out = epa_run::<true>(ctx, cache, tet, gap, false, bufs);
     }
     out
 }
@@ -433,7 +501,10 @@ const HULL_EPA_MAX_POINTS: usize = 256;
 /// vertices on common planes and lines, where its horizon walk can break): the same
 /// expansion, but each step rebuilds the hull of the collected support points with the
 /// robust hull (exact predicates, coplanar faces merged). Rare, so its allocations and its
-/// O(k log k) rebuilds do not matter. Bounded by [`HULL_EPA_MAX_POINTS`] support points.
+/// O(k log k) rebuilds do not matter (and it is kept out of line). Bounded by
+/// [`HULL_EPA_MAX_POINTS`] support points.
+#[cold]
+#[inline(never)]
 fn epa_by_hulls(ctx: &Ctx, cache: &mut GjkCache, tet: &[SVert; 4], gap: f64) -> Option<EpaOut> {
     let mut pts: Vec<SVert> = tet.to_vec();
     let mut seed = Simplex::default();
@@ -631,14 +702,14 @@ const TET_FACES: [([u32; 3], [u32; 3]); 4] = [
 /// pair the nearest face of `M` is usually made of the same vertex pairs, and with it in the
 /// polytope the next support confirms it). Every inserted point is a vertex of `M`, so the
 /// polytope stays inside `M` and the depth bounds — nearest face ≤ depth ≤ support along its
-/// normal — hold as in the cold run.
-#[allow(clippy::too_many_arguments)]
-fn epa_run(
+/// normal — hold as in the cold run. `NEAR`: supports climbed from the expanded face's
+/// vertices ([`Ctx::support_near`]; the retry), a separate instance so that the common run's
+/// code holds only its own support path.
+fn epa_run<const NEAR: bool>(
     ctx: &Ctx,
     cache: &mut GjkCache,
     tet: &[SVert; 4],
     gap: f64,
-    near_start: bool,
     warm: bool,
     bufs: &mut EpaBufs,
 ) -> Option<EpaOut> {
@@ -711,10 +782,7 @@ fn epa_run(
         iters += 1;
         // Closest live face (the first attaining the least distance; none when all died).
         if !bufs.heaped && bufs.faces.len() > HEAP_FACES {
-            bufs.heaped = true;
-            for (i, &d) in bufs.dist.iter().enumerate() {
-                queue(&mut bufs.heap, d, i as u32);
-            }
+            start_heap(bufs);
         }
         let best = if bufs.heaped {
             nearest_live(&mut bufs.heap, &bufs.faces)?
@@ -728,7 +796,7 @@ fn epa_run(
         if f.d < -gap {
             return None;
         }
-        let w = if near_start {
+        let w = if NEAR {
             let near = [
                 bufs.verts[f.v[0] as usize],
                 bufs.verts[f.v[1] as usize],
@@ -756,15 +824,7 @@ fn epa_run(
             // of `M`'s nearest face, the least-distance triangle may not hold the foot.
             let mut pick = (face_bary(&bufs.verts, &f), f);
             if pick.0.iter().any(|l| *l < 0.0) {
-                for g in bufs.faces.iter() {
-                    if g.alive && g.d <= f.d + gap {
-                        let l = face_bary(&bufs.verts, g);
-                        let m = l[0].min(l[1]).min(l[2]);
-                        if m > pick.0[0].min(pick.0[1]).min(pick.0[2]) {
-                            pick = (l, *g);
-                        }
-                    }
-                }
+                pick = foot_face(bufs, pick, f.d + gap);
             }
             let (raw, g) = pick;
             let (a, b, c) = (
@@ -834,7 +894,7 @@ mod tests {
                 let gap = DISTANCE_GAP_REL * ctx.scale;
                 let mut bufs = EpaBufs::default();
                 let warm = cache.epa_len == 3;
-                let out = epa_run(&ctx, &mut cache, &tet, gap, false, warm, &mut bufs);
+                let out = epa_run::<false>(&ctx, &mut cache, &tet, gap, warm, &mut bufs);
                 runs += 1;
                 match out {
                     Some(e) => {

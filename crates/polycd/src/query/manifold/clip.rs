@@ -3,6 +3,7 @@
 //! Sutherland–Hodgman passes, and the kept points with their feature pairs.
 
 use super::features::face_at_support;
+use super::sat::SatBufs;
 use crate::contract::{ContactManifold, ContactPoint, Feature, FeaturePair};
 use crate::core::math::{DVec3, Pose};
 use crate::shape::polyhedron::ConvexPolyhedron;
@@ -46,13 +47,17 @@ struct RefEdge {
     edge: u32,
 }
 
-/// The reusable buffers of the clip.
+/// The reusable buffers of the clip (and of the separating-axis search).
 #[derive(Clone, Debug, Default)]
 pub(super) struct Scratch {
     poly: Vec<ClipVert>,
     tmp: Vec<ClipVert>,
     loop_: Vec<RefEdge>,
     pub(super) used: Vec<bool>,
+    /// The last frame's points' feature pairs and ids, copied from the pair's cache (ids).
+    pub(super) last: Vec<(FeaturePair, u32)>,
+    /// The separating-axis search's buffers.
+    pub(super) sat: SatBufs,
 }
 
 /// Clips the incident feature against reference face `f` (of A when `on_a`, else of B),
@@ -179,7 +184,10 @@ fn incident_face(is: &ConvexPolyhedron, ipose: &Pose, g: u32, poly: &mut Vec<Cli
 /// A segment `is` (its one edge, mapped by `ipose`) clipped as a parameter interval by the
 /// reference loop's side planes (a two-vertex polygon would repeat its cut points); the kept
 /// stretch's ends (one point when shorter than the clip tolerance) go into `scratch.poly`.
-/// `false` when nothing is kept.
+/// `false` when nothing is kept. Segments only (flat shapes): out of line, so that the face
+/// clip's code stays compact.
+#[cold]
+#[inline(never)]
 fn clip_segment(is: &ConvexPolyhedron, ipose: &Pose, clip_tol: f64, scratch: &mut Scratch) -> bool {
     let e = 0u32;
     let [v0, v1] = is.edge(e).vertices;

@@ -38,10 +38,12 @@
 //! Everything is computed in A's frame (far offsets cost no precision in the clip) and mapped
 //! to the world at the end. [`ManifoldCache`] holds the pair cache, the warm-start axis and
 //! the manifold: in steady state a query allocates nothing; it also matches each point to the
-//! last frame's by feature pair, so ids persist for warm-started impulses. The clip's buffers
-//! (like EPA's) are one set per thread, not per pair (`CLIP_SCRATCH`): a scene of thousands
-//! of pairs then writes one warm set instead of a cold set per pair (measured: the many-body
-//! scene's data-cache misses a query 50.5 → 36.1, BENCHMARKS.md "Contact manifolds").
+//! last frame's by feature pair (the last manifold's own points), so ids persist for
+//! warm-started impulses. The clip's and the separating-axis search's buffers, and the copy of
+//! the last frame's ids, are (like EPA's) one set per thread, not per pair (`CLIP_SCRATCH`): a
+//! scene of thousands of pairs then writes one warm set instead of a cold set per pair, and a
+//! pair's cache keeps its per-query fields together (measured: the many-body scene's
+//! data-cache misses a query 50.5 → 36.1 → 26.6, BENCHMARKS.md "Contact manifolds").
 //!
 //! Modules: `clip` (step 3's clip), `features` (supports, feature pairs, the reduction, the
 //! parallel segments), `sat` (step 0).
@@ -53,12 +55,14 @@
 use super::rescale::{on_scaled, pair_normaliser};
 use super::{core_distance, rounded, Algorithm, PairCache};
 use crate::contract::{
-    checked_pose, contact_tolerance, pair_scale, pose_ok, ContactManifold, ContactPoint, Distance, Feature,
-    FeaturePair, Intersection, ManifoldKind, ManifoldOptions,
+    checked_pose, pair_scale, pose_ok, ContactManifold, ContactPoint, Distance, Feature, FeaturePair, Intersection,
+    ManifoldKind, ManifoldOptions,
 };
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Pose};
-use crate::core::tolerance::{MANIFOLD_CLIP_REL, MANIFOLD_FACE_REL, MANIFOLD_SAT_DEPTH_REL, MANIFOLD_TIE_COS};
+use crate::core::tolerance::{
+    CONTACT_REL, MANIFOLD_CLIP_REL, MANIFOLD_FACE_REL, MANIFOLD_SAT_DEPTH_REL, MANIFOLD_TIE_COS,
+};
 use crate::gjk;
 use crate::shape::polyhedron::ConvexPolyhedron;
 use clip::{clip_face, Scratch};
@@ -82,18 +86,26 @@ thread_local! {
 /// frame's axis, the last manifold, and the ids of its points (the clip buffers it holds are
 /// only the fallback for the thread's). One per pair, reused frame after frame (no
 /// allocation in steady state).
+///
+/// Layout (`repr(C)`, declaration order): the fields every query touches — the warm axis and
+/// hints, the flags, the manifold's header — first and together, then the distance queries'
+/// state (touched only by pairs that reach GJK) and the fallback buffers: a scene of
+/// thousands of pairs then reads about one or two cache lines of most pairs' caches instead
+/// of lines spread over the whole struct. The last frame's ids are the last manifold's own
+/// points (no second list per pair: a query copies their feature pairs and ids into the
+/// thread's scratch before it overwrites them).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct ManifoldCache {
+    warm: Warm,
+    /// Whether `manifold` holds the last query's answer (its points' feature pairs and ids
+    /// are what the next query matches against).
+    present: bool,
+    next_id: u32,
+    manifold: ContactManifold,
     /// The distance queries' warm-start state.
     pub pair: PairCache,
     scratch: Scratch,
-    warm: Warm,
-    manifold: ContactManifold,
-    /// Whether `manifold` holds this frame's answer.
-    present: bool,
-    /// The last frame's points' feature pairs and ids (empty when it had none).
-    last: Vec<(FeaturePair, u32)>,
-    next_id: u32,
 }
 
 impl Default for ManifoldCache {
@@ -108,7 +120,6 @@ impl Default for ManifoldCache {
                 points: Vec::new(),
             },
             present: false,
-            last: Vec::new(),
             next_id: 0,
         }
     }
@@ -126,41 +137,32 @@ impl ManifoldCache {
         self.pair.forget();
         self.warm.forget();
         self.present = false;
-        self.last.clear();
         self.next_id = 0;
     }
+}
 
-    /// Matches the new manifold's points to the last frame's by feature pair (each old point
-    /// at most once, first come first served), assigns ids, and remembers this frame's.
-    fn persist(&mut self) {
-        let used = &mut self.scratch.used;
-        used.clear();
-        used.resize(self.last.len(), false);
-        if self.present {
-            for q in self.manifold.points.iter_mut() {
-                let hit = self
-                    .last
-                    .iter()
-                    .enumerate()
-                    .position(|(j, (f, _))| !used[j] && *f == q.features);
-                match hit {
-                    Some(j) => {
-                        used[j] = true;
-                        q.id = self.last[j].1;
-                        q.previous = Some(j as u32);
-                    }
-                    None => {
-                        q.id = self.next_id;
-                        self.next_id = self.next_id.wrapping_add(1);
-                        q.previous = None;
-                    }
-                }
+/// Matches the points of the new manifold `m` to the last frame's (`last`: their feature
+/// pairs and ids, in order) by feature pair — each old point at most once, first come first
+/// served — and assigns ids (new ones from `next_id`). `used` is scratch.
+fn persist(m: &mut ContactManifold, last: &[(FeaturePair, u32)], used: &mut Vec<bool>, next_id: &mut u32) {
+    used.clear();
+    used.resize(last.len(), false);
+    for q in m.points.iter_mut() {
+        let hit = last
+            .iter()
+            .enumerate()
+            .position(|(j, (f, _))| !used[j] && *f == q.features);
+        match hit {
+            Some(j) => {
+                used[j] = true;
+                q.id = last[j].1;
+                q.previous = Some(j as u32);
             }
-        }
-        self.last.clear();
-        if self.present {
-            self.last
-                .extend(self.manifold.points.iter().map(|q| (q.features, q.id)));
+            None => {
+                q.id = *next_id;
+                *next_id = next_id.wrapping_add(1);
+                q.previous = None;
+            }
         }
     }
 }
@@ -200,41 +202,21 @@ pub fn contact_manifold<'c>(
         sb = checked_pose(pose_b)?;
         &sb
     };
-    let present = if let Some(s) = pair_normaliser(a, pa, b, pb) {
-        // Outside the safe band: answered on copies scaled by a power of two (exact).
-        let scaled = ManifoldOptions {
-            margin: options.margin * s,
-            reduce: options.reduce,
-        };
-        let m = on_scaled(a, pa, b, pb, s, |a, pa, b, pb, pc| {
-            let mut scratch = Scratch::default();
-            let mut warm = Warm::default();
-            let mut out = ContactManifold {
-                normal: DVec3::Z,
-                kind: ManifoldKind::Point,
-                points: Vec::new(),
-            };
-            Ok(build(a, pa, b, pb, &scaled, pc, &mut scratch, &mut warm, &mut out)?.then_some(out))
-        })?;
-        match m {
-            Some(m) => {
-                let k = 1.0 / s;
-                cache.manifold.normal = m.normal;
-                cache.manifold.kind = m.kind;
-                cache.manifold.points.clear();
-                cache.manifold.points.extend(m.points.iter().map(|q| ContactPoint {
-                    a: q.a * k,
-                    b: q.b * k,
-                    separation: q.separation * k,
-                    ..*q
-                }));
-                true
-            }
-            None => false,
+    // On the thread's clip buffers (see [`CLIP_SCRATCH`]); the cache's own while unavailable.
+    let mut run = |scratch: &mut Scratch| -> Result<(), PolycdError> {
+        // The last frame's feature pairs and ids, before the new answer overwrites them.
+        scratch.last.clear();
+        if cache.present {
+            scratch
+                .last
+                .extend(cache.manifold.points.iter().map(|q| (q.features, q.id)));
         }
-    } else {
-        // The thread's clip buffers (see [`CLIP_SCRATCH`]); the cache's own while unavailable.
-        let mut run = |scratch: &mut Scratch| {
+        // Until this query's answer is complete, the cache holds none (an error leaves it
+        // without a manifold: the next query's ids start afresh).
+        cache.present = false;
+        let present = if let Some(s) = pair_normaliser(a, pa, b, pb) {
+            scaled_manifold(a, pa, b, pb, options, s, &mut cache.manifold)?
+        } else {
             build(
                 a,
                 pa,
@@ -245,16 +227,71 @@ pub fn contact_manifold<'c>(
                 scratch,
                 &mut cache.warm,
                 &mut cache.manifold,
-            )
+            )?
         };
-        match CLIP_SCRATCH.try_with(|cell| cell.try_borrow_mut().ok().map(|mut scratch| run(&mut scratch))) {
-            Ok(Some(r)) => r?,
-            _ => run(&mut cache.scratch)?,
+        if present {
+            persist(
+                &mut cache.manifold,
+                &scratch.last,
+                &mut scratch.used,
+                &mut cache.next_id,
+            );
         }
+        cache.present = present;
+        Ok(())
     };
-    cache.present = present;
-    cache.persist();
+    match CLIP_SCRATCH.try_with(|cell| cell.try_borrow_mut().ok().map(|mut scratch| run(&mut scratch))) {
+        Ok(Some(r)) => r?,
+        _ => run(&mut cache.scratch)?,
+    }
     Ok(cache.manifold())
+}
+
+/// [`contact_manifold`] outside the safe band: answered on copies scaled by the power of two
+/// `s` (exact), the answer scaled back into `out`; `false` when apart beyond the
+/// margin. Rare (huge or tiny coordinates): out of line, so that the common path's code
+/// stays compact in the instruction cache.
+#[cold]
+#[inline(never)]
+fn scaled_manifold(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    options: &ManifoldOptions,
+    s: f64,
+    out: &mut ContactManifold,
+) -> Result<bool, PolycdError> {
+    let scaled = ManifoldOptions {
+        margin: options.margin * s,
+        reduce: options.reduce,
+    };
+    let m = on_scaled(a, pa, b, pb, s, |a, pa, b, pb, pc| {
+        let mut scratch = Scratch::default();
+        let mut warm = Warm::default();
+        let mut out = ContactManifold {
+            normal: DVec3::Z,
+            kind: ManifoldKind::Point,
+            points: Vec::new(),
+        };
+        Ok(build(a, pa, b, pb, &scaled, pc, &mut scratch, &mut warm, &mut out)?.then_some(out))
+    })?;
+    Ok(match m {
+        Some(m) => {
+            let k = 1.0 / s;
+            out.normal = m.normal;
+            out.kind = m.kind;
+            out.points.clear();
+            out.points.extend(m.points.iter().map(|q| ContactPoint {
+                a: q.a * k,
+                b: q.b * k,
+                separation: q.separation * k,
+                ..*q
+            }));
+            true
+        }
+        None => false,
+    })
 }
 
 /// The cores' contact as the manifold needs it: the normal (unit, A toward B; world and A's
@@ -313,7 +350,8 @@ fn build(
     let (ra, rb) = (a.radius(), b.radius());
     let scale = pair_scale(a, pa, b, pb);
     let sc = Scales {
-        tol: contact_tolerance(a, pa, b, pb),
+        // `contact_tolerance` (`CONTACT_REL × pair_scale`): the same value, one scale.
+        tol: CONTACT_REL * scale,
         face_tol: MANIFOLD_FACE_REL * scale,
         clip_tol: MANIFOLD_CLIP_REL * scale,
         ra,
@@ -333,7 +371,7 @@ fn build(
     }
     let mut fast = None;
     if sc.r == 0.0 && sat::eligible(a, b) && sep0.is_none_or(|v| v < -sat_thr) {
-        fast = sat::penetration(a, b, &rel, sat_thr, warm).map(|d| Contact {
+        fast = sat::penetration(a, b, &rel, sat_thr, &mut scratch.sat).map(|d| Contact {
             n: pa.transform_vector(d.axis),
             nl: d.axis,
             s: d.sep,
@@ -411,27 +449,9 @@ fn measure(
     // Touching cores may also name features (two faces) whose normal is not the contact's:
     // a normal whose separation falls short of the signed distance is replaced by the best
     // of its opposite, GJK's weakly separating plane and EPA's normal.
-    let mut best = along(a, b, rel, nl);
+    let best = along(a, b, rel, nl);
     if best < s - sc.face_tol {
-        let mut cands = [-n, DVec3::ZERO, DVec3::ZERO];
-        match gjk::intersect(a, pa, b, pb, &mut pair.gjk)? {
-            Intersection::Touching { plane, .. } | Intersection::Disjoint { plane, .. } => cands[1] = plane.normal,
-            _ => {}
-        }
-        if let Distance::Penetrating {
-            penetration: Some(p), ..
-        } = gjk::distance(a, pa, b, pb, &mut pair.gjk)?
-        {
-            cands[2] = p.normal;
-        }
-        for c in cands {
-            let Some(c) = c.try_normalize() else { continue };
-            let cl = pa.inverse_transform_vector(c);
-            let v = along(a, b, rel, cl);
-            if v > best {
-                (best, n, nl) = (v, c, cl);
-            }
-        }
+        (n, nl) = better_normal(a, pa, b, pb, rel, pair, best, n, nl)?;
     }
     let (feats, witness) = match core {
         Distance::Separated {
@@ -453,6 +473,46 @@ fn measure(
         witness,
         iterations: core.iterations(),
     }))
+}
+
+/// The normal's sign check of [`measure`] when the normal `n` (`nl` in A's frame, separation
+/// `best` along it) falls short of the signed distance: the best of `n`, its opposite, GJK's
+/// weakly separating plane and EPA's normal. Rare (touching cores, coplanar edges): out of
+/// line.
+#[cold]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn better_normal(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    rel: &Pose,
+    pair: &mut PairCache,
+    mut best: f64,
+    mut n: DVec3,
+    mut nl: DVec3,
+) -> Result<(DVec3, DVec3), PolycdError> {
+    let mut cands = [-n, DVec3::ZERO, DVec3::ZERO];
+    match gjk::intersect(a, pa, b, pb, &mut pair.gjk)? {
+        Intersection::Touching { plane, .. } | Intersection::Disjoint { plane, .. } => cands[1] = plane.normal,
+        _ => {}
+    }
+    if let Distance::Penetrating {
+        penetration: Some(p), ..
+    } = gjk::distance(a, pa, b, pb, &mut pair.gjk)?
+    {
+        cands[2] = p.normal;
+    }
+    for c in cands {
+        let Some(c) = c.try_normalize() else { continue };
+        let cl = pa.inverse_transform_vector(c);
+        let v = along(a, b, rel, cl);
+        if v > best {
+            (best, n, nl) = (v, c, cl);
+        }
+    }
+    Ok((n, nl))
 }
 
 /// The contact points of contact `c` into `out` (world frame, the cores' points): the clipped

@@ -50,13 +50,19 @@ struct ArcEdge {
     dxc: DVec3,
 }
 
-/// The warm-start state and buffers of the manifold's fast paths.
-#[derive(Clone, Debug, Default)]
+/// The warm-start state of the manifold's fast paths (a pair's: kept in its cache).
+#[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Warm {
     /// The last frame's contact normal or separating direction (unit, A's frame).
     pub(super) axis: Option<DVec3>,
     /// Support-vertex hints of A and B.
     hints: [u32; 2],
+}
+
+/// The buffers of [`penetration`]'s general search, rebuilt by every call (so one set per
+/// thread serves every pair, like the clip's: `super::clip::Scratch`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct SatBufs {
     /// B's vertices and face normals in A's frame.
     vb: Vec<DVec3>,
     nb: Vec<DVec3>,
@@ -65,7 +71,7 @@ pub(super) struct Warm {
 }
 
 impl Warm {
-    /// Forgets the axis and the hints (keeps the buffers).
+    /// Forgets the axis and the hints.
     pub(super) fn forget(&mut self) {
         self.axis = None;
         self.hints = [0, 0];
@@ -117,7 +123,7 @@ pub(super) fn penetration(
     b: &ConvexPolyhedron,
     rel: &Pose,
     thr: f64,
-    warm: &mut Warm,
+    warm: &mut SatBufs,
 ) -> Option<SatDepth> {
     if let (Some(ta), Some(tb)) = (a.parallelepiped(), b.parallelepiped()) {
         return box_penetration(ta, tb, rel, thr);
@@ -131,7 +137,7 @@ fn general_penetration(
     b: &ConvexPolyhedron,
     rel: &Pose,
     thr: f64,
-    warm: &mut Warm,
+    warm: &mut SatBufs,
 ) -> Option<SatDepth> {
     let mut best = SatDepth {
         axis: DVec3::ZERO,
@@ -493,7 +499,7 @@ mod tests {
                 continue;
             }
             let rel = pa.relative(&pb);
-            let mut warm = Warm::default();
+            let mut warm = SatBufs::default();
             let Some(d) = penetration(a, b, &rel, thr, &mut warm) else {
                 handed_over += 1;
                 continue;
@@ -581,7 +587,7 @@ mod tests {
             let thr = crate::core::tolerance::MANIFOLD_SAT_DEPTH_REL * scale;
             let rel = pa.relative(&pb);
             let eps = 1e-12 * scale;
-            let mut warm = Warm::default();
+            let mut warm = SatBufs::default();
             let fast = penetration(a, b, &rel, thr, &mut warm);
             let slow = general_penetration(a, b, &rel, thr, &mut warm);
             match (fast, slow) {
