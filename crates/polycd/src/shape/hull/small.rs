@@ -796,19 +796,6 @@ impl HullScratch {
     /// Each facet's face, seeds by decreasing area (ties in creation order); returns the
     /// labels' bound (the number of faces, or of facets where faces are labelled by seed).
     fn group_facets(&mut self, tol: f64) -> u32 {
-        let pts = &self.pts;
-        self.seeds.clear();
-        self.seeds.extend(self.tri.iter().enumerate().map(|(f, t)| {
-            let v = t.v;
-            let area = (pts[v[1] as usize] - pts[v[0] as usize])
-                .cross(pts[v[2] as usize] - pts[v[0] as usize])
-                .length();
-            // `f64::total_cmp`'s key: the same order as comparing the areas with it.
-            let bits = area.to_bits() as i64;
-            let key = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
-            (std::cmp::Reverse(key), f as u32)
-        }));
-        self.seeds.sort_unstable();
         // Large hulls: each facet's in-plane neighbours as a seed, found in one pass in
         // creation order (reads close in memory); a seed that takes none of its neighbours —
         // every facet of a cloud in general position — then reads only its group entry
@@ -828,6 +815,27 @@ impl HullScratch {
                 self.takes.push(mask);
             }
         }
+        if shortcut && self.takes.iter().all(|&m| m == 0) {
+            // No facet takes a neighbour: every facet is a face by itself, labelled by its
+            // own number, whatever the seed order — what the loop below gives — so the areas
+            // and their sort are skipped (every cloud in general position: the spheres).
+            self.group.clear();
+            self.group.extend(0..self.tri.len() as u32);
+            return self.tri.len() as u32;
+        }
+        let pts = &self.pts;
+        self.seeds.clear();
+        self.seeds.extend(self.tri.iter().enumerate().map(|(f, t)| {
+            let v = t.v;
+            let area = (pts[v[1] as usize] - pts[v[0] as usize])
+                .cross(pts[v[2] as usize] - pts[v[0] as usize])
+                .length();
+            // `f64::total_cmp`'s key: the same order as comparing the areas with it.
+            let bits = area.to_bits() as i64;
+            let key = bits ^ ((((bits >> 63) as u64) >> 1) as i64);
+            (std::cmp::Reverse(key), f as u32)
+        }));
+        self.seeds.sort_unstable();
         self.group.clear();
         self.group.resize(self.tri.len(), NONE);
         let mut ngroups = 0u32;
