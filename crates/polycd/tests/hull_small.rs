@@ -1,13 +1,13 @@
-//! Issue 23 item 3: `hull::small::HullScratch` (the allocation-free hull the mesh
-//! decomposition uses for its thousands of small clouds) returns exactly what
-//! `hull::convex_hull` returns — the same vertices bit for bit, in the same order, the same
-//! source indices, the same face loops in the same order, and the same errors — on random,
-//! coplanar-heavy, degenerate, tiny/huge and far-from-origin clouds of 1–120 points
-//! (≥ 10⁴ clouds, one scratch reused across all of them, as the decomposition does).
+//! Issue 23 item 3 / issue 29 item 4: `hull::small::HullScratch` is the one hull
+//! implementation (`hull::convex_hull` is one build on a fresh scratch). A scratch reused
+//! across ≥ 10⁴ clouds (as the mesh decomposition reuses it) returns exactly what a fresh one
+//! returns — the same vertices bit for bit, in the same order, the same source indices, the
+//! same face loops in the same order, and the same errors — on random, coplanar-heavy,
+//! degenerate, tiny/huge and far-from-origin clouds of 1–120 points: nothing left in the
+//! buffers by one build changes the next.
 //!
-//! Oracle: `convex_hull` itself (its own tests check it against brute force), plus an
-//! independent check of every hull: each input point on or below every face plane by the
-//! exact `orient3d`.
+//! Oracles: the brute-force exact hull of `tests/hull.rs`, plus an independent check of
+//! every hull here: each input point on or below every face plane by the exact `orient3d`.
 
 use polycd::hull::{convex_hull, small::HullScratch, HullFaces};
 use polycd::predicates::{orient3d, Orientation};
@@ -259,4 +259,36 @@ fn small_hull_refuses_what_convex_hull_refuses() {
     // The scratch is still usable after errors.
     pts.pop();
     assert!(same(&mut scratch, &pts, "tetrahedron again"));
+}
+
+/// Progress of a large build (2·10⁴ points on a sphere, every one extreme: several progress
+/// strides of Quickhull iterations): `Phase::Hull` counts never decrease, never exceed the total
+/// and end at the total; `Phase::Merge` reports its start and end; the result is the one
+/// built without a callback.
+#[test]
+fn progress_is_monotone_and_complete() {
+    use polycd::hull::convex_hull_with_progress;
+    use polycd::progress::Phase;
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let pts: Vec<DVec3> = (0..20_000).map(|_| unit(&mut rng).normalize()).collect();
+    let mut calls: Vec<(Phase, u64, u64)> = Vec::new();
+    let with = convex_hull_with_progress(&pts, &mut |p, d, t| calls.push((p, d, t))).unwrap();
+    let without = convex_hull(&pts).unwrap();
+    assert_eq!(with.source, without.source);
+    assert_eq!(with.faces, without.faces);
+    let hull: Vec<(u64, u64)> = calls
+        .iter()
+        .filter(|c| c.0 == Phase::Hull)
+        .map(|c| (c.1, c.2))
+        .collect();
+    assert!(hull.len() >= 3, "{} hull progress calls", hull.len());
+    assert!(hull.windows(2).all(|w| w[0].0 <= w[1].0), "hull progress decreased");
+    assert!(hull.iter().all(|&(d, t)| d <= t && t == pts.len() as u64));
+    assert_eq!(*hull.last().unwrap(), (pts.len() as u64, pts.len() as u64));
+    let merge: Vec<(u64, u64)> = calls
+        .iter()
+        .filter(|c| c.0 == Phase::Merge)
+        .map(|c| (c.1, c.2))
+        .collect();
+    assert_eq!(merge, vec![(0, 1), (1, 1)]);
 }

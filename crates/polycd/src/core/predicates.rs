@@ -169,33 +169,78 @@ fn det_sign_exact(x: DVec3, y: DVec3, z: DVec3) -> i8 {
 /// exactly `orient3d(a, b, c, p)`.
 #[derive(Clone, Copy, Debug)]
 pub struct OrientPlane {
-    a: DVec3,
+    filter: OrientFilter,
     b: DVec3,
     c: DVec3,
-    n: DVec3,
-    abs: DVec3,
 }
 
 impl OrientPlane {
     /// The plane through `a, b, c`, oriented by `(b − a) × (c − a)` as in [`orient3d`].
     #[inline]
     pub fn new(a: DVec3, b: DVec3, c: DVec3) -> OrientPlane {
-        let (e, f) = (b - a, c - a);
-        let (yz, zy) = (e.y * f.z, e.z * f.y);
-        let (zx, xz) = (e.z * f.x, e.x * f.z);
-        let (xy, yx) = (e.x * f.y, e.y * f.x);
         OrientPlane {
-            a,
+            filter: OrientFilter::new(a, b, c),
             b,
             c,
-            n: DVec3::new(yz - zy, zx - xz, xy - yx),
-            abs: DVec3::new(yz.abs() + zy.abs(), zx.abs() + xz.abs(), xy.abs() + yx.abs()),
         }
     }
 
     /// `orient3d(a, b, c, p)`: the filter above, else the exact predicate.
     #[inline]
     pub fn orient(&self, p: DVec3) -> Orientation {
+        self.filter.orient(self.b, self.c, p)
+    }
+
+    /// `true` when `p` is strictly above the plane (see [`strictly_above`]).
+    #[inline]
+    pub fn strictly_above(&self, p: DVec3) -> bool {
+        self.orient(p) == Orientation::Above
+    }
+}
+
+/// The float part of an [`OrientPlane`] (its first point, cross product and absolute
+/// products: 72 bytes instead of 120), for callers that keep `b` and `c` elsewhere — the
+/// hull keeps one per facet, millions of them for 10⁶-point clouds, and reads `b`, `c` from
+/// its point array only when the filter does not answer. [`orient`](Self::orient) must be
+/// given the same `b` and `c` as [`new`](Self::new); it is then exactly
+/// `orient3d(a, b, c, p)` (the bound is [`OrientPlane`]'s).
+#[derive(Clone, Copy, Debug)]
+pub struct OrientFilter {
+    a: DVec3,
+    n: DVec3,
+    abs: DVec3,
+}
+
+impl OrientFilter {
+    /// The plane through `a, b, c`, oriented by `(b − a) × (c − a)` as in [`orient3d`].
+    #[inline]
+    pub fn new(a: DVec3, b: DVec3, c: DVec3) -> OrientFilter {
+        let (e, f) = (b - a, c - a);
+        let (yz, zy) = (e.y * f.z, e.z * f.y);
+        let (zx, xz) = (e.z * f.x, e.x * f.z);
+        let (xy, yx) = (e.x * f.y, e.y * f.x);
+        OrientFilter {
+            a,
+            n: DVec3::new(yz - zy, zx - xz, xy - yx),
+            abs: DVec3::new(yz.abs() + zy.abs(), zx.abs() + xz.abs(), xy.abs() + yx.abs()),
+        }
+    }
+
+    /// `orient3d(a, b, c, p)` for the `b`, `c` given to [`new`](Self::new): the filter,
+    /// else the exact predicate.
+    #[inline]
+    pub fn orient(&self, b: DVec3, c: DVec3, p: DVec3) -> Orientation {
+        match self.filter(p) {
+            Some(o) => o,
+            None => orient3d_exact(self.a, b, c, p),
+        }
+    }
+
+    /// The sign of `orient3d(a, b, c, p)` where the float filter makes it certain (never
+    /// `On`), `None` where the exact predicate must decide: callers that keep `b` and `c`
+    /// elsewhere read them only then.
+    #[inline]
+    pub fn filter(&self, p: DVec3) -> Option<Orientation> {
         let w = p - self.a;
         let det = self.n.x * w.x + self.n.y * w.y + self.n.z * w.z;
         let wa = w.abs();
@@ -203,19 +248,13 @@ impl OrientPlane {
         let bound = 6.0 * f64::EPSILON * perm + (wa.x + wa.y + wa.z) * 1e-300;
         if perm > 1e-250 && bound.is_finite() {
             if det > bound {
-                return Orientation::Above;
+                return Some(Orientation::Above);
             }
             if -det > bound {
-                return Orientation::Below;
+                return Some(Orientation::Below);
             }
         }
-        orient3d_exact(self.a, self.b, self.c, p)
-    }
-
-    /// `true` when `p` is strictly above the plane (see [`strictly_above`]).
-    #[inline]
-    pub fn strictly_above(&self, p: DVec3) -> bool {
-        self.orient(p) == Orientation::Above
+        None
     }
 }
 
@@ -491,7 +530,8 @@ mod tests {
                 assert_eq!(plane.strictly_above(p), exact == Orientation::Above);
                 let w = p - a;
                 certain += usize::from(
-                    (plane.n.dot(w)).abs() > 1e-3 * plane.abs.dot(w.abs()) && plane.abs.dot(w.abs()) > 1e-250,
+                    (plane.filter.n.dot(w)).abs() > 1e-3 * plane.filter.abs.dot(w.abs())
+                        && plane.filter.abs.dot(w.abs()) > 1e-250,
                 );
             }
         }

@@ -1,46 +1,51 @@
-//! The hull of many small clouds, one after another, without allocating: the same hull as
-//! [`convex_hull`] (same vertices in the same order, same faces, same
-//! loops, same errors), for callers that build thousands of hulls of 10–100 points (the mesh
-//! decomposition's acceptance checks and hull-tree nodes).
+//! The one Quickhull implementation: [`HullScratch`] builds the hull of a cloud of any size —
+//! [`convex_hull`](super::convex_hull) (10⁶-point clouds) runs one build on a fresh scratch,
+//! the mesh decomposition runs thousands of builds of 10–100 points on one scratch without
+//! allocating.
 //!
-//! Paper and outline: Quickhull (Barber, Dobkin, Huhdanpaa 1996), step for step as the parent
-//! module runs it — the same sorted, de-duplicated points, the same initial simplex, the same
-//! farthest-point choices, the same visibility tests (exact `orient3d` from
-//! `core/predicates.rs`), facets created in the same order, then the same grouping of facets
-//! into faces, the same extreme vertices, boundary loops, closure check and merge rounds.
-//! Only the bookkeeping differs, and none of it decides anything:
-//! - every buffer lives in a [`HullScratch`] reused from call to call (no allocation once it
-//!   has grown to the largest cloud; the parent allocates a few dozen vectors per hull);
-//! - a facet's outside set is a linked list through one `next` entry per point (a point is in
-//!   at most one outside set), kept in push order, so scans see the points in the parent's
-//!   order;
+//! Paper and outline (Barber, Dobkin, Huhdanpaa 1996; steps as the parent module lists them):
+//! check the coordinates; scale clouds beyond 2^±120 by a power of two into the safe band
+//! (exact; the answer is over the input points); sort and de-duplicate; the initial simplex;
+//! outside sets; Quickhull iterations (farthest point by float distance, visible region by
+//! exact `orient3d`, cone to the horizon, outside points handed on); facets grouped into faces
+//! by seed planes, extreme vertices, boundary loops, closure check, merge rounds.
+//! Bookkeeping, none of which decides anything:
+//! - every buffer lives in the [`HullScratch`] (no allocation once it has grown to the
+//!   largest cloud);
+//! - a facet's outside set is a vector from a pool, kept in push order: a facet takes one
+//!   when it gets its first point, and a dead facet's goes back emptied, with its capacity,
+//!   for the next (contiguous lists: at 10⁶ points a linked list through the points cost a
+//!   cache miss per point per step; a vector per facet slot kept ~10⁶ spare capacities);
+//! - a facet keeps only what the iterations read at random (corners, neighbours, creation
+//!   number, list, filtered plane: 112 bytes); its float plane (unit normal, offset), read
+//!   once per iteration and per merge seed, is computed there from its corners (the same
+//!   bits each time), not stored for the ~5× more facets that die unread;
 //! - the initial simplex's neighbours are found by scanning its 12 edges, the horizon's by
 //!   one slot per point (stamped), instead of hash maps;
-//! - a seed facet's in-plane neighbours are tested while its face grows, not in a pass over
-//!   every facet beforehand: the parent's pre-pass only skips the growth of a seed none of
-//!   whose neighbours is in its plane, and the growth would take none of them either (the
-//!   tests are pure functions of the points), so the faces are the same;
-//! - each facet keeps its plane as a [`OrientPlane`] (cross product and absolute products of
-//!   its edges), so a visibility or in-plane test is one filtered dot product; the filter
-//!   answers only where its proven error bound makes the sign certain and the exact
-//!   `orient3d` decides the rest, so every test returns the parent's sign;
+//! - a seed facet's in-plane neighbours are tested while its face grows;
+//! - each facet keeps its plane as an [`OrientFilter`] (first corner, cross product and
+//!   absolute products of its edges), so a visibility or in-plane test is one filtered dot
+//!   product; the filter answers only where its proven error bound makes the sign certain and
+//!   the exact `orient3d` (over the facet's corners, read from the points) decides the rest;
 //! - the merge puts the alive facets in creation order through one slot per creation number
-//!   instead of sorting them, and sorts its seeds by integer keys equivalent to the parent's
+//!   instead of sorting them, and sorts its seeds by integer keys equivalent to the areas'
 //!   `total_cmp` order.
 //!
-//! Invariants and termination: those of the parent (at most `n + 1` Quickhull iterations, at
-//! most `MERGE_ROUNDS` merge rounds, boundary walks bounded by the facet count). Departures:
-//! clouds the parent scales into the safe band (coordinates beyond 2^±120), and any error,
-//! are handed to [`convex_hull`] itself, so the answer is the parent's
-//! by construction there.
+//! Invariants: visibility is exact, so the visible region is a topological disk and its
+//! horizon a simple cycle; new facets are never degenerate. Termination: at most `n + 1`
+//! Quickhull iterations (each turns one point into a hull vertex; enforced), at most
+//! `MERGE_ROUNDS` merge rounds, boundary walks bounded by the facet count. Departures: none
+//! from the paper's algorithm; float arithmetic only chooses which point to add next.
 //!
-//! Cost: the parent's asymptotics (O(n log h) expected Quickhull, O(h log h) merge); measured
-//! on the decomposition's clouds in BENCHMARKS.md, "Mesh decomposition".
+//! Cost: O(n log n) sort, O(n log h) expected Quickhull, O(h log h) merge; measured in
+//! BENCHMARKS.md, "Building large hulls" (10⁶ points) and "Mesh decomposition" (small
+//! clouds).
 
-use super::{convex_hull, plane_of, HullFaces, MERGE_ROUNDS, NONE};
+use super::{check_points, internal, plane_of, HullFaces, MERGE_ROUNDS, NONE};
 use crate::core::error::PolycdError;
 use crate::core::math::DVec3;
-use crate::core::predicates::{strictly_above, OrientPlane, Orientation};
+use crate::core::predicates::{orient3d_exact, strictly_above, OrientFilter, Orientation};
+use crate::core::progress::{Phase, PROGRESS_STRIDE};
 use crate::core::tolerance::{COPLANAR_REL, FLATNESS_REL};
 
 /// A facet of the running hull.
@@ -53,33 +58,38 @@ struct Facet {
     visible: bool,
     /// Creation order (the merge visits facets in this order).
     seq: u64,
-    /// Outside set: first and last point of its list through `HullScratch::next`.
-    head: u32,
-    tail: u32,
-    normal: DVec3,
-    offset: f64,
-    /// The facet's plane for exact visibility tests (`orient3d` behind a per-facet filter).
-    plane: OrientPlane,
+    /// Its outside set: an index into `HullScratch::lists`, or `NONE` while it is empty.
+    list: u32,
+    /// The facet's plane for exact visibility tests (`orient3d` behind a per-facet filter;
+    /// the exact fallback reads `v[1]`, `v[2]` from the points).
+    plane: OrientFilter,
 }
 
-/// A facet as the merge reads it (indices into the compact table, in creation order).
+// The record the iterations read at random stays within 112 bytes (see the module notes).
+const _: () = assert!(std::mem::size_of::<Facet>() <= 112);
+
+/// A facet as the merge reads it (indices into the compact table, in creation order; its
+/// plane is read from its facet slot, `by_seq`).
 #[derive(Clone, Copy, Debug)]
 struct Compact {
     v: [u32; 3],
     nbr: [u32; 3],
-    normal: DVec3,
-    offset: f64,
-    plane: OrientPlane,
 }
+
+/// Clouds and hulls above this many points: renumbering by a scatter instead of a sort, and
+/// the facet array reserved at once (the same results; small clouds keep the cheaper path).
+const SCATTER_FROM: usize = 4096;
 
 /// Reusable buffers for [`HullScratch::build`]: build many hulls, allocate once.
 ///
 /// After a successful build the hull is read with [`vertices`](Self::vertices),
 /// [`source`](Self::source) and [`face`](Self::face) (or copied out with
-/// [`to_faces`](Self::to_faces)); it is exactly what [`convex_hull`]
+/// [`to_faces`](Self::to_faces)); it is exactly what [`convex_hull`](super::convex_hull)
 /// returns for the same points.
 #[derive(Debug, Default)]
 pub struct HullScratch {
+    /// A cloud scaled by a power of two into the safe band.
+    scaled: Vec<DVec3>,
     // The cloud being hulled (sorted, de-duplicated; reduced by the merge rounds).
     keyed: Vec<([i64; 3], u32)>,
     order: Vec<u32>,
@@ -89,7 +99,11 @@ pub struct HullScratch {
     free: Vec<u32>,
     created: u64,
     magnitude: f64,
-    next: Vec<u32>,
+    /// Outside sets: a pool of lists, each held by one facet (`Facet::list`) or spare
+    /// (emptied, its index in `spare_lists`), so a dead facet's list and its capacity go to
+    /// the next facet that needs one.
+    lists: Vec<Vec<u32>>,
+    spare_lists: Vec<u32>,
     stack: Vec<(u32, u64)>,
     visible: Vec<u32>,
     horizon: Vec<(u32, u32, u32)>,
@@ -100,11 +114,15 @@ pub struct HullScratch {
     start_of: Vec<u32>,
     start_stamp: Vec<u32>,
     stamp: u32,
+    /// Points in an outside set of the initial simplex.
+    outside_at_start: u64,
     // Merge.
     /// The alive facets in creation order (a slot per creation number, then compacted).
     by_seq: Vec<u32>,
     compact_of: Vec<u32>,
     tri: Vec<Compact>,
+    /// Large hulls: per facet, the neighbours in its plane as a seed (bit `i` for `nbr[i]`).
+    takes: Vec<u8>,
     /// Seed facets by decreasing area: `Reverse` of the area's `total_cmp` key, then the
     /// facet (the order `sort_unstable_by(total_cmp)` gives, with integer comparisons).
     seeds: Vec<(std::cmp::Reverse<i64>, u32)>,
@@ -124,17 +142,19 @@ pub struct HullScratch {
     etargets: Vec<u32>,
     // The result, in input order.
     perm: Vec<u32>,
+    /// Per input index, the kept vertex it became (large hulls: a scatter instead of a sort).
+    at_source: Vec<u32>,
     new_id: Vec<u32>,
     out_vertices: Vec<DVec3>,
     out_source: Vec<u32>,
     out_fstart: Vec<u32>,
     out_fidx: Vec<u32>,
-    /// Builds handed to `convex_hull` (scaled clouds, errors).
+    /// Builds of clouds scaled into the safe band, and builds that failed.
     delegated: u64,
+    /// Tests: take the small clouds' paths at every size.
+    #[cfg(test)]
+    plain: bool,
 }
-
-/// Why the fast path stopped: hand the cloud to the parent.
-struct Delegate;
 
 impl HullScratch {
     /// Empty buffers.
@@ -143,29 +163,56 @@ impl HullScratch {
     }
 
     /// Computes the hull of `points`: on success the result is read through the accessors;
-    /// the same hull, or the same error, as [`convex_hull`].
+    /// on failure the error says why (too few distinct points, collinear, flat, non-finite
+    /// or absurd coordinates). [`convex_hull`](super::convex_hull) is this, copied out.
     pub fn build(&mut self, points: &[DVec3]) -> Result<(), PolycdError> {
-        if self.fast(points).is_ok() {
-            return Ok(());
+        self.build_with_progress(points, &mut |_, _, _| {})
+    }
+
+    /// [`build`](Self::build), reporting progress (see [`crate::core::progress`]): the
+    /// phases [`Phase::Hull`] and [`Phase::Merge`]; the same result.
+    pub fn build_with_progress(
+        &mut self,
+        points: &[DVec3],
+        progress: &mut dyn FnMut(Phase, u64, u64),
+    ) -> Result<(), PolycdError> {
+        let r = self.checked(points, progress);
+        if r.is_err() {
+            self.delegated += 1;
         }
+        r
+    }
+
+    fn checked(&mut self, points: &[DVec3], progress: &mut dyn FnMut(Phase, u64, u64)) -> Result<(), PolycdError> {
+        check_points(points)?;
+        // Very large or very small clouds: the hull of the cloud scaled by a power of two into
+        // the safe band (exact; the floating-point choices scale with it), over the input
+        // points.
+        let m = points.iter().fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+        let Some(s) = crate::core::math::pow2_normaliser(m) else {
+            return self.core(points, progress);
+        };
         self.delegated += 1;
-        let h = convex_hull(points)?;
-        self.out_vertices.clear();
-        self.out_vertices.extend_from_slice(&h.vertices);
-        self.out_source.clear();
-        self.out_source.extend_from_slice(&h.source);
-        self.out_fstart.clear();
-        self.out_fidx.clear();
-        self.out_fstart.push(0);
-        for f in &h.faces {
-            self.out_fidx.extend_from_slice(f);
-            self.out_fstart.push(self.out_fidx.len() as u32);
+        let mut scaled = std::mem::take(&mut self.scaled);
+        scaled.clear();
+        scaled.extend(points.iter().map(|p| *p * s));
+        let r = self.core(&scaled, progress);
+        self.scaled = scaled;
+        r.map_err(|e| match e {
+            PolycdError::Coplanar { thickness, diameter } => PolycdError::Coplanar {
+                thickness: thickness / s,
+                diameter: diameter / s,
+            },
+            e => e,
+        })?;
+        for (v, &i) in self.out_vertices.iter_mut().zip(&self.out_source) {
+            *v = points[i as usize];
         }
         Ok(())
     }
 
-    /// How many builds so far were handed to [`convex_hull`] (clouds it
-    /// would scale into the safe band, and clouds it refuses).
+    /// How many builds so far were of clouds scaled into the safe band (coordinates beyond
+    /// 2^±120), or failed.
     pub fn delegated(&self) -> u64 {
         self.delegated
     }
@@ -190,7 +237,17 @@ impl HullScratch {
         &self.out_fidx[self.out_fstart[k] as usize..self.out_fstart[k + 1] as usize]
     }
 
-    /// The last hull built, as [`convex_hull`] returns it.
+    /// The last hull built, moved out (the scratch keeps its other buffers).
+    pub fn into_faces(self) -> HullFaces {
+        let faces = (0..self.face_count()).map(|k| self.face(k).to_vec()).collect();
+        HullFaces {
+            vertices: self.out_vertices,
+            source: self.out_source,
+            faces,
+        }
+    }
+
+    /// The last hull built, as [`convex_hull`](super::convex_hull) returns it.
     pub fn to_faces(&self) -> HullFaces {
         HullFaces {
             vertices: self.out_vertices.clone(),
@@ -199,20 +256,12 @@ impl HullScratch {
         }
     }
 
-    /// The parent's `convex_hull`, step for step, or `Delegate` where it would scale the
-    /// cloud or fail.
-    fn fast(&mut self, points: &[DVec3]) -> Result<(), Delegate> {
-        let mut m = 0.0f64;
-        for p in points {
-            if !p.is_finite() {
-                return Err(Delegate);
-            }
-            m = m.max(p.abs().max_element());
-        }
-        if m > crate::core::tolerance::MAX_COORDINATE || crate::core::math::pow2_normaliser(m).is_some() {
-            return Err(Delegate);
-        }
-        // Exact duplicates removed, keeping the first index of each (the parent's order).
+    /// The hull of a checked cloud in the safe band.
+    fn core(&mut self, points: &[DVec3], progress: &mut dyn FnMut(Phase, u64, u64)) -> Result<(), PolycdError> {
+        // Exact duplicates removed, keeping the first index of each.
+        // Sorted by (x, y, z) in `f64::total_cmp` order, then index: keys that compare as
+        // integers in that order, sorted in place. All keys differ (the index breaks ties),
+        // so the unstable sort gives the one order.
         let key = |x: f64| {
             let b = x.to_bits() as i64;
             b ^ ((((b >> 63) as u64) >> 1) as i64)
@@ -228,15 +277,30 @@ impl HullScratch {
         self.order.clear();
         self.order.extend(self.keyed.iter().map(|&(_, i)| i));
         self.order.dedup_by(|j, i| points[*i as usize] == points[*j as usize]);
+        if self.keyed.len() > SCATTER_FROM {
+            // A large cloud: its keys are not needed again, and a scratch kept for the next
+            // cloud should not hold 32 bytes a point.
+            self.keyed = Vec::new();
+        }
         if self.order.len() < 4 {
-            return Err(Delegate);
+            return Err(PolycdError::TooFewPoints {
+                found: self.order.len(),
+            });
         }
         self.pts.clear();
         self.pts.extend(self.order.iter().map(|&i| points[i as usize]));
+        // Points that the exact hull keeps but that lie within the coplanarity tolerance of a
+        // merged face (rounding of rotated or scaled input) end up on fewer than three faces
+        // and are dropped; the hull of the remaining points is then recomputed, until nothing
+        // more is dropped. Each round removes at least one point, and a few rounds suffice in
+        // practice; if the bound is reached, or the tolerant merge fails, the exact merge
+        // (tolerance 0, always a valid polytope) is used.
         for _round in 0..MERGE_ROUNDS {
-            self.quickhull()?;
+            self.quickhull(progress)?;
+            progress(Phase::Merge, 0, 1);
             let tol = COPLANAR_REL * self.magnitude;
             let merged = self.merge(tol);
+            progress(Phase::Merge, 1, 1);
             let all_vertices = self.vertex_count();
             if merged.is_err() || !self.faces_are_closed() {
                 break;
@@ -261,19 +325,36 @@ impl HullScratch {
         }
         self.pts.clear();
         self.pts.extend(self.order.iter().map(|&i| points[i as usize]));
-        self.quickhull()?;
+        self.quickhull(progress)?;
         self.merge(0.0)?;
         self.finish();
         Ok(())
     }
 
-    /// The result over `kept` renumbered in input order (the parent's `in_input_order`).
+    /// The result over `kept` renumbered in the order of the input points they come from
+    /// (the construction sorts the points to find duplicates): a cloud whose points are all
+    /// extreme gets vertex ids equal to its point indices, which is what a caller naming a
+    /// vertex of the shape it gave expects (batch answers' `features` among them).
     fn finish(&mut self) {
         let nv = self.kept.len();
         self.perm.clear();
-        self.perm.extend(0..nv as u32);
         let (kept, order) = (&self.kept, &self.order);
-        self.perm.sort_unstable_by_key(|&i| order[kept[i as usize] as usize]);
+        if nv <= SCATTER_FROM || self.plain() {
+            self.perm.extend(0..nv as u32);
+            self.perm.sort_unstable_by_key(|&i| order[kept[i as usize] as usize]);
+        } else {
+            // The sources are distinct input indices (duplicates were removed), so the order
+            // by source is read off a table indexed by source: one scatter and one scan
+            // instead of a sort whose comparisons read `order` at random (the same
+            // permutation).
+            let span = kept.iter().map(|&k| order[k as usize] as usize + 1).max().unwrap_or(0);
+            self.at_source.clear();
+            self.at_source.resize(span, NONE);
+            for (i, &k) in kept.iter().enumerate() {
+                self.at_source[order[k as usize] as usize] = i as u32;
+            }
+            self.perm.extend(self.at_source.iter().copied().filter(|&i| i != NONE));
+        }
         self.new_id.clear();
         self.new_id.resize(nv, 0);
         for (new, &old) in self.perm.iter().enumerate() {
@@ -293,25 +374,32 @@ impl HullScratch {
         self.out_fidx.extend(self.fidx.iter().map(|&v| new_id[v as usize]));
     }
 
-    // ---- Quickhull (the parent's `Quickhull::new` and `run`) ----
+    /// Whether to take the small clouds' paths at every size (tests only).
+    #[inline]
+    fn plain(&self) -> bool {
+        #[cfg(test)]
+        let plain = self.plain;
+        #[cfg(not(test))]
+        let plain = false;
+        plain
+    }
+
+    // ---- Quickhull ----
 
     fn push_facet(&mut self, v: [u32; 3]) -> u32 {
         let [a, b, c] = v.map(|i| self.pts[i as usize]);
-        let (normal, offset) = plane_of(a, b, c);
         let facet = Facet {
             v,
             nbr: [NONE; 3],
             alive: true,
             visible: false,
             seq: self.created,
-            head: NONE,
-            tail: NONE,
-            normal,
-            offset,
-            plane: OrientPlane::new(a, b, c),
+            list: NONE,
+            plane: OrientFilter::new(a, b, c),
         };
         self.created += 1;
         if let Some(slot) = self.free.pop() {
+            // A dead facet's outside list went back to the pool when its points were handed on.
             self.facets[slot as usize] = facet;
             slot
         } else {
@@ -320,31 +408,56 @@ impl HullScratch {
         }
     }
 
+    /// The float plane of facet `f` (unit normal and offset; `plane_of` of its corners, the
+    /// same bits each time): read once per Quickhull iteration and per merge seed, so it is
+    /// computed there rather than kept for every facet.
+    #[inline]
+    fn float_plane(&self, f: u32) -> (DVec3, f64) {
+        let [a, b, c] = self.facets[f as usize].v.map(|i| self.pts[i as usize]);
+        plane_of(a, b, c)
+    }
+
+    /// Appends point `q` to facet `f`'s outside set (taking a list from the pool if it has
+    /// none).
+    #[inline]
+    fn push_outside(&mut self, f: u32, q: u32) {
+        let mut l = self.facets[f as usize].list;
+        if l == NONE {
+            l = match self.spare_lists.pop() {
+                Some(l) => l,
+                None => {
+                    self.lists.push(Vec::new());
+                    (self.lists.len() - 1) as u32
+                }
+            };
+            self.facets[f as usize].list = l;
+        }
+        self.lists[l as usize].push(q);
+    }
+
     /// Whether point `p` is strictly above facet `f` (exact `orient3d`, through the facet's
     /// filtered plane).
+    #[inline]
     fn above(&self, f: u32, p: u32) -> bool {
-        self.facets[f as usize].plane.strictly_above(self.pts[p as usize])
+        let facet = &self.facets[f as usize];
+        let q = self.pts[p as usize];
+        let o = match facet.plane.filter(q) {
+            Some(o) => o,
+            None => {
+                let [a, b, c] = facet.v.map(|i| self.pts[i as usize]);
+                orient3d_exact(a, b, c, q)
+            }
+        };
+        o == Orientation::Above
     }
 
-    /// Appends point `p` to facet `f`'s outside set.
-    fn push_outside(&mut self, f: u32, p: u32) {
-        self.next[p as usize] = NONE;
-        let facet = &mut self.facets[f as usize];
-        if facet.tail == NONE {
-            facet.head = p;
-        } else {
-            self.next[facet.tail as usize] = p;
-        }
-        facet.tail = p;
-    }
-
-    fn quickhull(&mut self) -> Result<(), Delegate> {
+    fn quickhull(&mut self, progress: &mut dyn FnMut(Phase, u64, u64)) -> Result<(), PolycdError> {
         self.start()?;
-        self.run()
+        self.run(progress)
     }
 
-    /// The initial simplex and outside sets (the parent's `Quickhull::new`).
-    fn start(&mut self) -> Result<(), Delegate> {
+    /// The initial simplex and outside sets.
+    fn start(&mut self) -> Result<(), PolycdError> {
         let pts = &self.pts;
         let n = pts.len();
         self.magnitude = pts
@@ -373,15 +486,15 @@ impl HullScratch {
             }
         }
         if best <= 0.0 {
-            return Err(Delegate);
+            return Err(PolycdError::Collinear);
         }
         let (nrm, off) = plane_of(pts[i0], pts[i1], pts[i2]);
         let mut i3 = usize::MAX;
         let mut thick = -1.0;
-        let base = OrientPlane::new(pts[i0], pts[i1], pts[i2]);
+        let base = OrientFilter::new(pts[i0], pts[i1], pts[i2]);
         for (i, p) in pts.iter().enumerate() {
             // The three points of the plane are on it (orient3d is exactly zero there).
-            if i == i0 || i == i1 || i == i2 || base.orient(*p) == Orientation::On {
+            if i == i0 || i == i1 || i == i2 || base.orient(pts[i1], pts[i2], *p) == Orientation::On {
                 continue;
             }
             let d = (nrm.dot(*p) - off).abs();
@@ -390,8 +503,17 @@ impl HullScratch {
                 i3 = i;
             }
         }
-        if i3 == usize::MAX || thick <= FLATNESS_REL * diameter {
-            return Err(Delegate);
+        if i3 == usize::MAX {
+            return Err(PolycdError::Coplanar {
+                thickness: 0.0,
+                diameter,
+            });
+        }
+        if thick <= FLATNESS_REL * diameter {
+            return Err(PolycdError::Coplanar {
+                thickness: thick,
+                diameter,
+            });
         }
         let (a, b, c, d) = (i0 as u32, i1 as u32, i2 as u32, i3 as u32);
         let (b, c) = if strictly_above(pts[i0], pts[i1], pts[i2], pts[i3]) {
@@ -400,15 +522,25 @@ impl HullScratch {
             (b, c)
         };
         self.facets.clear();
+        if n > SCATTER_FROM {
+            // A large cloud: room for the facets at once (at most 2n − 4 are alive; slots
+            // are reused), instead of growing by doubling through hundreds of megabytes.
+            self.facets.reserve(2 * n);
+        }
         self.free.clear();
         self.created = 0;
-        self.next.clear();
-        self.next.resize(n, NONE);
         self.start_of.clear();
         self.start_of.resize(n, NONE);
         self.start_stamp.clear();
         self.start_stamp.resize(n, 0);
         self.stamp = 0;
+        self.outside_at_start = 0;
+        // Every list back to the pool, emptied (a failed build may have left points in some).
+        for l in &mut self.lists {
+            l.clear();
+        }
+        self.spare_lists.clear();
+        self.spare_lists.extend((0..self.lists.len() as u32).rev());
         let tris = [[a, b, c], [a, d, b], [b, d, c], [c, d, a]];
         for t in tris {
             self.push_facet(t);
@@ -419,7 +551,7 @@ impl HullScratch {
                 let (u, v) = (tris[f][i], tris[f][(i + 1) % 3]);
                 let g = (0..4)
                     .find(|&g| (0..3).any(|k| tris[g][k] == v && tris[g][(k + 1) % 3] == u))
-                    .ok_or(Delegate)?;
+                    .ok_or_else(|| internal("initial simplex not closed"))?;
                 self.facets[f].nbr[i] = g as u32;
             }
         }
@@ -430,6 +562,7 @@ impl HullScratch {
             for f in 0..4u32 {
                 if self.above(f, i) {
                     self.push_outside(f, i);
+                    self.outside_at_start += 1;
                     break;
                 }
             }
@@ -437,11 +570,16 @@ impl HullScratch {
         Ok(())
     }
 
-    /// The Quickhull iterations (the parent's `run`).
-    fn run(&mut self) -> Result<(), Delegate> {
+    /// The Quickhull iterations; `progress` gets `(Phase::Hull, settled points, all points)`.
+    fn run(&mut self, progress: &mut dyn FnMut(Phase, u64, u64)) -> Result<(), PolycdError> {
+        let total = self.pts.len() as u64;
+        // Points not (or no longer) in any outside set: hull vertices or found inside (the
+        // ones outside no facet of the simplex; then counted as they settle).
+        let mut settled = total - self.outside_at_start;
+        progress(Phase::Hull, settled.min(total), total);
         self.stack.clear();
         for f in 0..4u32 {
-            if self.facets[f as usize].head != NONE {
+            if self.facets[f as usize].list != NONE {
                 self.stack.push((f, self.facets[f as usize].seq));
             }
         }
@@ -449,25 +587,27 @@ impl HullScratch {
         let mut iterations = 0usize;
         while let Some((f, seq)) = self.stack.pop() {
             let facet = &self.facets[f as usize];
-            if facet.seq != seq || !facet.alive || facet.head == NONE {
+            if facet.seq != seq || !facet.alive || facet.list == NONE {
                 continue;
             }
             iterations += 1;
             if iterations > max_iterations {
-                return Err(Delegate);
+                return Err(internal("quickhull exceeded its iteration bound"));
+            }
+            if iterations.is_multiple_of(PROGRESS_STRIDE as usize) {
+                progress(Phase::Hull, settled.min(total), total);
             }
             // Farthest outside point (float: only a heuristic choice; the first of equals).
-            let (n, off) = (facet.normal, facet.offset);
-            let mut p = facet.head;
+            let list = &self.lists[facet.list as usize];
+            let (n, off) = self.float_plane(f);
+            let mut p = list[0];
             let mut best = f64::NEG_INFINITY;
-            let mut q = facet.head;
-            while q != NONE {
+            for &q in list {
                 let d = n.dot(self.pts[q as usize]) - off;
                 if d > best {
                     best = d;
                     p = q;
                 }
-                q = self.next[q as usize];
             }
             // Visible region by DFS over exact visibility.
             self.visible.clear();
@@ -509,7 +649,7 @@ impl HullScratch {
                     }
                 }
                 if !linked || self.start_stamp[a as usize] == stamp {
-                    return Err(Delegate);
+                    return Err(internal("horizon is not a simple cycle"));
                 }
                 self.start_stamp[a as usize] = stamp;
                 self.start_of[a as usize] = nf;
@@ -519,41 +659,52 @@ impl HullScratch {
                 let nf = self.new_facets[k];
                 let b = self.facets[nf as usize].v[1];
                 if self.start_stamp[b as usize] != stamp {
-                    return Err(Delegate);
+                    return Err(internal("horizon not closed"));
                 }
                 let next = self.start_of[b as usize];
                 self.facets[nf as usize].nbr[1] = next;
                 self.facets[next as usize].nbr[2] = nf;
             }
-            // Hand outside points to the new facets, in the parent's order.
+            // Hand outside points to the new facets, in push order (a point above no new
+            // facet is inside the new hull and is dropped for good).
             for k in 0..self.visible.len() {
                 let g = self.visible[k];
-                let mut q = self.facets[g as usize].head;
-                self.facets[g as usize].head = NONE;
-                self.facets[g as usize].tail = NONE;
                 self.facets[g as usize].alive = false;
-                while q != NONE {
-                    let after = self.next[q as usize];
+                let l = self.facets[g as usize].list;
+                if l == NONE {
+                    continue;
+                }
+                self.facets[g as usize].list = NONE;
+                // Taken out of the pool while its points are handed on, then put back emptied
+                // (with its capacity) for the next facet that needs a list.
+                let mut list = std::mem::take(&mut self.lists[l as usize]);
+                for &q in &list {
+                    let mut assigned = false;
                     if q != p {
                         for j in 0..self.new_facets.len() {
                             let nf = self.new_facets[j];
                             if self.above(nf, q) {
                                 self.push_outside(nf, q);
+                                assigned = true;
                                 break;
                             }
                         }
                     }
-                    q = after;
+                    settled += u64::from(!assigned);
                 }
+                list.clear();
+                self.lists[l as usize] = list;
+                self.spare_lists.push(l);
             }
             for k in 0..self.new_facets.len() {
                 let nf = self.new_facets[k];
-                if self.facets[nf as usize].head != NONE {
+                if self.facets[nf as usize].list != NONE {
                     self.stack.push((nf, self.facets[nf as usize].seq));
                 }
             }
             self.free.extend_from_slice(&self.visible);
         }
+        progress(Phase::Hull, total, total);
         Ok(())
     }
 
@@ -569,24 +720,27 @@ impl HullScratch {
         self.done.iter().filter(|&&s| s).count()
     }
 
-    // ---- The merge (the parent's `merge.rs`) ----
+    // ---- The merge ----
 
     /// Faces into `fstart`/`fidx` over `kept` (extreme points, indices into `pts`).
-    fn merge(&mut self, tol: f64) -> Result<(), Delegate> {
+    fn merge(&mut self, tol: f64) -> Result<(), PolycdError> {
         self.compact_facets()?;
-        let ngroups = self.group_facets(tol);
+        let labels = self.group_facets(tol);
         self.extreme_vertices();
-        self.boundary_loops(ngroups)
+        self.boundary_loops(labels)
     }
 
-    fn compact_facets(&mut self) -> Result<(), Delegate> {
+    fn compact_facets(&mut self) -> Result<(), PolycdError> {
         // `seq` numbers the facets created since `start`, each once (`seq < created`): one
         // slot per number puts the alive facets in creation order without a sort.
         self.by_seq.clear();
         self.by_seq.resize(self.created as usize, NONE);
         for (i, f) in self.facets.iter().enumerate() {
             if f.alive {
-                let slot = self.by_seq.get_mut(f.seq as usize).ok_or(Delegate)?;
+                let slot = self
+                    .by_seq
+                    .get_mut(f.seq as usize)
+                    .ok_or_else(|| internal("a facet's creation number is out of range"))?;
                 *slot = i as u32;
             }
         }
@@ -603,33 +757,72 @@ impl HullScratch {
                 .nbr
                 .map(|h| self.compact_of.get(h as usize).copied().unwrap_or(NONE));
             if nbr.contains(&NONE) {
-                return Err(Delegate);
+                return Err(internal("an alive facet has a dead neighbour"));
             }
-            self.tri.push(Compact {
-                v: facet.v,
-                nbr,
-                normal: facet.normal,
-                offset: facet.offset,
-                plane: facet.plane,
-            });
+            self.tri.push(Compact { v: facet.v, nbr });
         }
         Ok(())
     }
 
-    /// Whether facet `h`'s corners lie in seed `s`'s plane (the parent's `SeedPlane::takes`).
-    fn in_plane_of(&self, s: u32, h: u32, tol: f64) -> bool {
-        let seed = &self.tri[s as usize];
+    /// The float plane of seed `s` (a compact facet) where the tolerant test needs it.
+    #[inline]
+    fn seed_plane(&self, s: u32, tol: f64) -> (DVec3, f64) {
+        if tol > 0.0 {
+            self.float_plane(self.by_seq[s as usize])
+        } else {
+            (DVec3::ZERO, 0.0)
+        }
+    }
+
+    /// Whether facet `h`'s corners lie in seed `s`'s plane: each is a corner of the seed,
+    /// within `tol` of its float plane `(normal, offset)` (from [`seed_plane`](Self::seed_plane)),
+    /// or exactly on it.
+    fn in_plane_of(&self, s: u32, h: u32, tol: f64, (normal, offset): (DVec3, f64)) -> bool {
+        let seed = &self.facets[self.by_seq[s as usize] as usize];
         self.tri[h as usize].v.iter().all(|&v| {
             let p = self.pts[v as usize];
             seed.v.contains(&v)
-                || (tol > 0.0 && (seed.normal.dot(p) - seed.offset).abs() <= tol)
-                || seed.plane.orient(p) == Orientation::On
+                || (tol > 0.0 && (normal.dot(p) - offset).abs() <= tol)
+                || match seed.plane.filter(p) {
+                    Some(_) => false,
+                    None => {
+                        let [a, b, c] = seed.v.map(|i| self.pts[i as usize]);
+                        orient3d_exact(a, b, c, p) == Orientation::On
+                    }
+                }
         })
     }
 
-    /// Each facet's face, seeds by decreasing area (ties in creation order); the number of
-    /// faces.
+    /// Each facet's face, seeds by decreasing area (ties in creation order); returns the
+    /// labels' bound (the number of faces, or of facets where faces are labelled by seed).
     fn group_facets(&mut self, tol: f64) -> u32 {
+        // Large hulls: each facet's in-plane neighbours as a seed, found in one pass in
+        // creation order (reads close in memory); a seed that takes none of its neighbours —
+        // every facet of a cloud in general position — then reads only its group entry
+        // instead of its neighbours at random. The growth would take none of them either (the
+        // tests are pure functions of the points), so the faces are the same.
+        let shortcut = self.tri.len() > SCATTER_FROM && !self.plain();
+        self.takes.clear();
+        if shortcut {
+            for f in 0..self.tri.len() as u32 {
+                let mut mask = 0u8;
+                let plane = self.seed_plane(f, tol);
+                for i in 0..3 {
+                    if self.in_plane_of(f, self.tri[f as usize].nbr[i], tol, plane) {
+                        mask |= 1 << i;
+                    }
+                }
+                self.takes.push(mask);
+            }
+        }
+        if shortcut && self.takes.iter().all(|&m| m == 0) {
+            // No facet takes a neighbour: every facet is a face by itself, labelled by its
+            // own number, whatever the seed order — what the loop below gives — so the areas
+            // and their sort are skipped (every cloud in general position: the spheres).
+            self.group.clear();
+            self.group.extend(0..self.tri.len() as u32);
+            return self.tri.len() as u32;
+        }
         let pts = &self.pts;
         self.seeds.clear();
         self.seeds.extend(self.tri.iter().enumerate().map(|(f, t)| {
@@ -651,9 +844,16 @@ impl HullScratch {
             if self.group[s as usize] != NONE {
                 continue;
             }
-            let gid = ngroups;
+            // Large hulls label a face by its seed facet's number, so the boundary walk's
+            // per-face tables are read in facet order (a count in seed order is random there);
+            // labels only tell faces apart, so the faces are the same.
+            let gid = if shortcut { s } else { ngroups };
             ngroups += 1;
             self.group[s as usize] = gid;
+            if shortcut && self.takes[s as usize] == 0 {
+                continue;
+            }
+            let plane = self.seed_plane(s, tol);
             self.queue.clear();
             self.queue.push(s);
             while let Some(f) = self.queue.pop() {
@@ -662,14 +862,18 @@ impl HullScratch {
                     if self.group[h as usize] != NONE {
                         continue;
                     }
-                    if self.in_plane_of(s, h, tol) {
+                    if self.in_plane_of(s, h, tol, plane) {
                         self.group[h as usize] = gid;
                         self.queue.push(h);
                     }
                 }
             }
         }
-        ngroups
+        if shortcut {
+            self.tri.len() as u32
+        } else {
+            ngroups
+        }
     }
 
     /// The points on at least three faces, in point order, and each point's new index.
@@ -700,11 +904,11 @@ impl HullScratch {
     }
 
     /// Each face's boundary loop over the extreme points, faces in the order of their first
-    /// facet (the parent's `boundary_loops`).
-    fn boundary_loops(&mut self, ngroups: u32) -> Result<(), Delegate> {
+    /// facet; face labels are below `labels`.
+    fn boundary_loops(&mut self, labels: u32) -> Result<(), PolycdError> {
         let nf = self.tri.len();
         self.first_boundary.clear();
-        self.first_boundary.resize(ngroups as usize, (NONE, NONE));
+        self.first_boundary.resize(labels as usize, (NONE, NONE));
         for h in 0..nf {
             let g = self.group[h] as usize;
             if self.first_boundary[g].0 != NONE {
@@ -718,7 +922,7 @@ impl HullScratch {
             }
         }
         self.done.clear();
-        self.done.resize(ngroups as usize, false);
+        self.done.resize(labels as usize, false);
         self.fstart.clear();
         self.fidx.clear();
         self.fstart.push(0);
@@ -730,7 +934,7 @@ impl HullScratch {
             self.done[g as usize] = true;
             let (sf, si) = self.first_boundary[g as usize];
             if sf == NONE {
-                return Err(Delegate);
+                return Err(internal("a face group has no boundary"));
             }
             let before = self.fidx.len();
             let (mut cf, mut ci) = (sf, si as usize);
@@ -739,7 +943,7 @@ impl HullScratch {
             loop {
                 steps += 1;
                 if steps > limit {
-                    return Err(Delegate);
+                    return Err(internal("face boundary walk did not close"));
                 }
                 let v = self.tri[cf as usize].v[ci];
                 let nv = self.new_index[v as usize];
@@ -752,12 +956,14 @@ impl HullScratch {
                 while self.group[self.tri[nfc as usize].nbr[ni] as usize] == g {
                     guard += 1;
                     if guard > nf {
-                        return Err(Delegate);
+                        return Err(internal("face rotation did not terminate"));
                     }
                     let across = self.tri[nfc as usize].nbr[ni];
                     let start_v = self.tri[nfc as usize].v[ni];
                     let av = self.tri[across as usize].v;
-                    let k = (0..3).find(|&k| av[k] == start_v).ok_or(Delegate)?;
+                    let k = (0..3)
+                        .find(|&k| av[k] == start_v)
+                        .ok_or_else(|| internal("broken facet adjacency"))?;
                     nfc = across;
                     ni = k;
                 }
@@ -768,14 +974,14 @@ impl HullScratch {
                 }
             }
             if self.fidx.len() - before < 3 {
-                return Err(Delegate);
+                return Err(internal("a merged face has fewer than three corners"));
             }
             self.fstart.push(self.fidx.len() as u32);
         }
         Ok(())
     }
 
-    /// The parent's `faces_are_closed` on the merged faces: every face has ≥ 3 corners over
+    /// The closure check of the merged faces: every face has ≥ 3 corners over
     /// the kept vertices, every directed edge appears once with its reverse once, and
     /// V − E + F = 2.
     fn faces_are_closed(&mut self) -> bool {
@@ -828,5 +1034,72 @@ impl HullScratch {
         }
         let directed = self.etargets.len();
         nv as i64 - (directed / 2) as i64 + nfaces as i64 == 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The large hulls' paths (in-plane masks, faces labelled by seed facet, renumbering by
+    /// scatter) give exactly the small clouds' paths' hull: clouds in a thin shell, on a sphere,
+    /// far from the origin, tiny, and spheres with flattened caps whose coplanar facets merge.
+    #[test]
+    fn large_paths_give_the_small_paths_hull() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2929);
+        let mut merged = 0;
+        for (n, kind, shift, scale) in [
+            (6000usize, 0u8, 0.0, 1.0),
+            (3000, 1, 0.0, 1.0),
+            (3000, 1, 1e7, 1.0),
+            (3000, 1, 0.0, 1e-9),
+            (10000, 2, 0.0, 1.0),
+            (10000, 2, 3.5, 1e-3),
+        ] {
+            let pts: Vec<DVec3> = (0..n)
+                .map(|_| {
+                    let p = DVec3::new(
+                        rng.random_range(-1.0..1.0),
+                        rng.random_range(-1.0..1.0),
+                        rng.random_range(-1.0..1.0),
+                    );
+                    let p = match kind {
+                        // A thin shell (most points extreme, not all): a cloud uniform in
+                        // a ball or cube of this size has only ~10² extreme points, too few
+                        // for the large paths.
+                        0 => p.normalize() * rng.random_range(0.999..1.0),
+                        1 => p.normalize(),
+                        // A sphere with flattened caps: coplanar facets merge there.
+                        _ => {
+                            let q = p.normalize();
+                            DVec3::new(q.x, q.y, q.z.clamp(-0.5, 0.5))
+                        }
+                    };
+                    p * scale + DVec3::splat(shift)
+                })
+                .collect();
+            let mut large = HullScratch::new();
+            large.build(&pts).unwrap();
+            let mut plain = HullScratch::new();
+            plain.plain = true;
+            plain.build(&pts).unwrap();
+            assert!(
+                large.tri.len() > SCATTER_FROM,
+                "kind {kind}: {} facets",
+                large.tri.len()
+            );
+            let bits = |h: &HullScratch| -> Vec<[u64; 3]> {
+                h.vertices()
+                    .iter()
+                    .map(|v| [v.x.to_bits(), v.y.to_bits(), v.z.to_bits()])
+                    .collect()
+            };
+            assert_eq!(bits(&large), bits(&plain), "kind {kind}");
+            assert_eq!(large.source(), plain.source(), "kind {kind}");
+            assert_eq!(large.to_faces().faces, plain.to_faces().faces, "kind {kind}");
+            merged += usize::from(large.face_count() < large.tri.len());
+        }
+        assert!(merged >= 2, "{merged}");
     }
 }
