@@ -31,7 +31,7 @@
 //! band (contact tolerance + 1e-12 × pair scale), or it is not "touching" while the oracle's
 //! |signed distance| is within a quarter of the contact tolerance (except flat shapes coplanar
 //! within the tolerance and overlapping in their plane, which the contract reports
-//! `Overlapping` at depth 0: [`COPLANAR_WIDTH`]); its signed distance (or directional `t`,
+//! `Overlapping` at depth 0: see `COPLANAR_WIDTH`); its signed distance (or directional `t`,
 //! scaled by |n·s| as in the conformance suite) differs from the oracle's by more than
 //! 1e-12 × pair scale (by more than the band inside the band); or its certificate is rejected.
 
