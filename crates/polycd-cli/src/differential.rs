@@ -29,7 +29,9 @@
 //! an answer disagrees when: it is an error other than `Unsupported`, or `NotConverged`; its
 //! status differs from the oracle's while the oracle's signed distance lies outside the contact
 //! band (contact tolerance + 1e-12 × pair scale), or it is not "touching" while the oracle's
-//! |signed distance| is within a quarter of the contact tolerance; its signed distance (or directional `t`,
+//! |signed distance| is within a quarter of the contact tolerance (except flat shapes coplanar
+//! within the tolerance and overlapping in their plane, which the contract reports
+//! `Overlapping` at depth 0: see `COPLANAR_WIDTH`); its signed distance (or directional `t`,
 //! scaled by |n·s| as in the conformance suite) differs from the oracle's by more than
 //! 1e-12 × pair scale (by more than the band inside the band); or its certificate is rejected.
 
@@ -53,6 +55,17 @@ const SCALES: [f64; 6] = [1e-3, 1e-2, 1.0, 1e2, 1e4, 1e6];
 /// ≤ the tolerance, their errors in practice a few ulps) room without letting a pair that
 /// touches be reported overlapping or disjoint.
 const INNER_BAND: f64 = 0.25;
+/// Two flat shapes lying in one plane within the contact tolerance whose relative interiors
+/// overlap have penetration depth 0 and are reported `Overlapping` (issue 22's contract for
+/// coplanar polygons, pinned by tests/flat.rs `coplanar_polygons`): inside the inner band that
+/// is the documented answer, not a touching pair called overlapping. The oracle grants it when
+/// `A − B` lies within `COPLANAR_WIDTH` × the tolerance of a polygon's plane and the origin
+/// lies deeper than `COPLANAR_DEPTH` × the tolerance inside its projection — the library's
+/// own tests compare both with the tolerance itself; the factors 2 and ½ leave its
+/// measurement room at the thresholds, where either status is correct.
+const COPLANAR_WIDTH: f64 = 2.0;
+/// See [`COPLANAR_WIDTH`].
+const COPLANAR_DEPTH: f64 = 0.5;
 /// At most this many disagreements are described in full.
 const MAX_DETAILS: usize = 40;
 
@@ -130,6 +143,9 @@ pub struct RoundedOracle {
     radius: f64,
     /// Bounds every point's distance from the origin (the search range of the line).
     reach: f64,
+    /// The planes of the polygons among two flat cores without radius (unit normals from
+    /// their world vertices), where `A − B` may be flat: see [`RoundedOracle::coplanar_depth`].
+    plane_normals: Vec<DVec3>,
 }
 
 /// At most this many distinct points of a flat `A − B` (every triple is a candidate: a
@@ -137,6 +153,34 @@ pub struct RoundedOracle {
 const MAX_FLAT_POINTS: usize = 12;
 /// Bisection and golden-section steps (each stops early once its interval stops shrinking).
 const LINE_STEPS: usize = 200;
+
+/// The convex hull of points in a plane, counter-clockwise (Andrew's monotone chain;
+/// collinear points dropped).
+fn hull_2d(mut p: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    p.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    p.dedup();
+    if p.len() < 3 {
+        return p;
+    }
+    let turn = |o: (f64, f64), a: (f64, f64), b: (f64, f64)| (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0);
+    let mut h: Vec<(f64, f64)> = Vec::with_capacity(2 * p.len());
+    for pass in 0..2 {
+        let start = h.len();
+        let order: Vec<(f64, f64)> = if pass == 0 {
+            p.clone()
+        } else {
+            p.iter().rev().copied().collect()
+        };
+        for q in order {
+            while h.len() >= start + 2 && turn(h[h.len() - 2], h[h.len() - 1], q) <= 0.0 {
+                h.pop();
+            }
+            h.push(q);
+        }
+        h.pop();
+    }
+    h
+}
 
 impl RoundedOracle {
     /// The oracle of A at `pa` and B at `pb`.
@@ -174,12 +218,60 @@ impl RoundedOracle {
             Err(_) if points.len() <= MAX_FLAT_POINTS => None,
             Err(e) => return Err(format!("hull of A − B ({} points): {e}", points.len())),
         };
+        let mut plane_normals = Vec::new();
+        if a.radius() + b.radius() == 0.0 && a.dimension() <= 2 && b.dimension() <= 2 {
+            for (p, pose) in [(a, pa), (b, pb)] {
+                let w: Vec<DVec3> = p.vertices().iter().map(|&v| pose.transform_point(v)).collect();
+                if p.dimension() == 2 && w.len() >= 3 {
+                    if let Some(n) = (w[1] - w[0]).cross(w[2] - w[0]).try_normalize() {
+                        plane_normals.push(n);
+                    }
+                }
+            }
+        }
         Ok(RoundedOracle {
             faces,
             points,
             radius: a.radius() + b.radius(),
             reach,
+            plane_normals,
         })
+    }
+
+    /// Two flat shapes without radius lying in one plane within `width` (the extent of
+    /// `A − B` along a polygon's normal): the depth of the origin inside the projection of
+    /// `A − B` on that plane (its 2-D hull, brute force; positive inside) — how far the
+    /// shapes' relative interiors overlap in their common plane. `None` when no polygon's
+    /// plane holds both shapes within `width`.
+    pub fn coplanar_depth(&self, width: f64) -> Option<f64> {
+        let mut best: Option<f64> = None;
+        for &n in &self.plane_normals {
+            let (lo, hi) = self
+                .points
+                .iter()
+                .map(|p| n.dot(*p))
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| (l.min(x), h.max(x)));
+            if !(hi - lo <= width) {
+                continue;
+            }
+            let u = n.any_orthonormal_vector();
+            let v = n.cross(u);
+            let flat: Vec<(f64, f64)> = self.points.iter().map(|p| (u.dot(*p), v.dot(*p))).collect();
+            let h = hull_2d(flat);
+            if h.len() < 3 {
+                continue;
+            }
+            let mut depth = f64::INFINITY;
+            for k in 0..h.len() {
+                let (p, q) = (h[k], h[(k + 1) % h.len()]);
+                let (ex, ey) = (q.0 - p.0, q.1 - p.1);
+                let len = ex.hypot(ey);
+                // Counter-clockwise: the origin is inside on every edge's left.
+                depth = depth.min((ex * -p.1 - ey * -p.0) / len);
+            }
+            best = Some(best.map_or(depth, |d: f64| d.max(depth)));
+        }
+        best
     }
 
     /// Whether `A − B` is solid (its hull has faces).
@@ -606,6 +698,11 @@ fn check_pair(
             _ => oracle::directional(a, pa, b, pb, s).map_err(|e| format!("oracle: {e}"))?,
         });
     }
+    // A coplanar overlap of flat shapes (see `COPLANAR_WIDTH`): `Overlapping` at depth 0.
+    let coplanar = rounded
+        .as_ref()
+        .and_then(|o| o.coplanar_depth(COPLANAR_WIDTH * ctol))
+        .is_some_and(|d| d > COPLANAR_DEPTH * ctol);
     let mut out = Vec::new();
     for (ai, &alg) in Algorithm::ALL.iter().enumerate() {
         let mut cache = PairCache::default();
@@ -615,7 +712,8 @@ fn check_pair(
             Ok(r) => {
                 answered[ai][0] += 1;
                 *checks += 1;
-                if sd.abs() <= INNER_BAND * ctol && !matches!(r, Intersection::Touching { .. }) {
+                let documented = coplanar && matches!(r, Intersection::Overlapping { .. });
+                if sd.abs() <= INNER_BAND * ctol && !matches!(r, Intersection::Touching { .. }) && !documented {
                     out.push((
                         ai,
                         format!(
@@ -634,7 +732,9 @@ fn check_pair(
             Ok(r) => {
                 answered[ai][1] += 1;
                 *checks += 1;
-                if sd.abs() <= INNER_BAND * ctol && r.status(ctol) != Status::Touching {
+                let documented =
+                    coplanar && r.status(ctol) == Status::Overlapping && r.signed_distance().is_some_and(|d| d == 0.0);
+                if sd.abs() <= INNER_BAND * ctol && r.status(ctol) != Status::Touching && !documented {
                     out.push((
                         ai,
                         format!(

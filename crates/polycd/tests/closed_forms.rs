@@ -192,6 +192,103 @@ fn parallel_and_collinear_capsules() {
     }
 }
 
+/// Nearly parallel capsules whose axes cross (or pass `h` apart along their common
+/// perpendicular), tilted by e^−k, k = 6…24: the cores' distance is exactly `h`, so the signed
+/// distance is `h − 2r`. The Gram determinant `|u|²|v|² − (u·v)²` of the common perpendicular
+/// cancels entirely once sin²θ ≲ ε (k ≥ 18); before the fix the closed form took end points
+/// θ·L/2 apart for the closest pair (depth 79.9999999991 for 80 in the differential run).
+/// Scales 1e-3…1e4, at the origin and 1e5 · scale away from it, both orders.
+#[test]
+fn nearly_parallel_crossing_capsules() {
+    for scale in [1e-3, 1.0, 1e4] {
+        let capsule = shapes::capsule(2.0 * scale, 0.25 * scale).unwrap();
+        for far in [0.0, 1e5 * scale] {
+            let base = DVec3::new(0.3, -0.7, 0.2) * far;
+            for k in 6..=24 {
+                let theta = (-(k as f64)).exp();
+                for h in [0.0, 1e-9, 1e-6, 1e-3, 0.7] {
+                    let pa = Pose::from_translation(base);
+                    // B's axis turned by θ about x; its centre h along x (the common
+                    // perpendicular of two axes in the y–z plane).
+                    let pb = Pose::new(
+                        polycd::DQuat::from_rotation_x(theta),
+                        base + DVec3::new(h * scale, 0.0, 0.0),
+                    );
+                    let expected = h * scale - 0.5 * scale;
+                    check(&capsule, &pa, &capsule, &pb, expected);
+                    check(&capsule, &pb, &capsule, &pa, expected);
+                    // Centres apart along A's axis too: crossing off-centre.
+                    let pc = Pose::new(
+                        polycd::DQuat::from_rotation_x(theta),
+                        base + DVec3::new(h * scale, 0.0, 0.4 * scale),
+                    );
+                    // B's axis through (h, 0, 0.4) along (0, −sin θ, cos θ) crosses A's
+                    // line (x = h off) where y = 0: at its centre; still h apart.
+                    check(&capsule, &pa, &capsule, &pc, expected);
+                }
+            }
+        }
+    }
+}
+
+/// The directional answer on nearly coincident capsules (both centred on one point, B's
+/// axis tilted by e^−k, k = 8…16): B translated by `t·s` touches A where the segments'
+/// distance reaches `2r`; the nearer root to 0 by bisection on the nested ternary search
+/// above. The cores' difference is a sliver parallelogram, on whose thin side GJK named two
+/// edges, and the edges' cross product (across the sliver) sent the advancement past the
+/// chord's end: `t` 6 % short (−9.616e-4 for −1.0195e-3 in the differential run).
+#[test]
+fn directional_on_nearly_coincident_capsules() {
+    let mut rng = ChaCha8Rng::seed_from_u64(371);
+    let (half, r) = (0.6, 0.4);
+    let capsule = shapes::capsule(2.0 * half, r).unwrap();
+    for k in [8, 10, 12, 14, 16] {
+        for _ in 0..3 {
+            let ra = shapes::random_rotation(&mut rng);
+            let axis = shapes::unit_vector(&mut rng);
+            let rb = ra * polycd::DQuat::from_axis_angle(axis, (-(k as f64)).exp());
+            let c = DVec3::new(0.3, -0.2, 0.1);
+            let (pa, pb) = (Pose::new(ra, c), Pose::new(rb, c));
+            let (p0, p1) = capsule_ends(2.0 * half, &pa);
+            let (q0, q1) = capsule_ends(2.0 * half, &pb);
+            let s = shapes::unit_vector(&mut rng);
+            let gap = |t: f64| segment_segment(p0, p1, q0 + s * t, q1 + s * t) - 2.0 * r;
+            let root = |far: f64| {
+                let (mut inside, mut out) = (0.0f64, far);
+                for _ in 0..60 {
+                    let mid = 0.5 * (inside + out);
+                    if gap(mid) <= 0.0 {
+                        inside = mid;
+                    } else {
+                        out = mid;
+                    }
+                }
+                0.5 * (inside + out)
+            };
+            // The chord's ends; the answer is the one nearer 0 (centred shapes: often a tie,
+            // either end then).
+            let (up, down) = (root(4.0), root(-4.0));
+            let mut cache = PairCache::default();
+            match query::directional(&capsule, &pa, &capsule, &pb, s, Algorithm::Auto, &mut cache).unwrap() {
+                polycd::Directional::Contact { t, plane, .. } => {
+                    let want = if (t - up).abs() <= (t - down).abs() { up } else { down };
+                    let err = (t - want).abs() * plane.normal.dot(s).abs();
+                    assert!(
+                        err <= 1e-9,
+                        "k {k}: t {t:e}, oracle {want:e} (|n·s| {})",
+                        plane.normal.dot(s)
+                    );
+                    assert!(
+                        want.abs() <= up.min(-down) + 1e-9,
+                        "k {k}: t {t:e}, ends {down:e} {up:e}"
+                    );
+                }
+                other => panic!("k {k}: {other:?}"),
+            }
+        }
+    }
+}
+
 #[test]
 fn sphere_box_regions_and_inside() {
     let mut rng = ChaCha8Rng::seed_from_u64(2022);

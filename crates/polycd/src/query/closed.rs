@@ -2,13 +2,14 @@
 //! each other (`Algorithm::Auto` only; the named algorithms keep their own answers).
 //!
 //! The cores' closest points are exact formulas: a point against a point; the clamped
-//! projection of a point on a segment; for two segments the least of the lines' common
-//! perpendicular (when its feet lie on both segments) and the four end points projected on
-//! the other segment — every candidate is a true pair of core points, so the least is the
-//! distance to rounding, with no threshold for parallel segments (parallel or nearly parallel
-//! segments attain their distance at an end point's projection up to `(θ·L)²/d`, far below
-//! the agreement tolerance when the perpendicular's feet are inaccurate). The features are
-//! the vertex or edge carrying each point.
+//! projection of a point on a segment; for two segments the least of the four end points
+//! projected on the other segment and the common perpendicular's foot on A (taken across B's
+//! direction, not from the Gram determinant, which cancels for nearly parallel segments)
+//! projected on B — every candidate is a true pair of core points, so the least never
+//! underestimates, and it is the distance to `O(ε·L)` with no threshold for parallel segments
+//! (nearly parallel segments attain their distance at an end point's projection up to
+//! `(θ·L)²/(2d)`, and the foot's excess is small exactly when that is not; derivation at
+//! [`segment_segment`]). The features are the vertex or edge carrying each point.
 //!
 //! A point core against a solid of few faces (a sphere against a box) is answered by a scan
 //! of the solid's faces ([`point_solid`]): outside, the exact closest point and its feature;
@@ -163,21 +164,38 @@ fn closest(a: &Core, b: &Core) -> Closest {
     }
 }
 
-/// Two segments: the common perpendicular when its feet lie on both, and the four end-point
-/// projections; the least (see the module header).
+/// Two segments: the least of the four end-point projections and one more candidate from
+/// the common perpendicular (see the module header).
+///
+/// The perpendicular's foot on A is `s = −(w⊥·u⊥)/|u⊥|²`, with `u⊥`, `w⊥` the parts of `u`
+/// and `w = a0 − b0` across `v` (B's direction), taken by one projection each — not from the
+/// Gram determinant `|u|²|v|² − (u·v)²`, whose absolute error `ε|u|²|v|²` is all of it once
+/// `sin²θ ≲ ε` (crossing capsules tilted by 1e-8: end points θ·L/2 apart taken for the
+/// closest pair, a depth 80 reported as 79.9999999991). Each projection's error is
+/// `≤ c·ε·|u|` (resp. `|w|`), so the foot is off by `δ ≤ c·ε·(|w⊥|/sin²θ + |w|/sinθ)` along A,
+/// and A's point is then `δ·sinθ ≤ c·ε·(d/sinθ + |u| + |w|)` farther from B's line than the
+/// foot (`d` the lines' distance): at crossing or touching lines (`d` ≈ 0) a few ulps of the
+/// coordinates. The candidate pairs that point (`s` clamped to A) with its clamped projection
+/// on B: a true pair of core points like the four others, so the least never underestimates
+/// the distance; where `d/sinθ` dominates, the end points' projections are within
+/// `(θ·L)²/(2d)` of the distance, and the product of the two excesses is `O(ε²·L²)`, so the
+/// least is within `O(ε·L)` of it in every case.
 fn segment_segment(a: &Core, b: &Core) -> Closest {
     let (u, v, w) = (a.p1 - a.p0, b.p1 - b.p0, a.p0 - b.p0);
-    let (uu, uv, vv, uw, vw) = (u.dot(u), u.dot(v), v.dot(v), u.dot(w), v.dot(w));
-    let den = uu * vv - uv * uv;
+    let vv = v.dot(v);
     let mut best = {
         let (q, f) = on_segment(b, a.p0);
         Closest::new(a.p0, q, a.f0, f)
     };
-    if den > 0.0 {
-        let s = (uv * vw - vv * uw) / den;
-        let t = (uu * vw - uv * uw) / den;
-        if (0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&t) {
-            best.keep_least(Closest::new(a.p0 + u * s, b.p0 + v * t, a.inner, b.inner));
+    if vv > 0.0 {
+        let (uc, wc) = (u - v * (u.dot(v) / vv), w - v * (w.dot(v) / vv));
+        let den = uc.dot(uc);
+        let s = -wc.dot(uc) / den;
+        // `den` 0 (parallel to rounding) or NaN: no foot; the end points answer.
+        if s > 0.0 && s < 1.0 {
+            let x = a.p0 + u * s;
+            let (q, f) = on_segment(b, x);
+            best.keep_least(Closest::new(x, q, a.inner, f));
         }
     }
     let (q, f) = on_segment(b, a.p1);

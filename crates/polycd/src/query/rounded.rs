@@ -42,7 +42,11 @@
 //!   `n_k·s ≥ 0`). The step is exact on flat parts and Newton's step on the curved ones
 //!   (quadratic convergence on a transversal hit). It stops when the gap is at most
 //!   [`ROUNDED_GAP_REL`] × the pair scale, within [`ROUNDED_MAX_STEPS`] steps (else
-//!   `NotConverged`). **Accuracy**: the answer is conservative — no contact strictly between
+//!   `NotConverged`). A probe that lands inside the difference beyond that band (a step that
+//!   was not conservative: a contact normal off the true one) sends the search back to
+//!   bisection on the gap's sign between the last point outside and that one (the line
+//!   enters the convex difference once), again within [`ROUNDED_MAX_STEPS`] probes.
+//!   **Accuracy**: the answer is conservative — no contact strictly between
 //!   the start and `t` — and at `t` the rounded shapes are apart by at most that gap (so
 //!   *touching*); the error in `t` is the gap over `|n·s|`. Apart at `t = 0`, one
 //!   advancement from 0 (towards the side the normal allows); overlapping, one from each end
@@ -280,7 +284,20 @@ fn separated_normal(
                 let v = cb - ca;
                 let tol = contact_tolerance(a, pa, b, pb);
                 if l > ROUNDED_EDGE_SIN && dc > tol && c.dot(v) != 0.0 {
-                    return Ok(c / l * c.dot(v).signum());
+                    // The cross product is the closest direction only when the closest points
+                    // are interior to both edges; on nearly parallel segments (a sliver `A − B`)
+                    // GJK may name two edges for a closest point on the difference's thin side,
+                    // where the direction lies in the segments' plane, not across it (capsules
+                    // tilted by 6e-6: advancement along the wrong plane overshot the chord by
+                    // 6 %). Every unit `n` has core gap ≤ `dc`, with equality at the closest
+                    // direction: the candidate of larger exact gap is the better one.
+                    let nc = c / l * c.dot(v).signum();
+                    let nv = v / v.length();
+                    return Ok(if core_gap(a, pa, b, pb, nc) >= core_gap(a, pa, b, pb, nv) {
+                        nc
+                    } else {
+                        nv
+                    });
                 }
                 if l > ROUNDED_EDGE_SIN && dc <= tol {
                     // Touching: the closest points are a rounding apart and cannot orient the
@@ -579,10 +596,21 @@ fn advance(
 ) -> Result<Advance, PolycdError> {
     let (mut t, mut p) = (t0, first);
     let mut iterations = p.iterations;
+    // The last point known outside (gap above the band): where a step that overshot the
+    // chord's end goes back to.
+    let mut outside = t0;
     for _ in 0..ROUNDED_MAX_STEPS {
+        if p.gap < -accept {
+            // Past the end, beyond the band: the step was not conservative (a contact normal
+            // off the true one — the plane does not bound the rounded difference). The line
+            // enters the convex difference once, so the gap changes sign once between the
+            // last point outside and here: bisection finds the end.
+            return bisect_end(a, pa, b, pb, s, outside, t, accept, iterations, cache);
+        }
         if p.gap <= accept {
             return Ok(Advance::Hit(t, p, iterations));
         }
+        outside = t;
         // The rounded difference lies behind the plane of normal n at the gap: moving B by
         // side·s·dt closes the gap at rate −side·(n·s) at most.
         let rate = -side * p.normal.dot(s);
@@ -603,8 +631,51 @@ fn advance(
         };
         iterations = iterations.saturating_add(p.iterations);
     }
+    if p.gap < -accept {
+        return bisect_end(a, pa, b, pb, s, outside, t, accept, iterations, cache);
+    }
     if p.gap <= accept {
         return Ok(Advance::Hit(t, p, iterations));
+    }
+    Ok(Advance::Stuck(iterations))
+}
+
+/// The chord's end between `out` (rounded gap above the band) and `inside` (below it) by
+/// bisection on the gap's sign, until a probe's gap is within the band (`Hit`); at most
+/// [`ROUNDED_MAX_STEPS`] probes (the interval halves each time: 64 halvings take a pair
+/// scale below 1e-19 of itself, far inside the band), or `Stuck` when the interval stops
+/// shrinking first or GJK does not converge.
+#[allow(clippy::too_many_arguments)]
+fn bisect_end(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    s: DVec3,
+    out: f64,
+    inside: f64,
+    accept: f64,
+    mut iterations: u32,
+    cache: &mut PairCache,
+) -> Result<Advance, PolycdError> {
+    let (mut out, mut inside) = (out, inside);
+    for _ in 0..ROUNDED_MAX_STEPS {
+        let mid = 0.5 * (out + inside);
+        if mid == out || mid == inside {
+            break;
+        }
+        let Some(p) = probe(a, pa, b, pb, s, mid, cache)? else {
+            break;
+        };
+        iterations = iterations.saturating_add(p.iterations);
+        if p.gap.abs() <= accept {
+            return Ok(Advance::Hit(mid, p, iterations));
+        }
+        if p.gap > 0.0 {
+            out = mid;
+        } else {
+            inside = mid;
+        }
     }
     Ok(Advance::Stuck(iterations))
 }
