@@ -753,3 +753,38 @@ fn sphere_pair_plane_follows_the_contract() {
         "{disjoint} {touching} {overlapping}"
     );
 }
+
+/// Rounded shapes exactly touching (core distance = r_A + r_B, exact in binary) answer as
+/// touching solids do: `Separated` at distance 0 with their features, not an overlap of depth
+/// −0 without features; through the closed forms and the generic rounded path alike.
+#[test]
+fn exactly_touching_rounded_shapes_are_at_distance_zero() {
+    let ball = |r: f64| shapes::from_spec(&format!("sphere:{r}")).unwrap();
+    let cube = shapes::cuboid(2.0, 2.0, 2.0).unwrap();
+    let rounded_box = shapes::cuboid(2.0, 2.0, 2.0).unwrap().with_radius(0.25).unwrap();
+    let at = |x: f64| Pose::from_translation(DVec3::new(x, 0.0, 0.0));
+    // (A, A's x, B, B at the origin): spheres 1 + 1 at 2; sphere 1 on the cube's face at −2;
+    // sphere 0.5 on the rounded box (face at 1.25) at −1.75; capsule-like via a segment core.
+    let cases: [(ConvexPolyhedron, f64, &ConvexPolyhedron); 3] = [
+        (ball(1.0), -2.0, &ball(1.0)),
+        (ball(1.0), -2.0, &cube),
+        (ball(0.5), -1.75, &rounded_box),
+    ];
+    for (k, (a, x, b)) in cases.iter().enumerate() {
+        for alg in [Algorithm::Auto, Algorithm::Gjk] {
+            let d = query::distance(a, &at(*x), b, &Pose::IDENTITY, alg, &mut PairCache::default()).unwrap();
+            match d {
+                Distance::Separated {
+                    distance,
+                    point_a,
+                    point_b,
+                    ..
+                } => {
+                    assert!(distance.abs() < 1e-12, "{k} {alg:?}: {d:?}");
+                    assert!((point_a - point_b).length() < 1e-12, "{k} {alg:?}: {d:?}");
+                }
+                other => panic!("{k} {alg:?}: {other:?}"),
+            }
+        }
+    }
+}

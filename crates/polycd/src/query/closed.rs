@@ -427,7 +427,8 @@ fn rounded_answer(
     let n = if is_origin(n) { v / dc } else { n };
     let r = ra + rb;
     let (qa, qb) = (c.ca + n * ra, c.cb - n * rb);
-    if dc > r {
+    // Exactly touching (dc = r) is a distance of 0 with its features, as for solids.
+    if dc >= r {
         return Some((
             Distance::Separated {
                 distance: dc - r,
@@ -850,7 +851,7 @@ impl PointPoint {
         let &PointPoint { ca, cb, dc, n, ra, rb } = self;
         let r = ra + rb;
         let (qa, qb) = (ca + n * ra, cb - n * rb);
-        if dc > r {
+        if dc >= r {
             return Distance::Separated {
                 distance: dc - r,
                 point_a: qa,

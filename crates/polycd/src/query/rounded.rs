@@ -182,7 +182,8 @@ pub(super) fn from_core(
             };
             let n = separated_normal(a, pa, b, pb, dc, ca, cb, features, cache)?;
             let (qa, qb) = (ca + n * ra, cb - n * rb);
-            if dc > r {
+            // Exactly touching (dc = r) is a distance of 0 with its features, as for solids.
+            if dc >= r {
                 return Ok((
                     Distance::Separated {
                         distance: dc - r,
