@@ -24,8 +24,9 @@
 //!
 //! Cold start (a distance query on two hulls with direction tables): besides the support along
 //! the centre line, up to three supports whose directions are turned by Newton steps on the
-//! support map of a ball about `M`'s centre through the origin (`turned_start`); the start
-//! simplex then already spans the region of `M` nearest the origin.
+//! support map of a ball about `M`'s centre through the origin (`turned_start`), the second
+//! and third at the rate the last two supports measure (a secant step, `secant_rate`); the
+//! start simplex then already spans the region of `M` nearest the origin.
 //!
 //! The iteration's warm start is dropped (cold start along the centre line) when B has turned
 //! by more than `STALE_TURN_REL` × the vertex spacing relative to A since the cached query,
@@ -460,11 +461,13 @@ fn gjk_loop<const P: bool>(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Co
         sim.push(s0);
         if P && !boolean {
             // Up to three Newton steps towards the point of `M` nearest the origin, each a
-            // support pushed on the start simplex (see `turned_start`).
+            // support pushed on the start simplex (see `turned_start`); the first turns at
+            // the ball model's rate `r`, the later ones at the secant's estimate from the
+            // last two supports (`secant_rate`).
             let r = d0.length();
-            let (mut u, mut w) = (-d0 / r, s0.w);
+            let (mut u, mut w, mut k) = (-d0 / r, s0.w, r);
             for _ in 0..NEWTON_STEPS {
-                let Some(next) = turned_start(u, r, w) else {
+                let Some(next) = turned_start(u, k, w) else {
                     break;
                 };
                 let s = ctx.support_with::<true, false>(next, cache);
@@ -472,7 +475,9 @@ fn gjk_loop<const P: bool>(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Co
                     break;
                 }
                 sim.push(s);
-                (u, w) = (next.normalize(), s.w);
+                let un = next.normalize();
+                k = secant_rate(u, w, un, s.w, r).unwrap_or(k);
+                (u, w) = (un, s.w);
             }
         }
     }
@@ -561,9 +566,10 @@ fn gjk_loop<const P: bool>(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Co
 /// with a radius of about `r`, and `w` lies off the line of `u` by `ℓ = w − (w·u) u`; turning
 /// the direction by `−ℓ/r` (a Newton step on the support map of a ball of radius `r`, the
 /// turn capped at one radian) aims the next support at the point of `M` nearest the origin
-/// rather than at `M`'s extreme point along `u`. `None` when the turn is below
-/// [`NEWTON_MIN_TURN`] or not finite (`d0 = 0`). It only picks start points: the iteration
-/// certifies the answer as before.
+/// rather than at `M`'s extreme point along `u`. `r` is the rate of that model for the first
+/// step and the secant's estimate ([`secant_rate`]) for the later ones. `None` when the turn
+/// is below [`NEWTON_MIN_TURN`] or not finite (`d0 = 0`). It only picks start points: the
+/// iteration certifies the answer as before.
 #[inline]
 fn turned_start(u: DVec3, r: f64, w: DVec3) -> Option<DVec3> {
     let step = (w - u * w.dot(u)) / r;
@@ -574,6 +580,28 @@ fn turned_start(u: DVec3, r: f64, w: DVec3) -> Option<DVec3> {
     let step = if len > 1.0 { step / len } else { step };
     Some(u - step)
 }
+
+/// The secant estimate of the rate `k` at which the support's offset from its direction's
+/// line, `ℓ(u) = w − (w·u) u`, changes with the direction, from two supports `w0 = s_M(u0)` and
+/// `w1 = s_M(u1)` (unit `u0 ≠ u1`): `k = (ℓ1 − ℓ0)·(u1 − u0) / |u1 − u0|²`. The ball model of
+/// [`turned_start`] takes `k = r` (`|d0|`, exact for a ball centred at `M`'s centre), but
+/// near the origin `M` curves as it does there (`k` = the curvature radius plus the origin's
+/// distance along the normal), which on elongated hulls differs from `r` by a factor of a few;
+/// the secant measures it. `None` when not finite or not within a factor
+/// [`SECANT_RATE_RANGE`] of `r` (a polytope's support map is piecewise constant: two supports
+/// a vertex spacing apart say little), and the last rate is kept. It only picks start points.
+#[inline]
+fn secant_rate(u0: DVec3, w0: DVec3, u1: DVec3, w1: DVec3, r: f64) -> Option<f64> {
+    let du = u1 - u0;
+    let dl = (w1 - u1 * w1.dot(u1)) - (w0 - u0 * w0.dot(u0));
+    let k = dl.dot(du) / du.length_squared();
+    (k.is_finite() && k > r / SECANT_RATE_RANGE && k < r * SECANT_RATE_RANGE).then_some(k)
+}
+
+/// The secant rates [`secant_rate`] accepts lie within this factor of the ball model's `r`
+/// (measured on the py-bench and near-contact workloads with a factor of 10; not tuned). Not
+/// a tolerance: it only picks start points.
+const SECANT_RATE_RANGE: f64 = 10.0;
 
 /// Cold start of a distance query on two hulls with direction tables: at most this many
 /// Newton steps ([`turned_start`]), each one more support on the start simplex (so it has at
@@ -586,7 +614,15 @@ fn turned_start(u: DVec3, r: f64, w: DVec3) -> Option<DVec3> {
 /// steps on both (−9 % / −8 %).
 /// Landed (three steps, stopping at a repeated support): near contact 7.95 iterations,
 /// 17 797 → 14 342 instructions; py-bench 2.66 iterations, 12 295 → 11 417 (BENCHMARKS.md,
-/// *Near contact, cold*). Not a tolerance: it only picks start points.
+/// *Near contact, cold*). With the secant's rate for the second and third steps
+/// ([`secant_rate`]; 2026-11-28, an exploratory build with the variants switched at run
+/// time): near contact 7.95 → 7.16 iterations, py-bench 2.66 → 2.31; two steps with the
+/// secant 8.59 / 2.87 (py-bench −6 % instructions against three without it, near contact
+/// +2 %), three with it −3 % / −5 %: three are kept. A full 3 × 3 Broyden update instead of
+/// the scalar rate (7.41 / 2.28), steps stopped below half or one vertex spacing of turn
+/// (9.16–10.11 / 3.24–4.09), first rates 0.5 / 0.7 / 1.4 × `r` and climbs started from the
+/// last support instead of the direction table (+3 % / +8 % instructions) were no better.
+/// Not a tolerance: it only picks start points.
 const NEWTON_STEPS: usize = 3;
 
 /// Smallest turn (radians) for which [`turned_start`] takes another support: below it the
