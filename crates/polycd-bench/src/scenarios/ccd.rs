@@ -198,7 +198,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             st.undecided.to_string(),
             st.wrong.to_string(),
             st.sets_equal.to_string(),
-            (st.sets_borderline + st.sets_overlap).to_string(),
+            st.sets_borderline.to_string(),
             st.sets_differ.to_string(),
         ]);
     }

@@ -364,12 +364,9 @@ pub(crate) enum Contacts {
     /// The same names, the same distances (to 1e-9 of the scale), `n` pairs.
     Equal(usize),
     /// Not compared: a pair's distance within rounding of the threshold, or a closest point
-    /// within rounding of the naming snap distance (either answer is right there).
+    /// (a crossing's height or its distance from an edge) within a factor 2 of the naming
+    /// snap distance (either answer is right there).
     Borderline,
-    /// Not compared: the surfaces cross at the reported time (a contact at `t = 0`, or by
-    /// rounding in the last step): the set then holds edge–face crossings, whose naming this
-    /// oracle does not reproduce.
-    Overlap,
     /// The sets differ (what differs, for the report).
     Differ(String),
 }
@@ -420,11 +417,49 @@ fn name_on_segment(x: DVec3, p: DVec3, q: DVec3, i: u32, j: u32, snap: f64) -> O
     })
 }
 
+fn edge(i: u32, j: u32) -> ContactElement {
+    ContactElement::Edge(i.min(j), i.max(j))
+}
+
+/// Whether segment `p q` crosses triangle `t` by the library's definition of an edge–face
+/// contact: its ends on either side of the triangle's plane by more than `snap`, the crossing
+/// point inside the triangle by more than `snap` from every edge. `Err(Borderline)` when a
+/// height or an edge distance is within a factor 2 of `snap`.
+fn crosses(p: DVec3, q: DVec3, t: &[DVec3; 3], snap: f64) -> Result<bool, Contacts> {
+    let near = |d: f64| d.abs() <= 2.0 * snap && d.abs() >= 0.5 * snap;
+    let n = (t[1] - t[0]).cross(t[2] - t[0]);
+    let nl = n.length();
+    if nl == 0.0 {
+        return Ok(false);
+    }
+    let n = n / nl;
+    let (hp, hq) = (n.dot(p - t[0]), n.dot(q - t[0]));
+    if near(hp) || near(hq) {
+        return Err(Contacts::Borderline);
+    }
+    if !(hp > snap && hq < -snap || hp < -snap && hq > snap) {
+        return Ok(false);
+    }
+    let x = p + (q - p) * (hp / (hp - hq));
+    let mut inside = true;
+    for k in 0..3 {
+        let (a, b) = (t[k], t[(k + 1) % 3]);
+        // Signed distance from the edge's line, positive towards the triangle.
+        let d = n.cross(b - a).normalize_or_zero().dot(x - a);
+        if near(d) {
+            return Err(Contacts::Borderline);
+        }
+        inside &= d > snap;
+    }
+    Ok(inside)
+}
+
 /// The contact set of `a` at `pa` and `b` at `pb` by brute force: over every triangle pair
 /// whose boxes are within `thr`, the 6 vertex–triangle and 9 edge–edge distances by this
 /// module's own closest-point routines (not the library's), each pair within `thr` named by
 /// the elements carrying its closest points (snap distance `snap`, the library's definition),
-/// the smallest distance per name. `Err` with the outcome when not comparable.
+/// the smallest distance per name; where the solids interpenetrate, each edge crossing a
+/// triangle (edge–face, distance 0, [`crosses`]). `Err` with the outcome when not comparable.
 pub(crate) fn contact_set(
     a: &TriMesh,
     pa: &Pose,
@@ -443,10 +478,6 @@ pub(crate) fn contact_set(
             return;
         }
         let (x, y) = (&ta[i], &tb[j]);
-        if triangle_triangle(x, y) == 0.0 {
-            out = Err(Contacts::Overlap);
-            return;
-        }
         let mut add = |ka: Option<ContactElement>, kb: Option<ContactElement>, d: f64| -> Result<(), Contacts> {
             if (d - thr).abs() <= tiny {
                 return Err(Contacts::Borderline);
@@ -485,6 +516,14 @@ pub(crate) fn contact_set(
                         name_on_segment(v, r, s, jr, js, snap),
                         (u - v).length(),
                     )?;
+                }
+                // A's edge through B's triangle (the solids interpenetrate): edge–face at 0.
+                if crosses(p, q, y, snap)? {
+                    add(Some(edge(ip, iq)), Some(ContactElement::Face(j as u32)), 0.0)?;
+                }
+                let (r, s, jr, js) = (y[k], y[(k + 1) % 3], ib[j][k], ib[j][(k + 1) % 3]);
+                if crosses(r, s, x, snap)? {
+                    add(Some(ContactElement::Face(i as u32)), Some(edge(jr, js)), 0.0)?;
                 }
             }
             Ok(())
@@ -606,8 +645,16 @@ mod tests {
             Contacts::Equal(n) if n == set.len()
         ));
         assert!(contact_set(&m, &Pose::IDENTITY, &m, &pb, 0.2, snap).unwrap().is_empty());
-        // Crossing cubes: not compared.
-        let pc = Pose::from_translation(DVec3::new(0.9, 0.1, 0.05));
-        assert_eq!(compare_contacts(&m, &Pose::IDENTITY, &m, &pc, 0.3), Contacts::Overlap);
+        // Interpenetrating cubes (B turned, so edges cross faces): edge–face pairs at 0, and
+        // the library's set equals the brute-force set.
+        let pc = Pose::new(
+            polycd::DQuat::from_rotation_z(0.3) * polycd::DQuat::from_rotation_x(0.2),
+            DVec3::new(0.9, 0.1, 0.05),
+        );
+        let set = contact_set(&m, &Pose::IDENTITY, &m, &pc, 0.01, snap).unwrap();
+        assert!(set
+            .iter()
+            .any(|((x, y), &d)| d == 0.0 && matches!((x, y), (ContactElement::Edge(..), ContactElement::Face(_)))));
+        assert!(matches!(compare_contacts(&m, &Pose::IDENTITY, &m, &pc, 0.01), Contacts::Equal(n) if n == set.len()));
     }
 }
