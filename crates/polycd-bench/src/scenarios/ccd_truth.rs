@@ -491,46 +491,56 @@ pub(crate) fn contact_set(
             }
             Ok(())
         };
-        let mut each = || -> Result<(), Contacts> {
-            for k in 0..3 {
-                let c = closest_on_triangle(x[k], y);
-                add(
-                    Some(ContactElement::Vertex(ia[i][k])),
-                    name_on_triangle(c, y, ib[j], j as u32, snap),
-                    (c - x[k]).length(),
-                )?;
-                let c = closest_on_triangle(y[k], x);
-                add(
-                    name_on_triangle(c, x, ia[i], i as u32, snap),
-                    Some(ContactElement::Vertex(ib[j][k])),
-                    (c - y[k]).length(),
-                )?;
-            }
-            for k in 0..3 {
-                let (p, q, ip, iq) = (x[k], x[(k + 1) % 3], ia[i][k], ia[i][(k + 1) % 3]);
-                for l in 0..3 {
-                    let (r, s, jr, js) = (y[l], y[(l + 1) % 3], ib[j][l], ib[j][(l + 1) % 3]);
-                    let (u, v) = segment_points(p, q, r, s);
-                    add(
-                        name_on_segment(u, p, q, ip, iq, snap),
-                        name_on_segment(v, r, s, jr, js, snap),
-                        (u - v).length(),
-                    )?;
-                }
-                // A's edge through B's triangle (the solids interpenetrate): edge–face at 0.
-                if crosses(p, q, y, snap)? {
-                    add(Some(edge(ip, iq)), Some(ContactElement::Face(j as u32)), 0.0)?;
-                }
-                let (r, s, jr, js) = (y[k], y[(k + 1) % 3], ib[j][k], ib[j][(k + 1) % 3]);
-                if crosses(r, s, x, snap)? {
-                    add(Some(ContactElement::Face(i as u32)), Some(edge(jr, js)), 0.0)?;
-                }
-            }
-            Ok(())
-        };
-        out = each();
+        out = triangle_pair(x, y, (ia[i], i as u32), (ib[j], j as u32), snap, &mut add);
     });
     out.map(|()| set)
+}
+
+/// The elementary pairs of triangle `x` (vertex ids `ta_ids`, index `ti`) of A and `y`
+/// (`tb_ids`, `tj`) of B, each passed to `add` (names, distance); the first `Err` stops.
+fn triangle_pair(
+    x: &[DVec3; 3],
+    y: &[DVec3; 3],
+    (ta_ids, ti): ([u32; 3], u32),
+    (tb_ids, tj): ([u32; 3], u32),
+    snap: f64,
+    add: &mut impl FnMut(Option<ContactElement>, Option<ContactElement>, f64) -> Result<(), Contacts>,
+) -> Result<(), Contacts> {
+    for k in 0..3 {
+        let c = closest_on_triangle(x[k], y);
+        add(
+            Some(ContactElement::Vertex(ta_ids[k])),
+            name_on_triangle(c, y, tb_ids, tj, snap),
+            (c - x[k]).length(),
+        )?;
+        let c = closest_on_triangle(y[k], x);
+        add(
+            name_on_triangle(c, x, ta_ids, ti, snap),
+            Some(ContactElement::Vertex(tb_ids[k])),
+            (c - y[k]).length(),
+        )?;
+    }
+    for k in 0..3 {
+        let (p, q, ip, iq) = (x[k], x[(k + 1) % 3], ta_ids[k], ta_ids[(k + 1) % 3]);
+        for l in 0..3 {
+            let (r, s, jr, js) = (y[l], y[(l + 1) % 3], tb_ids[l], tb_ids[(l + 1) % 3]);
+            let (u, v) = segment_points(p, q, r, s);
+            add(
+                name_on_segment(u, p, q, ip, iq, snap),
+                name_on_segment(v, r, s, jr, js, snap),
+                (u - v).length(),
+            )?;
+        }
+        // A's edge through B's triangle (the solids interpenetrate): edge–face at 0.
+        if crosses(p, q, y, snap)? {
+            add(Some(edge(ip, iq)), Some(ContactElement::Face(tj)), 0.0)?;
+        }
+        let (r, s, jr, js) = (y[k], y[(k + 1) % 3], tb_ids[k], tb_ids[(k + 1) % 3]);
+        if crosses(r, s, x, snap)? {
+            add(Some(ContactElement::Face(ti)), Some(edge(jr, js)), 0.0)?;
+        }
+    }
+    Ok(())
 }
 
 /// Compares `ccd::contact_features` of the two meshes at the poses (threshold `thr`) with
@@ -600,7 +610,11 @@ mod tests {
     /// every Voronoi region.
     #[test]
     fn closest_on_triangle_matches_sampling() {
-        let t = [DVec3::new(0.0, 0.0, 0.0), DVec3::new(2.0, 0.0, 0.0), DVec3::new(0.5, 1.5, 0.0)];
+        let t = [
+            DVec3::new(0.0, 0.0, 0.0),
+            DVec3::new(2.0, 0.0, 0.0),
+            DVec3::new(0.5, 1.5, 0.0),
+        ];
         for p in [
             DVec3::new(-1.0, -1.0, 0.3),
             DVec3::new(3.0, -0.5, -0.2),
