@@ -212,13 +212,21 @@ fn against_all_pairs(n: usize, knots: usize, frames: usize, seed: u64) -> (usize
             world1.set_motion(h, s.poses[k], ends[k]).unwrap();
         }
         let stats = step_on(&mut world, 2);
-        assert_eq!(stats, step_on(&mut world1, 1), "frame {frame}: statistics, 2 vs 1 thread");
+        assert_eq!(
+            stats,
+            step_on(&mut world1, 1),
+            "frame {frame}: statistics, 2 vs 1 thread"
+        );
         assert_eq!(
             world.contacts(),
             world1.contacts(),
             "frame {frame}: contacts, 2 vs 1 thread"
         );
-        assert_eq!(world.earliest(), world1.earliest(), "frame {frame}: earliest, 2 vs 1 thread");
+        assert_eq!(
+            world.earliest(),
+            world1.earliest(),
+            "frame {frame}: earliest, 2 vs 1 thread"
+        );
         let expected = all_pairs(&world, &handles);
         let got = world.contacts();
         // Same pairs, same times.

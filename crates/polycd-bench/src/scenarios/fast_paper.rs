@@ -84,12 +84,7 @@ impl Stats {
 
     /// The "feature sets equal / not compared / differ" cell.
     pub(crate) fn sets(&self) -> String {
-        format!(
-            "{} / {} / {}",
-            self.sets_equal,
-            self.sets_borderline,
-            self.sets_differ
-        )
+        format!("{} / {} / {}", self.sets_equal, self.sets_borderline, self.sets_differ)
     }
 }
 
@@ -411,7 +406,10 @@ pub(crate) fn run_board(opts: &RunOptions, ctx: &mut Context) -> Result<(), Stri
         let mut rng = ChaCha8Rng::seed_from_u64(opts.seed.wrapping_add(24_100 + k as u64));
         let motions = board_motions(&m, n, |_| {
             let r0 = shapes::random_rotation(&mut rng);
-            (r0, DQuat::from_axis_angle(shapes::unit_vector(&mut rng), std::f64::consts::FRAC_PI_4) * r0)
+            (
+                r0,
+                DQuat::from_axis_angle(shapes::unit_vector(&mut rng), std::f64::consts::FRAC_PI_4) * r0,
+            )
         })?;
         let st = run_motions(ctx, label, &m, &board, &motions, &CcdOptions::default())?;
         report(
@@ -430,11 +428,10 @@ pub(crate) fn run_board(opts: &RunOptions, ctx: &mut Context) -> Result<(), Stri
         // kept across the queries), the model scaled to unit size (its bounding box's largest
         // side 1) and the paper's absolute threshold 0.001.
         let (v, f) = tris;
-        let (lo, hi) = v
-            .iter()
-            .fold((DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)), |(lo, hi), &p| {
-                (lo.min(p), hi.max(p))
-            });
+        let (lo, hi) = v.iter().fold(
+            (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+            |(lo, hi), &p| (lo.min(p), hi.max(p)),
+        );
         let unit = 1.0 / (hi - lo).max_element();
         let scaled: Tris = (v.iter().map(|&p| p * unit).collect(), f.clone());
         let (m, build_ms) = built(&scaled)?;
