@@ -4,7 +4,7 @@
 //! starting where the last ended) or fixed, the world's contacts (every pair's first contact
 //! and the earliest over all pairs) equal those of the pairwise continuous query run on every
 //! pair with at least one moving body, with fresh caches and no broad phase; the answers are
-//! the same with 1 and 2 threads; the swept boxes hold the bodies at sampled times; bad input
+//! the same with 1 and 2 threads (every frame of those scenes, bit for bit); the swept boxes hold the bodies at sampled times; bad input
 //! gets typed errors.
 //!
 //! The default run is small (50 and 80 bodies); `cargo test -p polycd --test ccd_world --
@@ -177,19 +177,56 @@ fn build(s: &Scene) -> (CcdWorld, Vec<CcdHandle>) {
     (world, handles)
 }
 
-/// Runs `frames` frames of a scene, checking each against all-pairs CCD; returns the number of
-/// contacts seen and the candidates per frame.
+/// One frame of `world` on a pool of `threads` threads (the feature `parallel`), else serial.
+fn step_on(world: &mut CcdWorld, threads: usize) -> polycd::broad::CcdWorldStats {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| world.step())
+            .unwrap()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        let _ = threads;
+        world.step().unwrap()
+    }
+}
+
+/// Runs `frames` frames of a scene, checking each against all-pairs CCD, and the world run
+/// with 1 thread against the same world run with 2 (bit-identical contacts and statistics,
+/// every frame); returns the number of contacts seen and the candidates per frame.
 fn against_all_pairs(n: usize, knots: usize, frames: usize, seed: u64) -> (usize, usize) {
     let mut s = scene(n, knots, seed);
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
     let (mut world, handles) = build(&s);
+    let (mut world1, handles1) = build(&s);
+    assert_eq!(handles, handles1);
     let (mut contacts, mut candidates, mut kept) = (0, 0, 0);
     for frame in 0..frames {
         let ends = next_ends(&s, &mut rng, s.spacing);
         for (k, &h) in handles.iter().enumerate() {
             world.set_motion(h, s.poses[k], ends[k]).unwrap();
+            world1.set_motion(h, s.poses[k], ends[k]).unwrap();
         }
-        let stats = world.step().unwrap();
+        let stats = step_on(&mut world, 2);
+        assert_eq!(
+            stats,
+            step_on(&mut world1, 1),
+            "frame {frame}: statistics, 2 vs 1 thread"
+        );
+        assert_eq!(
+            world.contacts(),
+            world1.contacts(),
+            "frame {frame}: contacts, 2 vs 1 thread"
+        );
+        assert_eq!(
+            world.earliest(),
+            world1.earliest(),
+            "frame {frame}: earliest, 2 vs 1 thread"
+        );
         let expected = all_pairs(&world, &handles);
         let got = world.contacts();
         // Same pairs, same times.

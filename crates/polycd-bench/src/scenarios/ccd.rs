@@ -13,8 +13,14 @@
 //! the ratio compares both on exactly those motions. Agreement: both must report a
 //! contact or both none, and contact times within 1e-3 (polycd stops within its distance
 //! threshold, parry at its own target distance).
+//!
+//! Certification: every polycd answer (all motions, not only parry's) is certified after the
+//! clock as in the FAST scenarios (`fast_paper::certify`: the time by `ccd_truth::check`, the
+//! contact features at a reported time against `ccd_truth`'s brute-force set);
+//! `POLYCD_FAST_TRIALS=N` runs `N` motions per knot (the ≥ 10³-trial certification),
+//! `POLYCD_CCD_PARRY_MOTIONS=K` caps parry's motions per knot (0: parry not run).
 
-use super::csv_out;
+use super::{csv_out, fast_paper};
 use crate::table::{ratio, Table};
 use crate::{Context, RunOptions};
 use parry3d_f64::math::{Pose as ParryPose, Rot3 as ParryRot, Vector as ParryVec};
@@ -47,7 +53,20 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
         // The paper's three knots (§6): 2 880, 11 520 and 34 560 triangles.
         (&[(120, 12, 8), (480, 12, 2), (1440, 12, 1)], 40)
     };
-    ctx.start_progress(sizes.iter().map(|s| s.2 as u64).sum());
+    // `POLYCD_FAST_TRIALS=N`: N motions per knot (the certification at scale); parry still
+    // runs on its first few only.
+    let motions = fast_paper::trials(opts, motions, motions);
+    // `POLYCD_CCD_PARRY_MOTIONS=K`: parry on at most K motions per knot (0: not run; its
+    // seconds per query would dominate a certification run).
+    let parry_cap = std::env::var("POLYCD_CCD_PARRY_MOTIONS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(usize::MAX);
+    let sizes: Vec<(u32, u32, usize)> = sizes
+        .iter()
+        .map(|&(s, k, p)| (s, k, p.min(motions).min(parry_cap)))
+        .collect();
+    ctx.start_progress(sizes.iter().map(|s| (s.2 + motions) as u64).sum());
     ctx.table.push_str(&format!(
         "== ccd: torus knot vs torus knot, ms per CCD query (mean of {motions} random motions) ==\n"
     ));
@@ -61,13 +80,16 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             "parry3d nonlinear cast (motions)",
             "parry ÷ polycd (same motions)",
             "hits",
+            "certified / undecided / wrong",
+            "feature sets equal / not compared / differ",
         ]
         .iter()
         .map(|s| s.to_string())
         .collect(),
     );
     let mut rows = Vec::new();
-    for &(segments, sides, parry_motions) in sizes {
+    let mut notes = String::new();
+    for &(segments, sides, parry_motions) in &sizes {
         let (v, f) = shapes::torus_knot(2, 3, segments, sides, 0.45).map_err(|e| e.to_string())?;
         let build = Instant::now();
         let knot = TriMesh::new(&v, &f).map_err(|e| e.to_string())?;
@@ -111,7 +133,7 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             if let Some(toc) = &r {
                 steps += toc.iterations as u64;
             }
-            ours.push(r.map(|toc| toc.t));
+            ours.push(r);
         }
         let ours_ms = ours_each.iter().sum::<f64>() / motions as f64;
         let ours_subset_ms = ours_each[..parry_motions].iter().sum::<f64>() / parry_motions as f64;
@@ -132,8 +154,19 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             theirs.push(hit.map(|h| h.time_of_impact));
         }
         let theirs_ms = start.elapsed().as_secs_f64() * 1e3 / parry_motions as f64;
-        let mut hits = 0;
-        hits += ours.iter().filter(|a| a.is_some()).count();
+        let hits = ours.iter().filter(|a| a.is_some()).count();
+        // Every answer certified (time and contact features), after the clock.
+        let label = format!("knot {tris}");
+        let mut st = fast_paper::Stats {
+            queries: motions,
+            hits,
+            ..Default::default()
+        };
+        let pairs: Vec<(RigidMotion, RigidMotion)> = cases.iter().map(|m| (*m, fixed)).collect();
+        let thr = options.threshold(2.0 * knot.scale()).map_err(|e| e.to_string())?;
+        fast_paper::certify(ctx, &label, &knot, &knot, &pairs, &ours, thr, &mut st);
+        notes.push_str(&fast_paper::explain(&label, &st));
+        let ours: Vec<Option<f64>> = ours.iter().map(|r| r.map(|toc| toc.t)).collect();
         for (k, (a, b)) in ours.iter().zip(&theirs).enumerate() {
             let agree = match (a, b) {
                 (Some(x), Some(y)) => (x - y).abs() <= 1e-3,
@@ -155,9 +188,19 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             format!("{build_ms:.0}"),
             format!("{ours_ms:.3}"),
             format!("{:.1}", steps as f64 / hits.max(1) as f64),
-            format!("{theirs_ms:.1} ({parry_motions})"),
-            ratio(theirs_ms / ours_subset_ms),
+            if parry_motions == 0 {
+                "–".to_string()
+            } else {
+                format!("{theirs_ms:.1} ({parry_motions})")
+            },
+            if parry_motions == 0 {
+                "–".to_string()
+            } else {
+                ratio(theirs_ms / ours_subset_ms)
+            },
             format!("{hits}/{motions}"),
+            st.verdicts(),
+            st.sets(),
         ]);
         rows.push(vec![
             tris.to_string(),
@@ -169,9 +212,16 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             format!("{ours_subset_ms}"),
             hits.to_string(),
             motions.to_string(),
+            st.right.to_string(),
+            st.undecided.to_string(),
+            st.wrong.to_string(),
+            st.sets_equal.to_string(),
+            st.sets_borderline.to_string(),
+            st.sets_differ.to_string(),
         ]);
     }
     ctx.table.push_str(&t.render());
+    ctx.table.push_str(&notes);
     csv_out(
         ctx,
         "ccd.csv",
@@ -185,6 +235,12 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
             "polycd_ms_per_query_on_parry_motions",
             "hits",
             "motions",
+            "certified",
+            "undecided",
+            "wrong",
+            "feature_sets_equal",
+            "feature_sets_not_compared",
+            "feature_sets_differ",
         ],
         &rows,
     )

@@ -18,11 +18,11 @@
 //!   the distance, as in a grazing pass; counted, never folded into either, and explained
 //!   beside the table by [`GaveUp`]).
 
-use polycd::ccd::RigidMotion;
-use polycd::mesh::{bvtt_distance, MeshCache, MeshDistance, TriMesh};
-use polycd::tolerance::{CCD_DISTANCE_REL, CCD_PIECE_REL};
+use polycd::ccd::{contact_features, ContactElement, RigidMotion};
+use polycd::mesh::{bvtt_distance, MeshCache, MeshDistance, Solid, TriMesh};
+use polycd::tolerance::{CCD_PIECE_REL, CONTACT_FEATURE_SNAP_REL};
 use polycd::{Algorithm, DVec3, Pose};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// The most steps the reference advancement takes before it calls a motion undecided.
 pub(crate) const REFERENCE_STEPS: usize = 3_000;
@@ -77,13 +77,9 @@ fn speed(m: &RigidMotion, r: f64) -> f64 {
     m.velocity().length() + m.angular_velocity().length() * r
 }
 
-/// The CCD threshold `ccd::mesh::time_of_contact` uses by default for `a`, `b`.
-pub(crate) fn threshold(a: &TriMesh, b: &TriMesh) -> f64 {
-    CCD_DISTANCE_REL * (a.scale() + b.scale())
-}
-
 /// Checks one answer (`t`, or `None` for no contact in `[0, 1]`) of `a` under `ma` against
-/// `b` under `mb`. `ra`, `rb`: [`radius`] of each about its motion's centre.
+/// `b` under `mb`, found with the CCD threshold `thr`. `ra`, `rb`: [`radius`] of each about
+/// its motion's centre.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     a: &TriMesh,
@@ -93,12 +89,13 @@ pub(crate) fn check(
     mb: &RigidMotion,
     rb: f64,
     answer: Option<f64>,
+    thr: f64,
     cache: &mut MeshCache,
 ) -> Verdict {
     let margin = 2.0 * CCD_PIECE_REL * (a.scale() + b.scale());
     if let Some(t) = answer {
-        let d = brute_distance(a, &ma.pose_at(t), b, &mb.pose_at(t), threshold(a, b) + margin);
-        if d > threshold(a, b) + margin {
+        let d = brute_distance(a, &ma.pose_at(t), b, &mb.pose_at(t), thr + margin);
+        if d > thr + margin {
             return Verdict::Far(d);
         }
     }
@@ -122,11 +119,16 @@ pub(crate) fn check(
             Ok(MeshDistance::Separated { distance, .. }) => distance - margin,
             _ => 0.0,
         };
-        if lower <= 0.0 {
-            // The piece hulls touch (within their margin) or overlap: the surfaces' own
-            // distance decides (brute force; exact for distances up to `reach`).
-            let reach = threshold(a, b) + margin;
-            lower = brute_distance(a, &pa, b, &pb, reach).min(reach);
+        let reach = thr + margin;
+        if lower < reach {
+            // The piece hulls are within reach (or touch, or overlap): the surfaces' own
+            // distance decides (brute force, exact for distances up to `reach`; beyond it,
+            // `reach` is a lower bound, and so is the hulls' `lower`). Taken below `reach`
+            // rather than only at `lower <= 0`: where the hulls' distance tends to their
+            // margin while the surfaces stay apart, a bound tending to 0 made the reference
+            // approach a time short of the answer geometrically and give up (the 1:16
+            // bunny's query 11 in the 12-motion run of 2026-11-28).
+            lower = lower.max(brute_distance(a, &pa, b, &pb, reach).min(reach));
             brute_steps += 1;
         }
         min_lower = min_lower.min(lower);
@@ -152,7 +154,7 @@ pub(crate) fn check(
     Verdict::Undecided(GaveUp {
         reached: t,
         end,
-        min_lower: min_lower / threshold(a, b),
+        min_lower: min_lower / thr,
         brute_steps,
         looseness: if fastest > 0.0 { v / fastest } else { f64::INFINITY },
     })
@@ -183,8 +185,8 @@ fn point_triangle(p: DVec3, t: &[DVec3; 3]) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Distance between segments `p1 q1` and `p2 q2` (clamped parameters, then re-projected).
-fn segment_segment(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> f64 {
+/// Closest points of segments `p1 q1` and `p2 q2` (clamped parameters, then re-projected).
+fn segment_points(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> (DVec3, DVec3) {
     let (d1, d2, r) = (q1 - p1, q2 - p2, p1 - p2);
     let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
     let (c, b) = (d1.dot(r), d1.dot(d2));
@@ -202,7 +204,48 @@ fn segment_segment(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> f64 {
         t = 1.0;
         s = if a > 0.0 { ((b - c) / a).clamp(0.0, 1.0) } else { 0.0 };
     }
-    ((p1 + d1 * s) - (p2 + d2 * t)).length()
+    (p1 + d1 * s, p2 + d2 * t)
+}
+
+/// Distance between segments `p1 q1` and `p2 q2`.
+fn segment_segment(p1: DVec3, q1: DVec3, p2: DVec3, q2: DVec3) -> f64 {
+    let (x, y) = segment_points(p1, q1, p2, q2);
+    (x - y).length()
+}
+
+/// The point of triangle `t` closest to `p`, by its Voronoi regions (vertices, edges,
+/// interior: barycentric coordinates from the corner vectors' dot products).
+fn closest_on_triangle(p: DVec3, t: &[DVec3; 3]) -> DVec3 {
+    let [a, b, c] = *t;
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return a;
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return b;
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        return a + ab * (d1 / (d1 - d3));
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return c;
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        return a + ac * (d2 / (d2 - d6));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0 {
+        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+    }
+    let den = 1.0 / (va + vb + vc);
+    a + ab * (vb * den) + ac * (vc * den)
 }
 
 /// Does segment `p q` cross triangle `t` (orientation signs, so exact for the generic case)?
@@ -251,8 +294,17 @@ fn bounds(t: &[DVec3; 3]) -> (DVec3, DVec3) {
 /// rounding whenever it is at most `reach`.
 pub(crate) fn brute_distance(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose, reach: f64) -> f64 {
     let (ta, tb) = (world(a, pa), world(b, pb));
-    // Hash grid over B's triangle boxes; the cell is the largest box edge of B, so a box
-    // touches at most 8 cells.
+    let mut best = f64::INFINITY;
+    near_pairs(&ta, &tb, reach, |i, j| {
+        best = best.min(triangle_triangle(&ta[i], &tb[j]));
+    });
+    best
+}
+
+/// Calls `f(i, j)` once for every pair of triangles `ta[i]`, `tb[j]` whose boxes are within
+/// `reach` of each other (a hash grid over B's boxes; the cell is B's largest box edge, so a
+/// box touches at most 8 cells).
+fn near_pairs(ta: &[[DVec3; 3]], tb: &[[DVec3; 3]], reach: f64, mut f: impl FnMut(usize, usize)) {
     let cell = tb
         .iter()
         .map(|t| {
@@ -278,7 +330,6 @@ pub(crate) fn brute_distance(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose, rea
         }
     }
     let mut seen = vec![u32::MAX; tb.len()];
-    let mut best = f64::INFINITY;
     for (i, t) in ta.iter().enumerate() {
         let (lo, hi) = bounds(t);
         let (lo, hi) = (lo - DVec3::splat(reach), hi + DVec3::splat(reach));
@@ -296,13 +347,237 @@ pub(crate) fn brute_distance(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose, rea
                         if blo.cmpgt(hi).any() || bhi.cmplt(lo).any() {
                             continue;
                         }
-                        best = best.min(triangle_triangle(t, &tb[j as usize]));
+                        f(i, j as usize);
                     }
                 }
             }
         }
     }
-    best
+}
+
+/// A contact set: every feature pair within the threshold, by name, with its distance.
+pub(crate) type ContactSet = BTreeMap<(ContactElement, ContactElement), f64>;
+
+/// The outcome of comparing the library's contact features with the brute-force set.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Contacts {
+    /// The same names, the same distances (to 1e-9 of the scale), `n` pairs.
+    Equal(usize),
+    /// Not compared: a pair's distance within rounding of the threshold, or a closest point
+    /// (a crossing's height or its distance from an edge) within a factor 2 of the naming
+    /// snap distance (either answer is right there).
+    Borderline,
+    /// The sets differ (what differs, for the report).
+    Differ(String),
+}
+
+/// The element of triangle `tri` (vertex ids `ids`, index `f`) carrying its point `x`, by the
+/// library's definition (a vertex within `snap`, else an edge within `snap`, else the face);
+/// `None` when a distance to a vertex or an edge is within a factor 2 of `snap` (borderline).
+fn name_on_triangle(x: DVec3, tri: &[DVec3; 3], ids: [u32; 3], f: u32, snap: f64) -> Option<ContactElement> {
+    let near = |d: f64| d <= 2.0 * snap && d >= 0.5 * snap;
+    for k in 0..3 {
+        let d = (x - tri[k]).length();
+        if near(d) {
+            return None;
+        }
+        if d <= snap {
+            return Some(ContactElement::Vertex(ids[k]));
+        }
+    }
+    for k in 0..3 {
+        let (p, q) = (tri[k], tri[(k + 1) % 3]);
+        let (_, y) = segment_points(x, x, p, q);
+        let d = (x - y).length();
+        if near(d) {
+            return None;
+        }
+        if d <= snap {
+            let (i, j) = (ids[k], ids[(k + 1) % 3]);
+            return Some(ContactElement::Edge(i.min(j), i.max(j)));
+        }
+    }
+    Some(ContactElement::Face(f))
+}
+
+/// The element of segment `p q` (vertex ids `i`, `j`) carrying its point `x`; `None` when
+/// borderline (as [`name_on_triangle`]).
+fn name_on_segment(x: DVec3, p: DVec3, q: DVec3, i: u32, j: u32, snap: f64) -> Option<ContactElement> {
+    let near = |d: f64| d <= 2.0 * snap && d >= 0.5 * snap;
+    let (dp, dq) = ((x - p).length(), (x - q).length());
+    if near(dp) || near(dq) {
+        return None;
+    }
+    Some(if dp <= snap {
+        ContactElement::Vertex(i)
+    } else if dq <= snap {
+        ContactElement::Vertex(j)
+    } else {
+        ContactElement::Edge(i.min(j), i.max(j))
+    })
+}
+
+fn edge(i: u32, j: u32) -> ContactElement {
+    ContactElement::Edge(i.min(j), i.max(j))
+}
+
+/// Whether segment `p q` crosses triangle `t` by the library's definition of an edge–face
+/// contact: its ends on either side of the triangle's plane by more than `snap`, the crossing
+/// point inside the triangle by more than `snap` from every edge. `Err(Borderline)` when a
+/// height or an edge distance is within a factor 2 of `snap`.
+fn crosses(p: DVec3, q: DVec3, t: &[DVec3; 3], snap: f64) -> Result<bool, Contacts> {
+    let near = |d: f64| d.abs() <= 2.0 * snap && d.abs() >= 0.5 * snap;
+    let n = (t[1] - t[0]).cross(t[2] - t[0]);
+    let nl = n.length();
+    if nl == 0.0 {
+        return Ok(false);
+    }
+    let n = n / nl;
+    let (hp, hq) = (n.dot(p - t[0]), n.dot(q - t[0]));
+    if near(hp) || near(hq) {
+        return Err(Contacts::Borderline);
+    }
+    if !(hp > snap && hq < -snap || hp < -snap && hq > snap) {
+        return Ok(false);
+    }
+    let x = p + (q - p) * (hp / (hp - hq));
+    let mut inside = true;
+    for k in 0..3 {
+        let (a, b) = (t[k], t[(k + 1) % 3]);
+        // Signed distance from the edge's line, positive towards the triangle.
+        let d = n.cross(b - a).normalize_or_zero().dot(x - a);
+        if near(d) {
+            return Err(Contacts::Borderline);
+        }
+        inside &= d > snap;
+    }
+    Ok(inside)
+}
+
+/// The contact set of `a` at `pa` and `b` at `pb` by brute force: over every triangle pair
+/// whose boxes are within `thr`, the 6 vertex–triangle and 9 edge–edge distances by this
+/// module's own closest-point routines (not the library's), each pair within `thr` named by
+/// the elements carrying its closest points (snap distance `snap`, the library's definition),
+/// the smallest distance per name; where the solids interpenetrate, each edge crossing a
+/// triangle (edge–face, distance 0, [`crosses`]). `Err` with the outcome when not comparable.
+pub(crate) fn contact_set(
+    a: &TriMesh,
+    pa: &Pose,
+    b: &TriMesh,
+    pb: &Pose,
+    thr: f64,
+    snap: f64,
+) -> Result<ContactSet, Contacts> {
+    let (ta, tb) = (world(a, pa), world(b, pb));
+    let (ia, ib) = (a.triangles(), b.triangles());
+    let tiny = 1e-9 * thr + 1e-12 * (a.scale() + b.scale());
+    let mut set = ContactSet::new();
+    let mut out: Result<(), Contacts> = Ok(());
+    near_pairs(&ta, &tb, thr, |i, j| {
+        if out.is_err() {
+            return;
+        }
+        let (x, y) = (&ta[i], &tb[j]);
+        let mut add = |ka: Option<ContactElement>, kb: Option<ContactElement>, d: f64| -> Result<(), Contacts> {
+            if (d - thr).abs() <= tiny {
+                return Err(Contacts::Borderline);
+            }
+            if d <= thr {
+                let (Some(ka), Some(kb)) = (ka, kb) else {
+                    return Err(Contacts::Borderline);
+                };
+                let e = set.entry((ka, kb)).or_insert(d);
+                *e = e.min(d);
+            }
+            Ok(())
+        };
+        out = triangle_pair(x, y, (ia[i], i as u32), (ib[j], j as u32), snap, &mut add);
+    });
+    out.map(|()| set)
+}
+
+/// The elementary pairs of triangle `x` (vertex ids `ta_ids`, index `ti`) of A and `y`
+/// (`tb_ids`, `tj`) of B, each passed to `add` (names, distance); the first `Err` stops.
+fn triangle_pair(
+    x: &[DVec3; 3],
+    y: &[DVec3; 3],
+    (ta_ids, ti): ([u32; 3], u32),
+    (tb_ids, tj): ([u32; 3], u32),
+    snap: f64,
+    add: &mut impl FnMut(Option<ContactElement>, Option<ContactElement>, f64) -> Result<(), Contacts>,
+) -> Result<(), Contacts> {
+    for k in 0..3 {
+        let c = closest_on_triangle(x[k], y);
+        add(
+            Some(ContactElement::Vertex(ta_ids[k])),
+            name_on_triangle(c, y, tb_ids, tj, snap),
+            (c - x[k]).length(),
+        )?;
+        let c = closest_on_triangle(y[k], x);
+        add(
+            name_on_triangle(c, x, ta_ids, ti, snap),
+            Some(ContactElement::Vertex(tb_ids[k])),
+            (c - y[k]).length(),
+        )?;
+    }
+    for k in 0..3 {
+        let (p, q, ip, iq) = (x[k], x[(k + 1) % 3], ta_ids[k], ta_ids[(k + 1) % 3]);
+        for l in 0..3 {
+            let (r, s, jr, js) = (y[l], y[(l + 1) % 3], tb_ids[l], tb_ids[(l + 1) % 3]);
+            let (u, v) = segment_points(p, q, r, s);
+            add(
+                name_on_segment(u, p, q, ip, iq, snap),
+                name_on_segment(v, r, s, jr, js, snap),
+                (u - v).length(),
+            )?;
+        }
+        // A's edge through B's triangle (the solids interpenetrate): edge–face at 0.
+        if crosses(p, q, y, snap)? {
+            add(Some(edge(ip, iq)), Some(ContactElement::Face(tj)), 0.0)?;
+        }
+        let (r, s, jr, js) = (y[k], y[(k + 1) % 3], tb_ids[k], tb_ids[(k + 1) % 3]);
+        if crosses(r, s, x, snap)? {
+            add(Some(ContactElement::Face(ti)), Some(edge(jr, js)), 0.0)?;
+        }
+    }
+    Ok(())
+}
+
+/// Compares `ccd::contact_features` of the two meshes at the poses (threshold `thr`) with
+/// [`contact_set`]: the same names, the distances to 1e-9 of the scale, sorted nearest first.
+pub(crate) fn compare_contacts(a: &TriMesh, pa: &Pose, b: &TriMesh, pb: &Pose, thr: f64) -> Contacts {
+    let scale = a.scale() + b.scale();
+    let snap = CONTACT_FEATURE_SNAP_REL * scale;
+    let want = match contact_set(a, pa, b, pb, thr, snap) {
+        Ok(w) => w,
+        Err(c) => return c,
+    };
+    let got = match contact_features(Solid::Mesh(a), pa, Solid::Mesh(b), pb, thr) {
+        Ok(g) => g,
+        Err(e) => return Contacts::Differ(format!("contact_features failed: {e}")),
+    };
+    let got_set: ContactSet = got.iter().map(|c| ((c.a.element, c.b.element), c.distance)).collect();
+    if got_set.len() != got.len() {
+        return Contacts::Differ(format!("{} pairs, {} distinct names", got.len(), got_set.len()));
+    }
+    if got_set.keys().ne(want.keys()) {
+        let only_got: Vec<_> = got_set.iter().filter(|(k, _)| !want.contains_key(k)).take(3).collect();
+        let only_want: Vec<_> = want.iter().filter(|(k, _)| !got_set.contains_key(k)).take(3).collect();
+        return Contacts::Differ(format!(
+            "{} vs {} pairs (threshold {thr:e}, snap {snap:e}); only the library's: {only_got:?}; only brute force's: {only_want:?}",
+            got_set.len(),
+            want.len()
+        ));
+    }
+    for (k, d) in &want {
+        if (got_set[k] - d).abs() > 1e-9 * scale {
+            return Contacts::Differ(format!("{k:?}: distance {} vs brute force {d}", got_set[k]));
+        }
+    }
+    if got.windows(2).any(|w| w[0].distance > w[1].distance) {
+        return Contacts::Differ("not sorted nearest first".into());
+    }
+    Contacts::Equal(want.len())
 }
 
 #[cfg(test)]
@@ -329,5 +604,71 @@ mod tests {
             DVec3::new(-3.0, 0.5, 0.0),
         ];
         assert!((triangle_triangle(&a, &d) - 2.0).abs() < 1e-15);
+    }
+
+    /// The closest point on a triangle against dense sampling of the triangle, from points in
+    /// every Voronoi region.
+    #[test]
+    fn closest_on_triangle_matches_sampling() {
+        let t = [
+            DVec3::new(0.0, 0.0, 0.0),
+            DVec3::new(2.0, 0.0, 0.0),
+            DVec3::new(0.5, 1.5, 0.0),
+        ];
+        for p in [
+            DVec3::new(-1.0, -1.0, 0.3),
+            DVec3::new(3.0, -0.5, -0.2),
+            DVec3::new(0.5, 3.0, 1.0),
+            DVec3::new(1.0, -1.0, 0.5),
+            DVec3::new(2.0, 1.5, 0.1),
+            DVec3::new(-0.5, 1.0, -0.4),
+            DVec3::new(0.8, 0.5, 0.7),
+        ] {
+            let c = closest_on_triangle(p, &t);
+            let mut best = f64::INFINITY;
+            let n = 400;
+            for i in 0..=n {
+                for j in 0..=n - i {
+                    let (u, v) = (i as f64 / n as f64, j as f64 / n as f64);
+                    let q = t[0] + (t[1] - t[0]) * u + (t[2] - t[0]) * v;
+                    best = best.min((p - q).length());
+                }
+            }
+            assert!((p - c).length() <= best + 1e-12, "{p:?}");
+            assert!((p - c).length() >= best - 1e-2, "{p:?}");
+        }
+    }
+
+    /// Two cubes (as meshes) face to face 0.25 apart: the brute-force set has the four corner
+    /// pairs as vertex–vertex pairs (and the library's set equals it); nothing within 0.2.
+    #[test]
+    fn cube_contact_set() {
+        let (v, f) = super::super::fast_models::board(DVec3::splat(0.5));
+        let m = TriMesh::new(&v, &f).unwrap();
+        let pb = Pose::from_translation(DVec3::new(1.25, 0.0, 0.0));
+        let snap = CONTACT_FEATURE_SNAP_REL * 2.0 * m.scale();
+        let set = contact_set(&m, &Pose::IDENTITY, &m, &pb, 0.3, snap).unwrap();
+        let vv = set
+            .keys()
+            .filter(|(x, y)| matches!((x, y), (ContactElement::Vertex(_), ContactElement::Vertex(_))))
+            .count();
+        assert_eq!(vv, 4);
+        assert!(set.values().all(|&d| (d - 0.25).abs() < 1e-12));
+        assert!(matches!(
+            compare_contacts(&m, &Pose::IDENTITY, &m, &pb, 0.3),
+            Contacts::Equal(n) if n == set.len()
+        ));
+        assert!(contact_set(&m, &Pose::IDENTITY, &m, &pb, 0.2, snap).unwrap().is_empty());
+        // Interpenetrating cubes (B turned, so edges cross faces): edge–face pairs at 0, and
+        // the library's set equals the brute-force set.
+        let pc = Pose::new(
+            polycd::DQuat::from_rotation_z(0.3) * polycd::DQuat::from_rotation_x(0.2),
+            DVec3::new(0.9, 0.1, 0.05),
+        );
+        let set = contact_set(&m, &Pose::IDENTITY, &m, &pc, 0.01, snap).unwrap();
+        assert!(set
+            .iter()
+            .any(|((x, y), &d)| d == 0.0 && matches!((x, y), (ContactElement::Edge(..), ContactElement::Face(_)))));
+        assert!(matches!(compare_contacts(&m, &Pose::IDENTITY, &m, &pc, 0.01), Contacts::Equal(n) if n == set.len()));
     }
 }
