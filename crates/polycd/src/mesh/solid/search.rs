@@ -177,8 +177,9 @@ pub(super) fn search(
 const AXIS_POINTS: usize = 64;
 
 struct Search<'a> {
-    /// Distance mode: once the answer is certainly an overlap of pieces (a pair deeper than
-    /// `certain` met and a triangle pair at distance 0, so the surfaces cross), only the
+    /// Distance mode: once the answer is certainly an overlap of pieces (a solid pair deeper
+    /// than `certain` met — its relative depth is its depth, so the deepest pair's clears the
+    /// contact tolerance — and a triangle pair at distance 0, so the surfaces cross), only the
     /// deepest piece pair matters ([`super::decide`]): node pairs whose depth cannot reach
     /// the deepest met so far are pruned (their bounding balls' overlap bounds the depth of
     /// any pair of pieces below them, strictly less than the deepest, so the deepest pair and
@@ -302,7 +303,7 @@ impl Search<'_> {
             return Ok(());
         }
         if self.prune_depth
-            && self.deep
+            && self.deepest > self.certain
             && self.min_seen == 0.0
             && (depth_bound < self.deepest || self.axis_depth(i, j) < self.deepest)
         {
