@@ -234,6 +234,11 @@ pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
         ));
         specs.push(("bunny-like blob".into(), blob(29, 64), 12, 200));
     }
+    // POLYCD_MESH_ONLY=TEXT: only the meshes whose label contains TEXT (profiling one cell;
+    // the random poses of a later mesh then differ from the full run's).
+    if let Ok(only) = std::env::var("POLYCD_MESH_ONLY") {
+        specs.retain(|s| s.0.contains(only.as_str()));
+    }
     let reps = if opts.quick { 1 } else { 3 };
     ctx.start_progress(specs.len() as u64);
     ctx.table.push_str(&format!(

@@ -13,8 +13,12 @@
 //!   the two pieces' actual triangles whose bounding boxes are nearer than the best distance
 //!   is measured by [`triangle_distance`](super::triangle_distance).
 //!
-//! Node pairs whose hulls overlap are never pruned, so the contact set holds **every** pair of
-//! overlapping piece hulls.
+//! For [`contact_set`], node pairs whose hulls overlap are never pruned, so the contact set
+//! holds **every** pair of overlapping piece hulls. [`distance`] needs only the deepest one
+//! once the surfaces are known to cross and a pair overlaps for certain: from then on it
+//! prunes node pairs whose bounding balls overlap by less than the deepest depth met (the
+//! balls' overlap bounds the depth of any pieces inside them), so its contact set may lack
+//! shallower pairs; its answer is the same.
 //!
 //! # Speed (issue 23 item 5)
 //! - Triangle pairs are pruned by the larger of their boxes' and balls' gaps; triangle pairs
@@ -22,7 +26,9 @@
 //! - B's vertices are moved into A's frame once per query (a stamped buffer in the cache),
 //!   not once per leaf pair.
 //! - Coherence: the last query's closest triangle pair, measured first at the new poses,
-//!   bounds the search from the start (only a bound: the answer is still the search's).
+//!   bounds the search from the start (only a bound: the answer is still the search's); after
+//!   an overlap, [`distance`] measures the last deepest piece pair first, so the depth
+//!   pruning above starts at the root.
 //! - Figures: BENCHMARKS.md, "Meshes" (`crates/polycd-bench/examples/mesh_profile.rs`).
 //!
 //! The minimum triangle distance is the distance of the two surfaces,
@@ -244,6 +250,9 @@ pub struct SolidCache {
     /// The closest triangle pair of the last query (coherence): measured first at the new
     /// poses, its distance bounds the search from the start.
     last_pair: Option<(u32, u32)>,
+    /// The leaf nodes of the deepest piece pair of the last [`distance`] that answered an
+    /// overlap of pieces (coherence): measured first by the next [`distance`].
+    last_deep: Option<(u32, u32)>,
     convex: [Option<Box<Converted>>; 2],
 }
 
@@ -259,10 +268,12 @@ impl SolidCache {
         self.stamps.fill(0);
         self.stamp = 0;
         self.last_pair = None;
+        self.last_deep = None;
     }
 
     /// The contact set of the last query: every pair of overlapping pieces it met (all of them
-    /// for [`distance`] and [`contact_set`]; [`intersect`] stops at the first deep one).
+    /// for [`contact_set`]; [`distance`] skips pairs that cannot be the deepest once the answer
+    /// is an overlap of pieces, and [`intersect`] stops at the first deep one).
     pub fn contacts(&self) -> &[PieceContact] {
         &self.contacts
     }
@@ -322,7 +333,9 @@ pub fn intersect(
 
 /// Exact distance of two solids with closest points, features and pieces; or their overlap
 /// with its witness and the lower bound of the depth. Fills the contact set
-/// ([`SolidCache::contacts`]).
+/// ([`SolidCache::contacts`]) with the overlapping pairs it met: all of them, except that once
+/// the surfaces cross and a pair overlaps for certain, pairs that cannot be deeper than the
+/// deepest so far are skipped (use [`contact_set`] for every pair).
 pub fn distance(
     a: Solid<'_>,
     pose_a: &Pose,
@@ -397,7 +410,8 @@ pub const NOT_MEASURED: u32 = u32::MAX;
 enum Mode {
     /// Stop at the first piece pair overlapping for certain.
     Intersect,
-    /// The answer of [`distance`] (every overlapping piece pair, as [`Mode::ContactSet`]).
+    /// The answer of [`distance`] (the deepest overlapping piece pair; shallower ones are
+    /// skipped once the answer is certainly an overlap of pieces).
     Distance,
     /// Every overlapping piece pair ([`contact_set`]).
     ContactSet,
