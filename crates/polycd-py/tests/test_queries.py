@@ -90,8 +90,11 @@ def test_time_of_contact():
     assert hit.t <= 0.4 + 1e-12 and hit.distance >= 0
     miss = polycd.toc(a, None, None, b, Pose([5, 0, 0]), Pose([5, 3, 0]))
     assert miss is None
-    with pytest.raises(polycd.UnsupportedError):
-        polycd.toc(P.sphere(1), None, None, b, Pose([5, 0, 0]), None)
+    # Rounded shapes move too (issue 24 item 5): B's face x = centre - 0.5 meets the unit
+    # sphere at x = 1 when B's centre is at 1.5, after 3.5 of 10: t = 0.35.
+    ball = polycd.toc(P.sphere(1), None, None, b, Pose([5, 0, 0]), Pose([-5, 0, 0]))
+    assert ball is not None and ball.t == pytest.approx(0.35, abs=1e-3)
+    assert ball.t <= 0.35 + 1e-12 and ball.distance >= 0
 
 
 PAIRS = [
