@@ -11,9 +11,14 @@ free).
 """
 
 import argparse
+import os
 import time
 
-import numpy as np
+# numpy's OpenBLAS worker threads spin for a while after the script's own numpy work; one
+# thread keeps that idle spinning out of the CPU figures (they are polycd's and the peers').
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 import polycd
 
