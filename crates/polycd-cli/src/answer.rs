@@ -375,24 +375,10 @@ pub(crate) fn write_answer_id(ans: &Answer, id_text: Option<&[u8]>, out: &mut Ve
     out.extend_from_slice(b",\"point_b\":");
     write_vec(ans.point_b, out);
     out.extend_from_slice(b",\"features\":");
-    match (ans.features, ans.feature_a) {
-        (Some(f), _) => {
-            out.extend_from_slice(b"{\"a\":");
-            write_feature(f.a, out);
-            out.extend_from_slice(b",\"b\":");
-            write_feature(f.b, out);
-            out.push(b'}');
-        }
-        (None, Some(f)) => {
-            out.extend_from_slice(b"{\"a\":");
-            write_feature(f, out);
-            out.extend_from_slice(b",\"b\":null}");
-        }
-        (None, None) => out.extend_from_slice(b"null"),
-    }
+    write_features(ans.features, ans.feature_a, out);
     out.extend_from_slice(b",\"iterations\":");
     match ans.iterations {
-        Some(i) => out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
+        Some(i) => write_u32(i, out),
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(b",\"error\":");
@@ -435,15 +421,55 @@ fn write_vec(v: Option<DVec3>, out: &mut Vec<u8>) {
     }
 }
 
-fn write_feature(f: polycd::Feature, out: &mut Vec<u8>) {
-    let (kind, i): (&[u8], u32) = match f {
-        polycd::Feature::Vertex(i) => (b"vertex", i),
-        polycd::Feature::Edge(i) => (b"edge", i),
-        polycd::Feature::Face(i) => (b"face", i),
+/// The `"features"` value of a convex answer: `{"a": …, "b": …}` for a pair, `{"a": …,
+/// "b": null}` for a single-shape query, `null` otherwise (the general and the fast writers
+/// share it).
+pub(crate) fn write_features(features: Option<FeaturePair>, feature_a: Option<Feature>, out: &mut Vec<u8>) {
+    match (features, feature_a) {
+        (Some(f), _) => {
+            out.extend_from_slice(b"{\"a\":");
+            write_feature(f.a, out);
+            out.extend_from_slice(b",\"b\":");
+            write_feature(f.b, out);
+            out.push(b'}');
+        }
+        (None, Some(f)) => {
+            out.extend_from_slice(b"{\"a\":");
+            write_feature(f, out);
+            out.extend_from_slice(b",\"b\":null}");
+        }
+        (None, None) => out.extend_from_slice(b"null"),
+    }
+}
+
+fn write_feature(f: Feature, out: &mut Vec<u8>) {
+    // One constant copy per kind (each of a length the compiler knows).
+    let i = match f {
+        Feature::Vertex(i) => {
+            out.extend_from_slice(b"{\"kind\":\"vertex\",\"id\":");
+            i
+        }
+        Feature::Edge(i) => {
+            out.extend_from_slice(b"{\"kind\":\"edge\",\"id\":");
+            i
+        }
+        Feature::Face(i) => {
+            out.extend_from_slice(b"{\"kind\":\"face\",\"id\":");
+            i
+        }
     };
-    out.extend_from_slice(b"{\"kind\":\"");
-    out.extend_from_slice(kind);
-    out.extend_from_slice(b"\",\"id\":");
-    out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+    write_u32(i, out);
     out.push(b'}');
+}
+
+/// A `u32` in decimal (the one- and two-digit ids of small shapes without `itoa`'s buffer).
+#[inline]
+pub(crate) fn write_u32(i: u32, out: &mut Vec<u8>) {
+    if i < 10 {
+        out.push(b'0' + i as u8);
+    } else if i < 100 {
+        out.extend_from_slice(&[b'0' + (i / 10) as u8, b'0' + (i % 10) as u8]);
+    } else {
+        out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
+    }
 }

@@ -24,12 +24,12 @@
 //! Per line nothing is allocated: the names and poses are remembered in fixed arrays of
 //! [`FastState`], the query cache is reused, the answer is appended to the caller's buffer.
 
-use crate::answer::{Answer, QueryKind};
+use crate::answer::{write_features, write_u32, Answer, QueryKind};
 use crate::batch;
 use crate::schema::pose_from;
 use crate::shape_cache::LineCtx;
 use polycd::query::PairCache;
-use polycd::{Algorithm, ConvexPolyhedron, DVec3, Feature, Pose};
+use polycd::{Algorithm, ConvexPolyhedron, DVec3, Pose};
 use serde_json::Value;
 
 /// How many `ref` names a worker remembers (a batch names a few shapes; more are looked up).
@@ -149,40 +149,6 @@ impl NumberTexts {
     }
 }
 
-/// A `u32` in decimal (short ones without a library call).
-#[inline]
-fn write_u32(i: u32, out: &mut Vec<u8>) {
-    if i < 10 {
-        out.push(b'0' + i as u8);
-    } else if i < 100 {
-        out.extend_from_slice(&[b'0' + (i / 10) as u8, b'0' + (i % 10) as u8]);
-    } else {
-        out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
-    }
-}
-
-/// A feature object `{"kind":…,"id":…}`, as [`crate::answer::write_answer`] writes it.
-#[inline]
-fn write_feature(f: Feature, out: &mut Vec<u8>) {
-    // One constant copy per kind (each of a length the compiler knows).
-    let i = match f {
-        Feature::Vertex(i) => {
-            out.extend_from_slice(b"{\"kind\":\"vertex\",\"id\":");
-            i
-        }
-        Feature::Edge(i) => {
-            out.extend_from_slice(b"{\"kind\":\"edge\",\"id\":");
-            i
-        }
-        Feature::Face(i) => {
-            out.extend_from_slice(b"{\"kind\":\"face\",\"id\":");
-            i
-        }
-    };
-    write_u32(i, out);
-    out.push(b'}');
-}
-
 /// Writes the answer of a fast-path line: [`crate::answer::write_answer_id`]'s bytes, with
 /// the numbers through the worker's [`NumberTexts`] and the constant parts as single copies.
 /// Answers of another form (an error, a ray, a mesh's features, a manifold, an `id` that is
@@ -220,21 +186,7 @@ fn write_fast(ans: &Answer, id_text: Option<&[u8]>, numbers: &mut NumberTexts, o
     out.extend_from_slice(b",\"point_b\":");
     numbers.write_vec(ans.point_b, out);
     out.extend_from_slice(b",\"features\":");
-    match (ans.features, ans.feature_a) {
-        (Some(f), _) => {
-            out.extend_from_slice(b"{\"a\":");
-            write_feature(f.a, out);
-            out.extend_from_slice(b",\"b\":");
-            write_feature(f.b, out);
-            out.push(b'}');
-        }
-        (None, Some(f)) => {
-            out.extend_from_slice(b"{\"a\":");
-            write_feature(f, out);
-            out.extend_from_slice(b",\"b\":null}");
-        }
-        (None, None) => out.extend_from_slice(b"null"),
-    }
+    write_features(ans.features, ans.feature_a, out);
     out.extend_from_slice(b",\"iterations\":");
     match ans.iterations {
         Some(i) => write_u32(i, out),
