@@ -424,3 +424,15 @@ pub const CONTACT_FEATURE_SNAP_REL: f64 = 1048576.0 * f64::EPSILON;
 /// the bound has a squared length of at least ~1e-230 — a normal number, with no underflow
 /// in any of the closed forms' products. A range guard, not an agreement tolerance.
 pub const DIRECT_MIN_BOUND: f64 = 1e-114;
+
+/// Mesh decomposition (`mesh::decompose`): relative rounding allowance of the ball culling of
+/// triangle runs — far above the few ulps of a dot product, so a culled run holds no triangle
+/// the direct coplanarity test would find coplanar. A culling margin: it can only make the
+/// culling keep more, never change an answer.
+pub const BALL_ROUNDING: f64 = 1e-12;
+
+/// Mesh decomposition: relative rounding allowance of the box test that skips a node lying
+/// wholly above a plane — far above the few ulps of the dot products it bounds, so a skipped
+/// box holds no triangle corner the per-triangle test would keep. A culling margin, as
+/// [`BALL_ROUNDING`].
+pub const BOX_ROUNDING: f64 = 1e-14;

@@ -50,7 +50,7 @@ use super::trimesh::TriMesh;
 use super::MAX_PATCH;
 use crate::core::error::{MeshDefect, PolycdError};
 use crate::core::math::DVec3;
-use crate::core::tolerance::{CCD_PIECE_REL, COPLANAR_MERGE_REL, COVER_SLACK};
+use crate::core::tolerance::{BALL_ROUNDING, BOX_ROUNDING, CCD_PIECE_REL, COPLANAR_MERGE_REL, COVER_SLACK};
 use crate::shape::hull::small::HullScratch;
 use crate::shape::hull::IdMap;
 use std::collections::VecDeque;
@@ -349,9 +349,6 @@ struct Ctx<'a> {
 
 /// Triangles per run of `Ctx::covers`' ball culling (runs of runs: `BLOCK`²).
 const BLOCK: usize = 8;
-/// Relative rounding allowance of the ball culling (far above the few ulps of a dot product,
-/// so a culled run holds no triangle the direct test would find coplanar).
-const BALL_ROUNDING: f64 = 1e-12;
 
 /// Balls around consecutive runs of `run` triangles: centre of the run's box, radius the
 /// largest corner distance, widened by [`BALL_ROUNDING`].
@@ -606,10 +603,6 @@ impl Ctx<'_> {
         true
     }
 }
-
-/// Relative rounding allowance of `box_above` (far above the few ulps of the dot products it
-/// bounds, so a skipped box holds no triangle corner the per-triangle test would keep).
-const BOX_ROUNDING: f64 = 1e-14;
 
 /// Every point `p` of the box `[bl, bh]` has `n·p − o + eps > 0` as `reaches_in` computes it
 /// in floating point: the box's lowest value of `n·x` (exact: the corner chosen per axis by
