@@ -406,6 +406,44 @@ fn direct_path_scales_exactly_far_from_the_origin() {
     }
 }
 
+/// A sphere against a rotated box far from the origin: the same pair a million units out
+/// (both translations moved by an exactly representable offset) has the distance it has at
+/// the origin to a few ulps of the pair's own size, not of the coordinates' magnitude — the
+/// point–solid distance is taken in the box's frame (it lost 1e-11 when taken between world
+/// points). The reference is the independent box formula at the origin.
+#[test]
+fn sphere_box_distance_does_not_depend_on_where_the_pair_is() {
+    let sides = DVec3::new(2.0, 1.5, 1.0);
+    let bx = shapes::cuboid(sides.x, sides.y, sides.z).unwrap();
+    let sphere = shapes::sphere(0.4).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(1129);
+    for i in 0..2_000 {
+        let rot = shapes::random_rotation(&mut rng);
+        // A centre on a 2^-10 grid: `c + o` is exact for both offsets (the pair is moved,
+        // not rounded).
+        let c = (shapes::unit_vector(&mut rng) * rng.random_range(1.5..4.0) * 1024.0).round() / 1024.0;
+        let expected = point_box(c, sides, &Pose::new(rot, DVec3::ZERO)) - 0.4;
+        let far = [DVec3::new(1e6, 1e6, -1e6), DVec3::new(-3.0e7, 5.0e5, 2.5e6)][i % 2];
+        let mut cache = PairCache::default();
+        for o in [DVec3::ZERO, far] {
+            let d = query::distance(
+                &sphere,
+                &Pose::from_translation(c + o),
+                &bx,
+                &Pose::new(rot, o),
+                Algorithm::Auto,
+                &mut cache,
+            )
+            .unwrap();
+            let got = d.signed_distance().expect("answered");
+            assert!(
+                (got - expected).abs() <= 1e-14 * 8.0,
+                "{i} at {o:?}: {got} vs {expected}"
+            );
+        }
+    }
+}
+
 /// Touching pairs (rounded distance exactly 0) through the direct path: `Touching`, as GJK
 /// says; sphere–box touching a face, an edge and a vertex of a rotated box.
 #[test]

@@ -353,18 +353,25 @@ fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose,
     };
     let x = ps.inverse_transform_point(point);
     match point_solid(solid, x, features) {
-        PointSolid::Apart { q, feature } => {
-            let q = ps.transform_point(q);
+        PointSolid::Apart { q: ql, feature } => {
+            let q = ps.transform_point(ql);
+            // The distance in the solid's frame, where `x` is the point's offset from the
+            // solid's own translation (its world coordinates would add their rounding: a
+            // sphere 3 from a box a million units out lost 1e-11 of its distance).
+            let d2 = (x - ql).length_squared();
             // A face of the solid gives the normal (`rounded::separated_normal`'s rule).
             let face_n = match feature {
                 Feature::Face(f) => ps.transform_vector(solid.face(f).normal),
                 _ => DVec3::ZERO,
             };
             Some(CoreAnswer::Apart(
-                if point_is_a {
-                    Closest::new(point, q, Feature::Vertex(0), feature)
-                } else {
-                    Closest::new(q, point, feature, Feature::Vertex(0))
+                Closest {
+                    d2,
+                    ..if point_is_a {
+                        Closest::new(point, q, Feature::Vertex(0), feature)
+                    } else {
+                        Closest::new(q, point, feature, Feature::Vertex(0))
+                    }
                 },
                 if point_is_a { -face_n } else { face_n },
             ))
