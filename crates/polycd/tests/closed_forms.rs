@@ -444,6 +444,35 @@ fn sphere_box_distance_does_not_depend_on_where_the_pair_is() {
     }
 }
 
+/// Capsule–capsule and sphere–capsule far from the origin, rotated: the cores are taken
+/// relative to A's translation, so the distance a million units out is the origin's to a few
+/// ulps of the pair's size (against the nested ternary search at the origin). Taken between
+/// world points, the rotated end points were rounded to the coordinates' ulp (≈ 1e-10).
+#[test]
+fn capsule_distances_do_not_depend_on_where_the_pair_is() {
+    let capsule = shapes::capsule(2.0, 0.5).unwrap();
+    let sphere = shapes::sphere(0.4).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(1130);
+    for i in 0..1_000 {
+        let (ra, rb) = (shapes::random_rotation(&mut rng), shapes::random_rotation(&mut rng));
+        let c = (shapes::unit_vector(&mut rng) * rng.random_range(1.2..4.0) * 1024.0).round() / 1024.0;
+        let (b0, b1) = capsule_ends(2.0, &Pose::new(rb, DVec3::ZERO));
+        let (a0, a1) = capsule_ends(2.0, &Pose::new(ra, c));
+        let cc = segment_segment(a0, a1, b0, b1) - 1.0;
+        let sc = point_segment(c, b0, b1) - 0.9;
+        let far = [DVec3::new(1e6, 1e6, -1e6), DVec3::new(-3.0e7, 5.0e5, 2.5e6)][i % 2];
+        let mut cache = PairCache::default();
+        for o in [DVec3::ZERO, far] {
+            let (pa, pb) = (Pose::new(ra, c + o), Pose::new(rb, o));
+            for (a, expected) in [(&capsule, cc), (&sphere, sc)] {
+                let d = query::distance(a, &pa, &capsule, &pb, Algorithm::Auto, &mut cache).unwrap();
+                let got = d.signed_distance().expect("answered");
+                assert!((got - expected).abs() <= 1e-12, "{i} at {o:?}: {got} vs {expected}");
+            }
+        }
+    }
+}
+
 /// Touching pairs (rounded distance exactly 0) through the direct path: `Touching`, as GJK
 /// says; sphere–box touching a face, an edge and a vertex of a rotated box.
 #[test]

@@ -76,8 +76,16 @@ fn placed(pose: &Pose, v: DVec3) -> DVec3 {
     }
 }
 
+/// The core of `p` at `pose`, in the frame translated by `-origin` (the pair's cores share
+/// one origin, A's translation: a pair far out is then computed near the origin, where
+/// `t_B − t_A` is exact for nearby bodies and the rotated vertices are not rounded to the
+/// world coordinates' ulp).
 #[inline(always)]
-fn core(p: &ConvexPolyhedron, pose: &Pose) -> Core {
+fn core(p: &ConvexPolyhedron, pose: &Pose, origin: DVec3) -> Core {
+    let pose = &Pose {
+        translation: pose.translation - origin,
+        ..*pose
+    };
     if p.dimension() == 0 || p.edges().is_empty() {
         let x = placed(pose, p.vertex(0));
         return Core {
@@ -333,8 +341,11 @@ fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose,
         (0, 3) => (b, pb, placed(pa, a.vertex(0)), true),
         (3, 0) => (a, pa, placed(pb, b.vertex(0)), false),
         _ => {
-            let (ka, kb) = (core(a, pa), core(b, pb));
-            let c = closest(&ka, &kb);
+            let origin = pa.translation;
+            let (ka, kb) = (core(a, pa, origin), core(b, pb, origin));
+            let mut c = closest(&ka, &kb);
+            c.ca += origin;
+            c.cb += origin;
             // The normal rule of `rounded::separated_normal` for cores apart beyond the
             // tolerance: the edges' cross product for two interior edge points.
             let mut n = DVec3::ZERO;
