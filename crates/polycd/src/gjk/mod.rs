@@ -78,6 +78,7 @@ mod epa;
 mod minkowski;
 mod ray;
 mod simplex;
+mod small;
 
 use epa::{epa, EpaBufs, EpaOut};
 use minkowski::Ctx;
