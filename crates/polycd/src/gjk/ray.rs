@@ -16,8 +16,7 @@
 //! [`RAY_STEP_CERTAIN`]: crate::core::tolerance::RAY_STEP_CERTAIN
 
 use super::minkowski::Ctx;
-use super::simplex::{solve, Simplex};
-use super::small::Small;
+use super::simplex::{from_small, solve, Simplex};
 use super::{GjkCache, MAX_FLAT_STEPS};
 use crate::core::math::DVec3;
 use crate::core::tolerance::{ACCEPT_GAP_REL, DISTANCE_GAP_REL};
@@ -298,8 +297,8 @@ fn small_settle(ctx: &Ctx, x: DVec3, left: &mut u32) -> Option<SmallStep> {
         }
         m
     };
-    match super::small::enumerate(ctx, Some(x))? {
-        Small::Enclosed(s) => Some(SmallStep::Inside(back(s))),
-        Small::Nearest(s, v) => Some(SmallStep::Restart(back(s), v)),
+    match from_small(super::small::enumerate(ctx, Some(x))?) {
+        (s, None) => Some(SmallStep::Inside(back(s))),
+        (s, Some(v)) => Some(SmallStep::Restart(back(s), v)),
     }
 }

@@ -640,9 +640,12 @@ const NEWTON_MIN_TURN: f64 = 1e-9;
 #[cold]
 #[inline(never)]
 fn settle_small(ctx: &Ctx, cache: &mut GjkCache, boolean: bool, iters: u32) -> Core {
-    match super::small::enumerate(ctx, None) {
-        Some(Small::Enclosed(sim)) => Core::Enclosed { sim, iters },
-        Some(Small::Nearest(sim, v)) => {
+    let Some(found) = super::small::enumerate(ctx, None) else {
+        return Core::NotConverged { iters };
+    };
+    match from_small(found) {
+        (sim, None) => Core::Enclosed { sim, iters },
+        (sim, Some(v)) => {
             let vv = v.length_squared();
             if vv == 0.0 {
                 return Core::Contact { sim, iters };
@@ -655,7 +658,29 @@ fn settle_small(ctx: &Ctx, cache: &mut GjkCache, boolean: bool, iters: u32) -> C
             }
             stall(sim, v, sup, vv - vw, vlen, ACCEPT_GAP_REL * ctx.scale, ctx.tol, iters)
         }
-        None => Core::NotConverged { iters },
+    }
+}
+
+/// The simplex of an enumeration's answer ([`super::small`]): an enclosing tetrahedron
+/// (equal weights, no nearest point), or the nearest feature re-solved as a fresh simplex
+/// with its nearest point.
+pub(super) fn from_small(found: Small) -> (Simplex, Option<DVec3>) {
+    let mut sim = Simplex::default();
+    match found {
+        Small::Enclosed(t) => {
+            for p in t {
+                sim.push(p);
+            }
+            sim.lam = [0.25; 4];
+            (sim, None)
+        }
+        Small::Nearest(f, len) => {
+            for &p in &f[..len.min(3)] {
+                sim.push(p);
+            }
+            let (v, _) = solve(&mut sim);
+            (sim, Some(v))
+        }
     }
 }
 

@@ -13,9 +13,9 @@
 //! orientation predicate (`orient3d`), and one that strictly encloses the origin is returned.
 //! Otherwise the point of `M` nearest the origin lies on `M`'s boundary, in the convex hull
 //! of at most three of its points, so it is the nearest point over every triangle (and,
-//! for degenerate triples, segment and point) of the enumerated points; its simplex is
-//! re-solved by the ordinary sub-algorithm (a fresh simplex, no restriction to a newest
-//! point) for its weights.
+//! for degenerate triples, segment and point) of the enumerated points; the caller re-solves
+//! that feature as a fresh simplex with the ordinary sub-algorithm (no restriction to a
+//! newest point) for its weights (`simplex::from_small`).
 //!
 //! Invariants: every returned simplex point is a vertex pair of `M`; an enclosing
 //! tetrahedron encloses the origin by exact predicates on the rounded points.
@@ -26,7 +26,6 @@
 //! after the iteration has given up, so it costs nothing on any pair GJK settles.
 
 use super::minkowski::{Ctx, SVert};
-use super::simplex::{solve, Simplex};
 use crate::core::geometry::{closest_on_segment, closest_on_triangle};
 use crate::core::math::DVec3;
 use crate::core::predicates::{orient3d, Orientation};
@@ -39,10 +38,10 @@ pub(super) const SMALL_PAIRS: usize = 16;
 /// The fallback's answer.
 pub(super) enum Small {
     /// A tetrahedron of vertex pairs strictly encloses the origin (exact predicates).
-    Enclosed(Simplex),
-    /// The origin is not strictly inside any tetrahedron: the simplex of the feature nearest
-    /// the origin (weights set) and that nearest point.
-    Nearest(Simplex, DVec3),
+    Enclosed([SVert; 4]),
+    /// The origin is not strictly inside any tetrahedron: the first `len` (1…3) points are
+    /// the feature nearest the origin.
+    Nearest([SVert; 3], usize),
 }
 
 /// Whether [`enumerate`] applies to this pair.
@@ -89,12 +88,7 @@ pub(super) fn enumerate(ctx: &Ctx, shifted: Option<DVec3>) -> Option<Small> {
                                 s != Orientation::On && orient3d(t[a], t[b], t[c], o) == s
                             });
                     if inside {
-                        let mut sim = Simplex::default();
-                        for q in [i, j, k, l] {
-                            sim.push(verts[q]);
-                        }
-                        sim.lam = [0.25; 4];
-                        return Some(Small::Enclosed(sim));
+                        return Some(Small::Enclosed([i, j, k, l].map(|q| verts[q])));
                     }
                 }
             }
@@ -126,10 +120,5 @@ pub(super) fn enumerate(ctx: &Ctx, shifted: Option<DVec3>) -> Option<Small> {
     if !best.is_finite() {
         return None;
     }
-    let mut sim = Simplex::default();
-    for &q in &pick[..len] {
-        sim.push(verts[q]);
-    }
-    let (v, _) = solve(&mut sim);
-    Some(Small::Nearest(sim, v))
+    Some(Small::Nearest(pick.map(|q| verts[q]), len))
 }
