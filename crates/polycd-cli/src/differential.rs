@@ -146,11 +146,79 @@ pub struct RoundedOracle {
     /// The planes of the polygons among two flat cores without radius (unit normals from
     /// their world vertices), where `A − B` may be flat: see [`RoundedOracle::coplanar_depth`].
     plane_normals: Vec<DVec3>,
+    /// Solid in exact arithmetic but refused by the hull (see [`RoundedOracle::core_sd`]).
+    sliver: bool,
 }
 
 /// At most this many distinct points of a flat `A − B` (every triple is a candidate: a
 /// parallelogram of two segments has 4, a triangle less a point 3).
 const MAX_FLAT_POINTS: usize = 12;
+/// Within this fraction of the reach of `A − B`'s boundary (by its face planes) the solid
+/// oracle decides inside or outside by exact predicates and measures the distance to the
+/// boundary's triangles (see [`RoundedOracle::core_sd`]): 1e3 × the normal error ε/θ of a
+/// sliver face at the run's largest tilt e^-20 (≈ 1e-7) would be 1e-4; 1e-6 covers tilts to
+/// e^-20 with a factor 10 and keeps the exact test to pairs near contact.
+const SIGN_BAND: f64 = 1e-6;
+
+/// Whether `x` lies in the closed convex hull of `p` (at most [`MAX_FLAT_POINTS`] points):
+/// some tetrahedron of them holds it, every face's exact orientation of `x` on the
+/// tetrahedron's side or on the plane (Carathéodory; a flat set holds no tetrahedron and
+/// answers `false`, as its interior is empty).
+fn encloses(p: &[DVec3], x: DVec3) -> bool {
+    use polycd::predicates::{orient3d, Orientation};
+    let n = p.len();
+    for i in 0..n {
+        for j in i + 1..n {
+            for k in j + 1..n {
+                for l in k + 1..n {
+                    let t = [p[i], p[j], p[k], p[l]];
+                    let ok = [(0, 1, 2, 3), (0, 1, 3, 2), (0, 2, 3, 1), (1, 2, 3, 0)]
+                        .iter()
+                        .all(|&(a, b, c, d)| {
+                            let s = orient3d(t[a], t[b], t[c], t[d]);
+                            let o = orient3d(t[a], t[b], t[c], x);
+                            s != Orientation::On && (o == s || o == Orientation::On)
+                        });
+                    if ok {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+/// The distance from `x` to the boundary of the hull of `p` (at most [`MAX_FLAT_POINTS`]
+/// points, not all in a plane): the least over every triangle of three points that has all
+/// points on one side of its plane or on it (exact `orient3d`) — the boundary's triangles.
+fn boundary_distance(p: &[DVec3], x: DVec3) -> f64 {
+    use polycd::predicates::{orient3d, Orientation};
+    let n = p.len();
+    let mut best = f64::INFINITY;
+    for i in 0..n {
+        for j in i + 1..n {
+            for k in j + 1..n {
+                let (mut above, mut below) = (false, false);
+                for (l, q) in p.iter().enumerate() {
+                    if l == i || l == j || l == k {
+                        continue;
+                    }
+                    match orient3d(p[i], p[j], p[k], *q) {
+                        Orientation::Above => above = true,
+                        Orientation::Below => below = true,
+                        Orientation::On => {}
+                    }
+                }
+                if !(above && below) {
+                    best = best.min((closest_on_triangle(x, p[i], p[j], p[k]) - x).length());
+                }
+            }
+        }
+    }
+    best
+}
+
 /// Bisection and golden-section steps (each stops early once its interval stops shrinking).
 const LINE_STEPS: usize = 200;
 
@@ -198,6 +266,7 @@ impl RoundedOracle {
         // its rounded points may still hull into a sliver whose face normals are noise (two
         // nearly parallel segments: a 1e-6 × size depth for a true 0), so it is taken flat.
         let flat = a.dimension() + b.dimension() <= 2 && points.len() <= MAX_FLAT_POINTS;
+        let mut sliver = false;
         let faces = match polycd::hull::convex_hull(&points) {
             Ok(_) if flat => None,
             Ok(h) => {
@@ -215,7 +284,12 @@ impl RoundedOracle {
                 }
                 Some(out)
             }
-            Err(_) if points.len() <= MAX_FLAT_POINTS => None,
+            Err(_) if points.len() <= MAX_FLAT_POINTS => {
+                // The hull refused a solid difference (a sliver, such as two nearly coplanar
+                // triangles): the flat measure below, plus an exact inside test.
+                sliver = !flat;
+                None
+            }
             Err(e) => return Err(format!("hull of A − B ({} points): {e}", points.len())),
         };
         let mut plane_normals = Vec::new();
@@ -235,6 +309,7 @@ impl RoundedOracle {
             radius: a.radius() + b.radius(),
             reach,
             plane_normals,
+            sliver,
         })
     }
 
@@ -285,6 +360,11 @@ impl RoundedOracle {
             // Flat: the least distance to any point, segment or triangle of its points (every
             // point of a convex hull in a plane lies in a triangle of three of them).
             let p = &self.points;
+            if self.sliver && encloses(p, x) {
+                // Inside a sliver: minus the distance to its boundary triangles (the triples
+                // with every point on one side or on their plane, exact signs).
+                return -boundary_distance(p, x);
+            }
             let mut best = f64::INFINITY;
             for i in 0..p.len() {
                 best = best.min((p[i] - x).length());
@@ -304,19 +384,36 @@ impl RoundedOracle {
             .iter()
             .map(|(n, off, _)| n.dot(x) - off)
             .fold(f64::NEG_INFINITY, f64::max);
-        if top < 0.0 {
+        // The face normals of a sliver hull (two nearly coplanar triangles: `A − B` a tilt ×
+        // size thick) carry an error of ε × size / width, so near the boundary the sign of
+        // `top` and the faces it would skip are noise (pair 5837 of seed 22: 8.9e-7 apart
+        // for an exact 2.0e-14 at scale 1e2). Within `SIGN_BAND` × reach of it the side is
+        // decided exactly (some tetrahedron of the points encloses x, `orient3d`), and the
+        // magnitude either way is the distance to the boundary's triangles, which needs no
+        // normal: from outside, the nearest point of the hull; from inside, the depth.
+        let ambiguous = top.abs() <= SIGN_BAND * self.reach && self.points.len() <= MAX_FLAT_POINTS;
+        let inside = if ambiguous {
+            encloses(&self.points, x)
+        } else {
+            top < 0.0
+        };
+        if inside && !ambiguous {
             return top;
         }
         let mut best = f64::INFINITY;
         for (n, off, lp) in faces {
-            if n.dot(x) - off < 0.0 {
+            if !ambiguous && n.dot(x) - off < 0.0 {
                 continue;
             }
             for k in 1..lp.len() - 1 {
                 best = best.min((closest_on_triangle(x, lp[0], lp[k], lp[k + 1]) - x).length());
             }
         }
-        best
+        if inside {
+            -best
+        } else {
+            best
+        }
     }
 
     /// The rounded signed distance of the pair.

@@ -143,3 +143,107 @@ fn rounded_oracle_matches_closed_forms() {
     let t = o.directional(-DVec3::X).unwrap();
     assert!((t - 1.0).abs() < 1e-12, "{t}");
 }
+
+/// The flat oracle on slivers (two nearly coplanar triangles, `A − B` a tilt × size thick):
+/// the literal pairs of `polycd differential --families flat --pairs 50000 --seed 22` where
+/// its face normals (error ε × size / width) put the sign or the distance wrong — pair 5837
+/// (contact, scale 1e2, tilt e^-18: 8.9e-7 apart for 2.0e-14) and pair 3972 (centred, scale
+/// 1e-2, tilt e^-19: the hull refused the sliver and the flat measure called a crossing pair
+/// 1.2e-18 apart) — against an independent answer: an edge of one triangle crossing the
+/// other's interior (exact signs), else the least of the 15 feature distances.
+#[test]
+fn rounded_oracle_on_sliver_differences() {
+    use polycd::geometry::{closest_on_triangle, closest_segment_segment};
+    use polycd::predicates::{orient3d, Orientation};
+    use polycd::{ConvexPolyhedron, DQuat, DVec3, Pose};
+    use polycd_cli::differential::RoundedOracle;
+    let tri = |scale: f64| {
+        let t = [
+            DVec3::new(-0.9, -0.3, 0.0),
+            DVec3::new(0.7, -0.45, 0.1),
+            DVec3::new(0.05, 0.8, -0.1),
+        ];
+        let k = scale / ConvexPolyhedron::from_points(&t).unwrap().bounding_radius();
+        ConvexPolyhedron::from_points(&t.map(|v| v * k)).unwrap()
+    };
+    let pose = |q: [f64; 4], t: [f64; 3]| Pose::new(DQuat::from_xyzw(q[0], q[1], q[2], q[3]), DVec3::from_array(t));
+    let brute = |a: [DVec3; 3], b: [DVec3; 3]| {
+        let mut best = f64::INFINITY;
+        let mut cross = false;
+        for (x, y) in [(a, b), (b, a)] {
+            for i in 0..3 {
+                let p = x[i];
+                best = best.min((closest_on_triangle(p, y[0], y[1], y[2]) - p).length());
+                let (q0, q1) = (x[i], x[(i + 1) % 3]);
+                for j in 0..3 {
+                    let (u, w) = closest_segment_segment(q0, q1, y[j], y[(j + 1) % 3]);
+                    best = best.min((u - w).length());
+                }
+                let (s0, s1) = (orient3d(y[0], y[1], y[2], q0), orient3d(y[0], y[1], y[2], q1));
+                if s0 != Orientation::On && s1 != Orientation::On && s0 != s1 {
+                    let s = [0, 1, 2].map(|k| orient3d(q0, q1, y[k], y[(k + 1) % 3]));
+                    cross |= s[0] != Orientation::On && s[0] == s[1] && s[1] == s[2];
+                }
+            }
+        }
+        (cross, best)
+    };
+    let cases = [
+        (
+            1e2,
+            pose(
+                [
+                    0.6731415125073021,
+                    -0.19081484881380884,
+                    0.23698543348995157,
+                    -0.6740238140638093,
+                ],
+                [-96.45574744682335, 122.61013793855605, 92.31708930466287],
+            ),
+            pose(
+                [
+                    0.6731415092511429,
+                    -0.19081485044306382,
+                    0.23698542856307925,
+                    -0.6740238185867458,
+                ],
+                [-96.45574805715324, 122.61013747538524, 92.3170891123762],
+            ),
+        ),
+        (
+            1e-2,
+            pose(
+                [
+                    0.33388016357659966,
+                    0.8798712562939051,
+                    -0.005038699163076441,
+                    0.33812012692028903,
+                ],
+                [-0.025940253793419528, -0.002080858581356985, -0.0028903069237183865],
+            ),
+            pose(
+                [
+                    0.3338801612120226,
+                    0.8798712570587895,
+                    -0.005038700414224371,
+                    0.3381201272461536,
+                ],
+                [-0.025940253793419528, -0.002080858581356985, -0.0028903069237183865],
+            ),
+        ),
+    ];
+    for (scale, pa, pb) in cases {
+        let t = tri(scale);
+        let w = |p: &Pose| [0, 1, 2].map(|k| p.transform_point(t.vertices()[k]));
+        let (cross, dist) = brute(w(&pa), w(&pb));
+        let sd = RoundedOracle::new(&t, &pa, &t, &pb).unwrap().signed_distance();
+        if cross {
+            assert!(sd < 0.0, "scale {scale}: crossing, oracle {sd:e}");
+        } else {
+            assert!(
+                (sd - dist).abs() <= 1e-12 * scale,
+                "scale {scale}: oracle {sd:e}, features {dist:e}"
+            );
+        }
+    }
+}

@@ -73,11 +73,18 @@
 //!   hulls of the collected supports when the incremental polytope breaks.
 //! - The ray cast takes van den Bergen's step only when `v·r` is certainly negative, and
 //!   otherwise the least step the products' error bounds allow.
+//! - A stalled or exhausted iteration (core loop or ray cast) on a pair with at most
+//!   `small::SMALL_PAIRS` vertex pairs enumerates `M` instead of reporting `NotConverged`:
+//!   the origin enclosed by a tetrahedron of its points (exact `orient3d`), else its nearest
+//!   point over every triangle of them (`small.rs`; nearly coplanar triangles make `M` a
+//!   slab on which the sub-algorithm's rounding stalls). At most `C(16, 4)` tetrahedra; the
+//!   ray cast restarts from the enumerated point at most twice.
 
 mod epa;
 mod minkowski;
 mod ray;
 mod simplex;
+mod small;
 
 use epa::{epa, EpaBufs, EpaOut};
 use minkowski::Ctx;

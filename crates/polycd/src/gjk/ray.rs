@@ -16,7 +16,7 @@
 //! [`RAY_STEP_CERTAIN`]: crate::core::tolerance::RAY_STEP_CERTAIN
 
 use super::minkowski::Ctx;
-use super::simplex::{solve, Simplex};
+use super::simplex::{from_small, solve, Simplex};
 use super::{GjkCache, MAX_FLAT_STEPS};
 use crate::core::math::DVec3;
 use crate::core::tolerance::{ACCEPT_GAP_REL, DISTANCE_GAP_REL};
@@ -48,6 +48,8 @@ pub(super) fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, 
     let p0 = ctx.vert(cache.warm_a, cache.warm_b);
     let mut v = x - p0.w;
     let mut flat = 0u32;
+    // Enumerations of a small `M` left ([`small_settle`]).
+    let mut small_left = SMALL_RESTARTS;
     for it in 1..=ctx.max_iter {
         let vv = v.length_squared();
         if vv <= gap * gap {
@@ -108,7 +110,21 @@ pub(super) fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, 
                     iters: it,
                 };
             }
-            return Ray::NotConverged { iters: it };
+            match small_settle(ctx, x, &mut small_left) {
+                Some(SmallStep::Inside(s)) => {
+                    return Ray::Hit {
+                        lambda,
+                        normal,
+                        sim: s,
+                        iters: it,
+                    }
+                }
+                Some(SmallStep::Restart(s, nv)) => {
+                    (sim, v, flat) = (s, nv, 0);
+                    continue;
+                }
+                None => return Ray::NotConverged { iters: it },
+            }
         }
         // Simplex in "x − p" coordinates.
         if !repeated {
@@ -142,7 +158,21 @@ pub(super) fn ray_cast(ctx: &Ctx, cache: &mut GjkCache, start: DVec3, r: DVec3, 
             let mag = (0..shifted.n).fold(0.0f64, |m, k| m.max(shifted.v[k].w.abs().max_element()));
             let ulps = 16.0 * f64::EPSILON * (vv + 4.0 * mag * vlen);
             if !(nv.length_squared() <= vv + ulps) || flat >= MAX_FLAT_STEPS {
-                return Ray::NotConverged { iters: it };
+                match small_settle(ctx, x, &mut small_left) {
+                    Some(SmallStep::Inside(s)) => {
+                        return Ray::Hit {
+                            lambda,
+                            normal,
+                            sim: s,
+                            iters: it,
+                        }
+                    }
+                    Some(SmallStep::Restart(s, nv)) => {
+                        (sim, v, flat) = (s, nv, 0);
+                        continue;
+                    }
+                    None => return Ray::NotConverged { iters: it },
+                }
             }
             flat += 1;
         } else {
@@ -230,4 +260,45 @@ pub(super) fn contact_normal(ctx: &Ctx, cache: &mut GjkCache, sim: &Simplex, n: 
         }
     }
     best.1
+}
+
+/// At most this many times per ray cast a stall on a small `M` is settled by enumeration
+/// ([`small_settle`]); each restart continues the iteration from `M`'s exact nearest point,
+/// from which one more support step either advances the ray or converges. Not a tolerance:
+/// it bounds the fallback's cost.
+const SMALL_RESTARTS: u32 = 2;
+
+/// What a stalled ray cast on a small `M` continues with.
+enum SmallStep {
+    /// `x` lies strictly inside `M` (a tetrahedron of vertex pairs encloses it, exact
+    /// predicates): the ray has hit. The simplex in `M` coordinates.
+    Inside(Simplex),
+    /// The simplex (in `M` coordinates) of `M`'s feature nearest `x`, and `x` minus that
+    /// nearest point: the iteration restarts from them.
+    Restart(Simplex, DVec3),
+}
+
+/// A stalled ray cast at `x` on a pair with few vertex pairs ([`super::small`]): `x − M`
+/// enumerated; `None` (report `NotConverged`) when the pair is larger or `left` is used up.
+#[cold]
+#[inline(never)]
+fn small_settle(ctx: &Ctx, x: DVec3, left: &mut u32) -> Option<SmallStep> {
+    if *left == 0 {
+        return None;
+    }
+    *left -= 1;
+    let back = |s: Simplex| {
+        let mut m = Simplex::default();
+        for k in 0..s.n {
+            let mut p = s.v[k];
+            p.w = ctx.pa(&p) - ctx.pb(&p);
+            m.push(p);
+            m.lam[k] = s.lam[k];
+        }
+        m
+    };
+    match from_small(super::small::enumerate(ctx, Some(x))?) {
+        (s, None) => Some(SmallStep::Inside(back(s))),
+        (s, Some(v)) => Some(SmallStep::Restart(back(s), v)),
+    }
 }

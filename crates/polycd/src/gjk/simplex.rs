@@ -33,6 +33,7 @@
 //! where the old simplex costs more iterations than it saves.
 
 use super::minkowski::{Ctx, SVert};
+use super::small::Small;
 use super::{GjkCache, MAX_FLAT_STEPS};
 use crate::contract::MinkowskiSimplex;
 use crate::core::math::DVec3;
@@ -554,6 +555,9 @@ fn gjk_loop<const P: bool>(ctx: &Ctx, cache: &mut GjkCache, boolean: bool) -> Co
         flat = if is_flat { flat + 1 } else { 0 };
         v = nv;
     }
+    if let Core::NotConverged { iters } = result {
+        result = settle_small(ctx, cache, boolean, iters);
+    }
     match &result {
         Core::Separated { sim, .. } | Core::Enclosed { sim, .. } | Core::Contact { sim, .. } => cache.store(sim),
         _ => {}
@@ -629,6 +633,56 @@ const NEWTON_STEPS: usize = 3;
 /// last support is on the line of its direction to rounding. Not a tolerance: it only picks
 /// start points.
 const NEWTON_MIN_TURN: f64 = 1e-9;
+
+/// A stalled (or exhausted) iteration on a pair with at most [`super::small::SMALL_PAIRS`]
+/// vertex pairs: `M` enumerated ([`super::small`]); its enclosing tetrahedron or nearest
+/// feature decides as the iteration's own end tests would. Larger pairs stay `NotConverged`.
+#[cold]
+#[inline(never)]
+fn settle_small(ctx: &Ctx, cache: &mut GjkCache, boolean: bool, iters: u32) -> Core {
+    let Some(found) = super::small::enumerate(ctx, None) else {
+        return Core::NotConverged { iters };
+    };
+    match from_small(found) {
+        (sim, None) => Core::Enclosed { sim, iters },
+        (sim, Some(v)) => {
+            let vv = v.length_squared();
+            if vv == 0.0 {
+                return Core::Contact { sim, iters };
+            }
+            let vlen = vv.sqrt();
+            let sup = ctx.support(-v, cache);
+            let vw = v.dot(sup.w);
+            if boolean && vw > ctx.tol * vlen {
+                return Core::Disjoint { v, sup, iters };
+            }
+            stall(sim, v, sup, vv - vw, vlen, ACCEPT_GAP_REL * ctx.scale, ctx.tol, iters)
+        }
+    }
+}
+
+/// The simplex of an enumeration's answer ([`super::small`]): an enclosing tetrahedron
+/// (equal weights, no nearest point), or the nearest feature re-solved as a fresh simplex
+/// with its nearest point.
+pub(super) fn from_small(found: Small) -> (Simplex, Option<DVec3>) {
+    let mut sim = Simplex::default();
+    match found {
+        Small::Enclosed(t) => {
+            for p in t {
+                sim.push(p);
+            }
+            sim.lam = [0.25; 4];
+            (sim, None)
+        }
+        Small::Nearest(f, len) => {
+            for &p in &f[..len.min(3)] {
+                sim.push(p);
+            }
+            let (v, _) = solve(&mut sim);
+            (sim, Some(v))
+        }
+    }
+}
 
 #[allow(clippy::too_many_arguments)]
 fn stall(sim: Simplex, v: DVec3, sup: SVert, slack: f64, vlen: f64, accept: f64, tol: f64, it: u32) -> Core {
