@@ -130,6 +130,66 @@ fn stats(
     Ok(())
 }
 
+/// `dump`: one hash per (shape, path, ω) of every warm V-Clip answer (`Debug` text, so every
+/// bit of distances, points, features and iterations) along coherent paths — separated
+/// (A at the identity or turned), near contact (gaps 1e-12 … 1e-2 of the size) and
+/// overlapping — for distance and intersect queries. Compared between two builds to show a
+/// change leaves every answer identical.
+fn dump(count: usize) -> Result<(), polycd::PolycdError> {
+    use std::hash::{Hash, Hasher};
+    let shapes = [
+        ("sphere-642", shapes::icosphere(3, 1.0)?),
+        ("disk", shapes::prism(60, 0.5, 0.05)?),
+        ("cube", shapes::cuboid(1.0, 1.0, 1.0)?),
+        ("icosahedron", shapes::icosahedron(1.0)?),
+    ];
+    let gaps = [1e-12, 1e-9, 1e-6, 1e-3, 1e-2];
+    for (name, s) in &shapes {
+        let r = s.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
+        for omega in [0.0, 1.0, 5.0, 10.0, 25.0] {
+            for path in ["far", "far-turned", "near", "deep"] {
+                let mut rng = ChaCha8Rng::seed_from_u64(11);
+                let axis = shapes::unit_vector(&mut rng);
+                let pa = if path == "far-turned" {
+                    Pose::new(shapes::random_rotation(&mut rng), DVec3::new(0.3, -0.2, 0.1))
+                } else {
+                    Pose::IDENTITY
+                };
+                let mut hd = std::collections::hash_map::DefaultHasher::new();
+                let mut hi = std::collections::hash_map::DefaultHasher::new();
+                let (mut cd, mut ci) = (PairCache::default(), PairCache::default());
+                for k in 0..count {
+                    let q = DQuat::from_axis_angle(axis, (omega * k as f64).to_radians());
+                    let wobble = 0.3 * r * (0.01 * k as f64).sin();
+                    let x = match path {
+                        "near" => {
+                            // A gap of gaps[k % 5] beyond first contact along x.
+                            let t = touch_x(s, s, q, r);
+                            t + gaps[k % gaps.len()] * r
+                        }
+                        "deep" => 1.5 * r,
+                        _ => 2.5 * r,
+                    };
+                    let y = if path == "near" { 0.0 } else { wobble };
+                    let pb = pa * Pose::new(q, DVec3::new(x, y, 0.0));
+                    let d = query::distance(s, &pa, s, &pb, Algorithm::VClip, &mut cd);
+                    format!("{d:?}").hash(&mut hd);
+                    let i = query::intersect(s, &pa, s, &pb, Algorithm::VClip, &mut ci);
+                    format!("{i:?}").hash(&mut hi);
+                }
+                println!(
+                    "{name} {path} {omega}: distance {:016x} intersect {:016x} cycles {} {}",
+                    hd.finish(),
+                    hi.finish(),
+                    cd.vclip.cycles(),
+                    ci.vclip.cycles()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), polycd::PolycdError> {
     let args: Vec<String> = std::env::args().collect();
     let case = args.get(1).map(String::as_str).unwrap_or("cube-dist");
@@ -139,6 +199,9 @@ fn main() -> Result<(), polycd::PolycdError> {
     }
     if case == "near-stats" {
         return near_stats();
+    }
+    if case == "dump" {
+        return dump(count);
     }
     let (a, b, poses, algorithm, boolean, warm);
     // `always-vclip-W`: the cached pair replayed without its rotation (`starting_at`), i.e.
