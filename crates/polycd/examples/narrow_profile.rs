@@ -207,6 +207,54 @@ fn main() -> Result<(), polycd::PolycdError> {
     // `always-vclip-W`: the cached pair replayed without its rotation (`starting_at`), i.e.
     // always warm, whatever the turn (V-Clip before the staleness test).
     let always = case.starts_with("always");
+    // `coh-SHAPE-W` (`sphere` or `disk`): the `coherence` bench scenario's path (Alg. 9: B
+    // on `A·(cos(θ + δx), cos(θ + δy), cos(θ + δz))` turning by θ = W·i about a random axis,
+    // A = 2.2·√2·R; one loop, δ and the axis drawn from a fixed seed), V-Clip warm.
+    if let Some((shape, rest)) = case.strip_prefix("coh-").and_then(|r| r.split_once('-')) {
+        let omega: f64 = rest.parse().unwrap_or(5.0);
+        let s = if shape == "disk" {
+            shapes::prism(60, 10.0, 1.0)?
+        } else {
+            shapes::icosphere(3, 1.0)?
+        };
+        let r = s.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
+        let mut rng = ChaCha8Rng::seed_from_u64(2026);
+        let tau = std::f64::consts::TAU;
+        let d = loop {
+            let d: [f64; 3] = [
+                rng.random_range(0.0..tau),
+                rng.random_range(0.0..tau),
+                rng.random_range(0.0..tau),
+            ];
+            let (sn, cs) = d
+                .iter()
+                .fold((0.0, 0.0), |(sn, cs), x| (sn + (2.0 * x).sin(), cs + (2.0 * x).cos()));
+            if (sn * sn + cs * cs).sqrt() <= 2.0 {
+                break d;
+            }
+        };
+        let axis = shapes::unit_vector(&mut rng);
+        let amp = 2.2 * std::f64::consts::SQRT_2 * r;
+        let poses: Vec<Pose> = (1..=count)
+            .map(|i| {
+                let th = (omega * i as f64).to_radians();
+                let c = DVec3::new(
+                    amp * (th + d[0]).cos(),
+                    amp * (th + d[1]).cos(),
+                    amp * (th + d[2]).cos(),
+                );
+                Pose::new(DQuat::from_axis_angle(axis, th), c)
+            })
+            .collect();
+        let mut cache = PairCache::default();
+        let mut sum = 0.0;
+        for pose in &poses {
+            let d = query::distance(&s, &Pose::IDENTITY, &s, pose, Algorithm::VClip, &mut cache)?;
+            sum += d.signed_distance().unwrap_or(0.0);
+        }
+        println!("{case} {count}: checksum {sum:.6}");
+        return Ok(());
+    }
     let coherent = ["warm-", "cold-", "always-"]
         .iter()
         .find_map(|m| case.strip_prefix(m))
