@@ -15,6 +15,9 @@
 //! the same with a new `PairCache` per query (what a call without a cache did); `py-stats` prints that workload's breakdown
 //! (separated / overlapping rows, GJK iterations) instead of timing it; `near-stats` the same for
 //! `near-gjk`'s 64 poses.
+//! `coh-sphere-W` / `coh-disk-W`: the `coherence` bench scenario's path (Alg. 9) with V-Clip warm.
+//! `dump` (COUNT queries per workload): one hash of every warm V-Clip answer per workload, to
+//! compare two builds bit for bit (see [`dump`]).
 
 use polycd::contract::Status;
 use polycd::math::{DQuat, DVec3, Pose};
