@@ -249,6 +249,43 @@ fn main() -> Result<(), polycd::PolycdError> {
                 Pose::new(DQuat::from_axis_angle(axis, th), c)
             })
             .collect();
+        if shape.starts_with("wall") {
+            // `coh-wall-W`: wall time (median of 31 interleaved rounds) of the path with one
+            // shared cache (warm), one shared cache forgotten before each query, and one
+            // forgotten cache per query (the bench's cold column).
+            let mut shared = PairCache::default();
+            let mut own: Vec<PairCache> = (0..poses.len()).map(|_| PairCache::default()).collect();
+            let mut t = [Vec::new(), Vec::new(), Vec::new()];
+            let mut sum = 0.0;
+            for _ in 0..31 {
+                for (m, ts) in t.iter_mut().enumerate() {
+                    shared.forget();
+                    own.iter_mut().for_each(PairCache::forget);
+                    let start = std::time::Instant::now();
+                    for (i, pose) in poses.iter().enumerate() {
+                        let c = match m {
+                            0 => &mut shared,
+                            1 => {
+                                shared.forget();
+                                &mut shared
+                            }
+                            _ => &mut own[i],
+                        };
+                        let d = query::distance(&s, &Pose::IDENTITY, &s, pose, Algorithm::VClip, c)?;
+                        sum += std::hint::black_box(d).signed_distance().unwrap_or(0.0);
+                    }
+                    ts.push(start.elapsed().as_nanos() as f64 / poses.len() as f64);
+                }
+            }
+            for ts in t.iter_mut() {
+                ts.sort_by(f64::total_cmp);
+            }
+            println!(
+                "{case}: ns per query, median of 31: warm {:.1}, cold (shared cache) {:.1}, cold (one cache per query) {:.1} (checksum {sum:.3})",
+                t[0][15], t[1][15], t[2][15]
+            );
+            return Ok(());
+        }
         let mut cache = PairCache::default();
         let mut sum = 0.0;
         for pose in &poses {
