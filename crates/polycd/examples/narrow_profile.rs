@@ -15,6 +15,9 @@
 //! the same with a new `PairCache` per query (what a call without a cache did); `py-stats` prints that workload's breakdown
 //! (separated / overlapping rows, GJK iterations) instead of timing it; `near-stats` the same for
 //! `near-gjk`'s 64 poses.
+//! `coh-sphere-W` / `coh-disk-W`: the `coherence` bench scenario's path (Alg. 9) with V-Clip warm.
+//! `dump` (COUNT queries per workload): one hash of every warm V-Clip answer per workload, to
+//! compare two builds bit for bit (see [`dump`]).
 
 use polycd::contract::Status;
 use polycd::math::{DQuat, DVec3, Pose};
@@ -130,6 +133,66 @@ fn stats(
     Ok(())
 }
 
+/// `dump`: one hash per (shape, path, ω) of every warm V-Clip answer (`Debug` text, so every
+/// bit of distances, points, features and iterations) along coherent paths — separated
+/// (A at the identity or turned), near contact (gaps 1e-12 … 1e-2 of the size) and
+/// overlapping — for distance and intersect queries. Compared between two builds to show a
+/// change leaves every answer identical.
+fn dump(count: usize) -> Result<(), polycd::PolycdError> {
+    use std::hash::{Hash, Hasher};
+    let shapes = [
+        ("sphere-642", shapes::icosphere(3, 1.0)?),
+        ("disk", shapes::prism(60, 0.5, 0.05)?),
+        ("cube", shapes::cuboid(1.0, 1.0, 1.0)?),
+        ("icosahedron", shapes::icosahedron(1.0)?),
+    ];
+    let gaps = [1e-12, 1e-9, 1e-6, 1e-3, 1e-2];
+    for (name, s) in &shapes {
+        let r = s.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
+        for omega in [0.0, 1.0, 5.0, 10.0, 25.0] {
+            for path in ["far", "far-turned", "near", "deep"] {
+                let mut rng = ChaCha8Rng::seed_from_u64(11);
+                let axis = shapes::unit_vector(&mut rng);
+                let pa = if path == "far-turned" {
+                    Pose::new(shapes::random_rotation(&mut rng), DVec3::new(0.3, -0.2, 0.1))
+                } else {
+                    Pose::IDENTITY
+                };
+                let mut hd = std::collections::hash_map::DefaultHasher::new();
+                let mut hi = std::collections::hash_map::DefaultHasher::new();
+                let (mut cd, mut ci) = (PairCache::default(), PairCache::default());
+                for k in 0..count {
+                    let q = DQuat::from_axis_angle(axis, (omega * k as f64).to_radians());
+                    let wobble = 0.3 * r * (0.01 * k as f64).sin();
+                    let x = match path {
+                        "near" => {
+                            // A gap of gaps[k % 5] beyond first contact along x.
+                            let t = touch_x(s, s, q, r);
+                            t + gaps[k % gaps.len()] * r
+                        }
+                        "deep" => 1.5 * r,
+                        _ => 2.5 * r,
+                    };
+                    let y = if path == "near" { 0.0 } else { wobble };
+                    let pb = pa * Pose::new(q, DVec3::new(x, y, 0.0));
+                    let d = query::distance(s, &pa, s, &pb, Algorithm::VClip, &mut cd);
+                    format!("{d:?}").hash(&mut hd);
+                    let i = query::intersect(s, &pa, s, &pb, Algorithm::VClip, &mut ci);
+                    format!("{i:?}").hash(&mut hi);
+                }
+                println!(
+                    "{name} {path} {omega}: distance {:016x} intersect {:016x} cycles {} {}",
+                    hd.finish(),
+                    hi.finish(),
+                    cd.vclip.cycles(),
+                    ci.vclip.cycles()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 fn main() -> Result<(), polycd::PolycdError> {
     let args: Vec<String> = std::env::args().collect();
     let case = args.get(1).map(String::as_str).unwrap_or("cube-dist");
@@ -140,10 +203,98 @@ fn main() -> Result<(), polycd::PolycdError> {
     if case == "near-stats" {
         return near_stats();
     }
+    if case == "dump" {
+        return dump(count);
+    }
     let (a, b, poses, algorithm, boolean, warm);
     // `always-vclip-W`: the cached pair replayed without its rotation (`starting_at`), i.e.
     // always warm, whatever the turn (V-Clip before the staleness test).
     let always = case.starts_with("always");
+    // `coh-SHAPE-W` (`sphere` or `disk`): the `coherence` bench scenario's path (Alg. 9: B
+    // on `A·(cos(θ + δx), cos(θ + δy), cos(θ + δz))` turning by θ = W·i about a random axis,
+    // A = 2.2·√2·R; one loop, δ and the axis drawn from a fixed seed), V-Clip warm.
+    if let Some((shape, rest)) = case.strip_prefix("coh-").and_then(|r| r.split_once('-')) {
+        let omega: f64 = rest.parse().unwrap_or(5.0);
+        let s = if shape == "disk" {
+            shapes::prism(60, 10.0, 1.0)?
+        } else {
+            shapes::icosphere(3, 1.0)?
+        };
+        let r = s.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
+        let mut rng = ChaCha8Rng::seed_from_u64(2026);
+        let tau = std::f64::consts::TAU;
+        let d = loop {
+            let d: [f64; 3] = [
+                rng.random_range(0.0..tau),
+                rng.random_range(0.0..tau),
+                rng.random_range(0.0..tau),
+            ];
+            let (sn, cs) = d
+                .iter()
+                .fold((0.0, 0.0), |(sn, cs), x| (sn + (2.0 * x).sin(), cs + (2.0 * x).cos()));
+            if (sn * sn + cs * cs).sqrt() <= 2.0 {
+                break d;
+            }
+        };
+        let axis = shapes::unit_vector(&mut rng);
+        let amp = 2.2 * std::f64::consts::SQRT_2 * r;
+        let poses: Vec<Pose> = (1..=count)
+            .map(|i| {
+                let th = (omega * i as f64).to_radians();
+                let c = DVec3::new(
+                    amp * (th + d[0]).cos(),
+                    amp * (th + d[1]).cos(),
+                    amp * (th + d[2]).cos(),
+                );
+                Pose::new(DQuat::from_axis_angle(axis, th), c)
+            })
+            .collect();
+        if shape.starts_with("wall") {
+            // `coh-wall-W`: wall time (median of 31 interleaved rounds) of the path with one
+            // shared cache (warm), one shared cache forgotten before each query, and one
+            // forgotten cache per query (the bench's cold column).
+            let mut shared = PairCache::default();
+            let mut own: Vec<PairCache> = (0..poses.len()).map(|_| PairCache::default()).collect();
+            let mut t = [Vec::new(), Vec::new(), Vec::new()];
+            let mut sum = 0.0;
+            for _ in 0..31 {
+                for (m, ts) in t.iter_mut().enumerate() {
+                    shared.forget();
+                    own.iter_mut().for_each(PairCache::forget);
+                    let start = std::time::Instant::now();
+                    for (i, pose) in poses.iter().enumerate() {
+                        let c = match m {
+                            0 => &mut shared,
+                            1 => {
+                                shared.forget();
+                                &mut shared
+                            }
+                            _ => &mut own[i],
+                        };
+                        let d = query::distance(&s, &Pose::IDENTITY, &s, pose, Algorithm::VClip, c)?;
+                        sum += std::hint::black_box(d).signed_distance().unwrap_or(0.0);
+                    }
+                    ts.push(start.elapsed().as_nanos() as f64 / poses.len() as f64);
+                }
+            }
+            for ts in t.iter_mut() {
+                ts.sort_by(f64::total_cmp);
+            }
+            println!(
+                "{case}: ns per query, median of 31: warm {:.1}, cold (shared cache) {:.1}, cold (one cache per query) {:.1} (checksum {sum:.3})",
+                t[0][15], t[1][15], t[2][15]
+            );
+            return Ok(());
+        }
+        let mut cache = PairCache::default();
+        let mut sum = 0.0;
+        for pose in &poses {
+            let d = query::distance(&s, &Pose::IDENTITY, &s, pose, Algorithm::VClip, &mut cache)?;
+            sum += d.signed_distance().unwrap_or(0.0);
+        }
+        println!("{case} {count}: checksum {sum:.6}");
+        return Ok(());
+    }
     let coherent = ["warm-", "cold-", "always-"]
         .iter()
         .find_map(|m| case.strip_prefix(m))

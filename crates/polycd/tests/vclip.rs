@@ -1028,3 +1028,52 @@ fn concentric_tiny_tilt_is_penetrating() {
         }
     }
 }
+
+/// The translation-only handler frame is chosen from the relative quaternion's vector part
+/// (zero of either sign, w = ±1, all giving exactly the identity matrix): each such rotation
+/// of B is checked against the oracle (`check_pair`) and gives the identity rotation's
+/// distance bits and features, apart, near contact and overlapping.
+#[test]
+fn translation_only_quaternions() {
+    let rotations = [
+        DQuat::from_xyzw(0.0, 0.0, 0.0, 1.0),
+        DQuat::from_xyzw(-0.0, -0.0, -0.0, 1.0),
+        DQuat::from_xyzw(0.0, 0.0, 0.0, -1.0),
+        DQuat::from_xyzw(-0.0, 0.0, -0.0, -1.0),
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(27);
+    let mut compared = 0usize;
+    for (name, s) in base_shapes() {
+        let r = s.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
+        for k in 0..40 {
+            let t = shapes::unit_vector(&mut rng) * (r * [0.5, 1.9, 2.0, 2.5, 4.0][k % 5]);
+            let mut first: Option<(u64, Option<polycd::FeaturePair>)> = None;
+            for q in rotations {
+                let pb = Pose::new(q, t);
+                let mut stats = Stats::default();
+                check_pair(
+                    &name,
+                    &s,
+                    &Pose::IDENTITY,
+                    &s,
+                    &pb,
+                    &mut VClipCache::default(),
+                    &mut stats,
+                );
+                let d = vclip::distance(&s, &Pose::IDENTITY, &s, &pb, &mut VClipCache::default()).unwrap();
+                let key = match d {
+                    Distance::Separated { distance, features, .. } => (distance.to_bits(), Some(features)),
+                    other => (other.signed_distance().unwrap_or(f64::NAN).to_bits(), None),
+                };
+                match first {
+                    None => first = Some(key),
+                    Some(f) => {
+                        assert_eq!(f, key, "{name}: rotation {q:?} at {t:?}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared >= 3 * 40, "compared {compared}");
+}

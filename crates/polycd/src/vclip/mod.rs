@@ -317,8 +317,12 @@ fn run(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose, cache: 
         q: rel_rotation,
     };
     // The handlers' frames (see [`View`]): the common frame for both bodies when the rotation
-    // is exactly the identity, else each body's local frame.
-    if m == DMat3::IDENTITY {
+    // is exactly the identity, else each body's local frame. A quaternion with zero vector
+    // part (±0) maps to exactly the identity matrix (every product in `from_quat` is ±0), so
+    // three comparisons decide the translation-only case (ω = 0 in the coherence test)
+    // before the nine of the matrix, which still catch a tiny vector part rounded away.
+    let zero_axis = rel_rotation.x == 0.0 && rel_rotation.y == 0.0 && rel_rotation.z == 0.0;
+    if zero_axis || m == DMat3::IDENTITY {
         iterate::<false>(a, pa, b, pb, cache, &rel)
     } else {
         iterate::<true>(a, pa, b, pb, cache, &rel)
