@@ -342,9 +342,21 @@ pub enum Status {
 /// plus both rounding radii ([`ConvexPolyhedron::radius`]; added last, so radius 0 leaves
 /// the scale bit for bit as it is for polytopes).
 pub fn pair_scale(a: &ConvexPolyhedron, pose_a: &Pose, b: &ConvexPolyhedron, pose_b: &Pose) -> f64 {
+    pair_scale_and_centre_distance(a, pose_a, b, pose_b).0
+}
+
+/// [`pair_scale`] and the distance between the two bounding spheres' centres (world frame),
+/// which it measures anyway: a caller can reject pairs whose spheres are far apart with it.
+pub(crate) fn pair_scale_and_centre_distance(
+    a: &ConvexPolyhedron,
+    pose_a: &Pose,
+    b: &ConvexPolyhedron,
+    pose_b: &Pose,
+) -> (f64, f64) {
     let ca = pose_a.transform_point(a.bounding_sphere().0);
     let cb = pose_b.transform_point(b.bounding_sphere().0);
-    scale_with_centre_distance(a, pose_a, b, pose_b, (ca - cb).length())
+    let d = (ca - cb).length();
+    (scale_with_centre_distance(a, pose_a, b, pose_b, d), d)
 }
 
 /// [`pair_scale`] given the distance between the bounding-sphere centres.

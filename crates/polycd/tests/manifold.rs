@@ -755,3 +755,92 @@ fn world_reports_manifolds_of_its_candidate_pairs() {
         .unwrap();
     assert_eq!(n, 3);
 }
+
+/// The rotation taking the unit vector `from` onto `to`, then a random turn about `to`.
+fn aim(rng: &mut ChaCha8Rng, from: DVec3, to: DVec3) -> DQuat {
+    DQuat::from_axis_angle(to, rng.random_range(0.0..std::f64::consts::TAU)) * rot_to(from, to)
+}
+
+/// The quick rejections (bounding spheres, the last frame's axis) against the brute-force
+/// oracle where they are tight: each shape turned so that its vertex farthest from its
+/// bounding sphere's centre points at the other (the cores' distance is then the centres'
+/// distance less both sphere radii, up to the vertex's own slack), the centres' gap set to the
+/// margin plus both radii plus δ, δ log-uniform in ±[1e-15, 1e-2] × scale and 0. Each pair is
+/// asked cold and then warm (the cache of a nearby pose: the warm axis re-checked). A `None`
+/// must have an oracle distance above the margin plus the contact tolerance less `1e-9 ×
+/// scale`, a manifold one below it plus `1e-9 × scale`; both answers must occur close
+/// to the threshold (the test sees the boundary).
+#[test]
+fn quick_rejections_agree_with_the_oracle_at_the_threshold() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2525);
+    let pool: Vec<ConvexPolyhedron> = vec![
+        shapes::icosahedron(0.5).unwrap(),
+        shapes::cuboid(0.8, 0.5, 0.4).unwrap(),
+        shapes::tetrahedron(0.7).unwrap(),
+        shapes::ellipsoid(32, 0.7, 0.45, 0.35, 5).unwrap(),
+        shapes::icosahedron(0.9).unwrap().with_radius(0.05).unwrap(),
+        shapes::cuboid(1.6, 0.3, 0.3).unwrap().with_radius(0.02).unwrap(),
+    ];
+    let farthest = |p: &ConvexPolyhedron| -> DVec3 {
+        let c = p.bounding_sphere().0;
+        *p.vertices()
+            .iter()
+            .max_by(|x, y| (**x - c).length().total_cmp(&(**y - c).length()))
+            .unwrap()
+    };
+    let margin = 0.01;
+    let options = ManifoldOptions::default().with_margin(margin).with_reduce(false);
+    let (mut none_near, mut some_near, mut asked) = (0usize, 0usize, 0usize);
+    for _ in 0..3_000 {
+        let a = &pool[rng.random_range(0..pool.len())];
+        let b = &pool[rng.random_range(0..pool.len())];
+        let dir = shapes::unit_vector(&mut rng);
+        let (ca, ra) = a.bounding_sphere();
+        let (cb, rb) = b.bounding_sphere();
+        let qa = aim(&mut rng, (farthest(a) - ca).normalize(), dir);
+        let qb = aim(&mut rng, (farthest(b) - cb).normalize(), -dir);
+        let scale = ra + rb + a.radius() + b.radius();
+        let mag = 10f64.powf(rng.random_range(-15.0..-2.0)) * scale;
+        let delta = match rng.random_range(0..5) {
+            0 => 0.0,
+            1 | 2 => mag,
+            _ => -mag,
+        };
+        let gap = ra + rb + margin + a.radius() + b.radius() + delta;
+        let origin = DVec3::new(rng.random_range(-5.0..5.0), rng.random_range(-5.0..5.0), 0.0);
+        let pa = Pose::new(qa, origin - qa * ca);
+        let pb = Pose::new(qb, origin + dir * gap - qb * cb);
+        // The warm cache: the same pair 1e-3 farther apart first (its axis kept).
+        let mut warm = ManifoldCache::default();
+        let pb_far = Pose::new(qb, pb.translation + dir * 1e-3);
+        contact_manifold(a, &pa, b, &pb_far, &options, &mut warm).unwrap();
+        let oracle = polycd::oracle::signed_distance(a, &pa, b, &pb).unwrap().signed_distance - a.radius() - b.radius();
+        let slack = 1e-9 * pair_scale(a, &pa, b, &pb);
+        let tol = polycd::query::contact_tolerance(a, &pa, b, &pb);
+        for cache in [&mut ManifoldCache::default(), &mut warm] {
+            let m = contact_manifold(a, &pa, b, &pb, &options, cache).unwrap();
+            asked += 1;
+            match m {
+                None => {
+                    assert!(
+                        oracle > margin + tol - slack,
+                        "None at oracle distance {oracle} (δ {delta})"
+                    );
+                    none_near += usize::from(oracle < margin + tol + 1e-6 * scale);
+                }
+                Some(_) => {
+                    assert!(
+                        oracle <= margin + tol + slack,
+                        "a manifold at oracle distance {oracle} (δ {delta})"
+                    );
+                    some_near += usize::from(oracle > margin - 1e-6 * scale);
+                }
+            }
+        }
+    }
+    assert_eq!(asked, 6_000);
+    assert!(
+        none_near >= 500 && some_near >= 500,
+        "none {none_near}, some {some_near}"
+    );
+}

@@ -3,9 +3,11 @@
 //! penetration witnesses of [`super::distance`].
 //!
 //! Outline ([`contact_manifold`]):
-//! 0. Fast paths (`sat.rs`, same answers): the last frame's normal or separating direction
-//!    (kept in the cache, A's frame) re-checked first — separating the cores by more than the
-//!    margin plus the contact and face tolerances, the pair is apart and has no manifold; two
+//! 0. Fast paths (same answers): the bounding spheres' centres farther apart than both core
+//!    radii plus the margin and the contact and face tolerances (no per-pair state read); then
+//!    the last frame's normal or separating direction (kept in the cache, A's frame; `sat.rs`)
+//!    re-checked — separating the cores by more than the same threshold, the pair is apart
+//!    and has no manifold; two
 //!    small overlapping solids (box pairs) get `s` and `n` from a separating-axis test over
 //!    face normals and Gauss-map-pruned edge pairs, the exact penetration EPA computes.
 //! 1. The cores' signed distance `s` and contact normal `n` (A toward B) as the rounded
@@ -55,8 +57,8 @@
 use super::rescale::{on_scaled, pair_normaliser};
 use super::{core_distance, rounded, Algorithm, PairCache};
 use crate::contract::{
-    checked_pose, pair_scale, pose_ok, ContactManifold, ContactPoint, Distance, Feature, FeaturePair, Intersection,
-    ManifoldKind, ManifoldOptions,
+    checked_pose, pair_scale, pair_scale_and_centre_distance, pose_ok, ContactManifold, ContactPoint, Distance,
+    Feature, FeaturePair, Intersection, ManifoldKind, ManifoldOptions,
 };
 use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Pose};
@@ -87,15 +89,16 @@ thread_local! {
 /// only the fallback for the thread's). One per pair, reused frame after frame (no
 /// allocation in steady state).
 ///
-/// Layout (`repr(C)`, declaration order): the fields every query touches — the warm axis and
-/// hints, the flags, the manifold's header — first and together, then the distance queries'
-/// state (touched only by pairs that reach GJK) and the fallback buffers: a scene of
-/// thousands of pairs then reads about one or two cache lines of most pairs' caches instead
-/// of lines spread over the whole struct. The last frame's ids are the last manifold's own
+/// Layout (`repr(C)`, declaration order, 64-byte aligned, four cache lines): the fields every
+/// query touches — the warm axis and hints, the flags — in the first line, then the
+/// manifold's header, the distance queries' state (touched only by pairs that reach GJK) and
+/// the fallback buffers (boxed, created only if ever needed): a scene of thousands of pairs
+/// then reads one cache line of an apart pair's cache instead of lines spread over the
+/// whole struct. The last frame's ids are the last manifold's own
 /// points (no second list per pair: a query copies their feature pairs and ids into the
 /// thread's scratch before it overwrites them).
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct ManifoldCache {
     warm: Warm,
     /// Whether `manifold` holds the last query's answer (its points' feature pairs and ids
@@ -105,14 +108,16 @@ pub struct ManifoldCache {
     manifold: ContactManifold,
     /// The distance queries' warm-start state.
     pub pair: PairCache,
-    scratch: Scratch,
+    /// The fallback clip buffers, created on first use (only while the thread's are
+    /// unavailable): not inline, so that a pair's cache stays four cache lines.
+    scratch: Option<Box<Scratch>>,
 }
 
 impl Default for ManifoldCache {
     fn default() -> Self {
         ManifoldCache {
             pair: PairCache::default(),
-            scratch: Scratch::default(),
+            scratch: None,
             warm: Warm::default(),
             manifold: ContactManifold {
                 normal: DVec3::Z,
@@ -202,6 +207,22 @@ pub fn contact_manifold<'c>(
         sb = checked_pose(pose_b)?;
         &sb
     };
+    // In the safe band: the pair scale, and the bounding spheres' test (no per-pair state but
+    // the flag read; no thread-local, no scratch): apart beyond the margin when the centres'
+    // distance less both core radii — a lower bound of the cores' distance, rounding ~1e-15 ×
+    // scale, inside the face tolerance — exceeds [`apart_threshold`].
+    let normaliser = pair_normaliser(a, pa, b, pb);
+    let mut in_band_scale = 0.0;
+    if normaliser.is_none() {
+        let (scale, centre_distance) = pair_scale_and_centre_distance(a, pa, b, pb);
+        if centre_distance - a.scale() - b.scale() > apart_threshold(a, b, options.margin, scale) {
+            if cache.present {
+                cache.present = false;
+            }
+            return Ok(None);
+        }
+        in_band_scale = scale;
+    }
     // On the thread's clip buffers (see [`CLIP_SCRATCH`]); the cache's own while unavailable.
     let mut run = |scratch: &mut Scratch| -> Result<(), PolycdError> {
         // The last frame's feature pairs and ids, before the new answer overwrites them.
@@ -214,7 +235,7 @@ pub fn contact_manifold<'c>(
         // Until this query's answer is complete, the cache holds none (an error leaves it
         // without a manifold: the next query's ids start afresh).
         cache.present = false;
-        let present = if let Some(s) = pair_normaliser(a, pa, b, pb) {
+        let present = if let Some(s) = normaliser {
             scaled_manifold(a, pa, b, pb, options, s, &mut cache.manifold)?
         } else {
             build(
@@ -223,6 +244,7 @@ pub fn contact_manifold<'c>(
                 b,
                 pb,
                 options,
+                in_band_scale,
                 &mut cache.pair,
                 scratch,
                 &mut cache.warm,
@@ -242,7 +264,7 @@ pub fn contact_manifold<'c>(
     };
     match CLIP_SCRATCH.try_with(|cell| cell.try_borrow_mut().ok().map(|mut scratch| run(&mut scratch))) {
         Ok(Some(r)) => r?,
-        _ => run(&mut cache.scratch)?,
+        _ => run(cache.scratch.get_or_insert_with(Box::default))?,
     }
     Ok(cache.manifold())
 }
@@ -274,7 +296,8 @@ fn scaled_manifold(
             kind: ManifoldKind::Point,
             points: Vec::new(),
         };
-        Ok(build(a, pa, b, pb, &scaled, pc, &mut scratch, &mut warm, &mut out)?.then_some(out))
+        let scale = pair_scale(a, pa, b, pb);
+        Ok(build(a, pa, b, pb, &scaled, scale, pc, &mut scratch, &mut warm, &mut out)?.then_some(out))
     })?;
     Ok(match m {
         Some(m) => {
@@ -327,7 +350,17 @@ struct Scales {
     r: f64,
 }
 
-/// Computes the manifold into `out`; `false` when apart beyond the margin.
+/// The least lower bound of the cores' distance that proves A and B apart beyond `margin`:
+/// the margin, both rounding radii, the contact tolerance and the face tolerance (GJK's
+/// distance, within ~1e-14 × scale of the true one, would then exceed the margin plus the
+/// contact tolerance: the measured path's "apart", the same answer).
+#[inline]
+fn apart_threshold(a: &ConvexPolyhedron, b: &ConvexPolyhedron, margin: f64, scale: f64) -> f64 {
+    margin + (a.radius() + b.radius()) + CONTACT_REL * scale + MANIFOLD_FACE_REL * scale
+}
+
+/// Computes the manifold into `out` (`scale`: the pair scale); `false` when apart beyond the
+/// margin. The caller has tried the bounding spheres.
 ///
 /// Fast paths (same answers as the measured path): the last frame's axis (`warm`) separating
 /// the cores by more than the margin plus the contact and face tolerances (the distance is at
@@ -341,14 +374,13 @@ fn build(
     b: &ConvexPolyhedron,
     pb: &Pose,
     options: &ManifoldOptions,
+    scale: f64,
     pair: &mut PairCache,
     scratch: &mut Scratch,
     warm: &mut Warm,
     out: &mut ContactManifold,
 ) -> Result<bool, PolycdError> {
-    out.points.clear();
     let (ra, rb) = (a.radius(), b.radius());
-    let scale = pair_scale(a, pa, b, pb);
     let sc = Scales {
         // `contact_tolerance` (`CONTACT_REL × pair_scale`): the same value, one scale.
         tol: CONTACT_REL * scale,
@@ -358,17 +390,21 @@ fn build(
         rb,
         r: ra + rb,
     };
+    let apart = apart_threshold(a, b, options.margin, scale);
     // B in A's frame.
     let rel = pa.relative(pb);
     let sat_thr = MANIFOLD_SAT_DEPTH_REL * scale;
     let mut sep0 = None;
     if let Some(u) = warm.axis {
         let v = sat::along(a, b, &rel, u, warm);
-        if v > options.margin + sc.r + sc.tol + sc.face_tol {
+        if v > apart {
             return Ok(false);
         }
         sep0 = Some(v);
     }
+    // Cleared only here: an "apart" answer leaves the last points in place (the cache marks
+    // them absent), so the quick rejections above write nothing to the pair's manifold.
+    out.points.clear();
     let mut fast = None;
     if sc.r == 0.0 && sat::eligible(a, b) && sep0.is_none_or(|v| v < -sat_thr) {
         fast = sat::penetration(a, b, &rel, sat_thr, &mut scratch.sat).map(|d| Contact {
