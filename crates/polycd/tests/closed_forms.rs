@@ -473,6 +473,33 @@ fn capsule_distances_do_not_depend_on_where_the_pair_is() {
     }
 }
 
+/// Small rounded boxes against small spheres a million units out (the differential's pair
+/// 84, seed 22: scale 1e-2): the answer's normal is the core direction taken in the box's
+/// frame and turned into the world, a unit vector, so the certificate verifies — a normal
+/// from the world points divided by the frame's distance was 4e-9 off unit length.
+#[test]
+fn far_small_rounded_pairs_have_unit_normals() {
+    use polycd::verify::{verify, Answer};
+    let bx = shapes::cuboid(0.02, 0.015, 0.01).unwrap().with_radius(0.002).unwrap();
+    let sphere = shapes::sphere(0.004).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(84);
+    let mut checked = 0;
+    for _ in 0..2_000 {
+        let o = DVec3::new(541346.981613468, -719316.254561742, -435347.64432721434);
+        let pb = Pose::new(shapes::random_rotation(&mut rng), o);
+        let pa = Pose::from_translation(o + shapes::unit_vector(&mut rng) * rng.random_range(0.01..0.04));
+        let mut cache = PairCache::default();
+        for (a, qa, b, qb) in [(&sphere, &pa, &bx, &pb), (&bx, &pb, &sphere, &pa)] {
+            let d = query::distance(a, qa, b, qb, Algorithm::Auto, &mut cache).unwrap();
+            verify(a, qa, b, qb, &Answer::Distance(d)).unwrap_or_else(|e| panic!("{d:?}: {e}"));
+            let i = query::intersect(a, qa, b, qb, Algorithm::Auto, &mut cache).unwrap();
+            verify(a, qa, b, qb, &Answer::Intersection(i)).unwrap_or_else(|e| panic!("{i:?}: {e}"));
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4_000);
+}
+
 /// Touching pairs (rounded distance exactly 0) through the direct path: `Touching`, as GJK
 /// says; sphere–box touching a face, an edge and a vertex of a rotated box.
 #[test]

@@ -130,10 +130,13 @@ fn on_segment(s: &Core, x: DVec3) -> (DVec3, Feature) {
     }
 }
 
-/// Closest core points `(ca, cb)`, their squared distance and features.
+/// Closest core points `(ca, cb)`, `v = cb − ca` as computed in the pair's own frame (not
+/// from the world points, whose coordinates carry the world's rounding), its squared length
+/// and the features.
 struct Closest {
     ca: DVec3,
     cb: DVec3,
+    v: DVec3,
     d2: f64,
     features: FeaturePair,
 }
@@ -141,10 +144,12 @@ struct Closest {
 impl Closest {
     #[inline]
     fn new(ca: DVec3, cb: DVec3, fa: Feature, fb: Feature) -> Closest {
+        let v = cb - ca;
         Closest {
             ca,
             cb,
-            d2: (cb - ca).length_squared(),
+            v,
+            d2: v.length_squared(),
             features: FeaturePair { a: fa, b: fb },
         }
     }
@@ -354,7 +359,7 @@ fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose,
                     .normalize_or_zero()
                     .cross((kb.p1 - kb.p0).normalize_or_zero());
                 let l = x.length();
-                let v = c.cb - c.ca;
+                let v = c.v;
                 if l > ROUNDED_EDGE_SIN && x.dot(v) != 0.0 {
                     n = x / l * x.dot(v).signum();
                 }
@@ -368,8 +373,10 @@ fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose,
             let q = ps.transform_point(ql);
             // The distance in the solid's frame, where `x` is the point's offset from the
             // solid's own translation (its world coordinates would add their rounding: a
-            // sphere 3 from a box a million units out lost 1e-11 of its distance).
-            let d2 = (x - ql).length_squared();
+            // sphere 3 from a box a million units out lost 1e-11 of its distance); the
+            // direction too, turned into the world (rotation only).
+            let vl = if point_is_a { ql - x } else { x - ql };
+            let (v, d2) = (ps.transform_vector(vl), vl.length_squared());
             // A face of the solid gives the normal (`rounded::separated_normal`'s rule).
             let face_n = match feature {
                 Feature::Face(f) => ps.transform_vector(solid.face(f).normal),
@@ -377,6 +384,7 @@ fn core_answer(a: &ConvexPolyhedron, pa: &Pose, b: &ConvexPolyhedron, pb: &Pose,
             };
             Some(CoreAnswer::Apart(
                 Closest {
+                    v,
                     d2,
                     ..if point_is_a {
                         Closest::new(point, q, Feature::Vertex(0), feature)
@@ -437,7 +445,7 @@ fn rounded_answer(
             ));
         }
     };
-    let v = c.cb - c.ca;
+    let v = c.v;
     let dc = c.d2.sqrt();
     if !(dc > bound) {
         return None;
