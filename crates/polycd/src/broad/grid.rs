@@ -137,22 +137,30 @@ impl Grid {
     /// cell(min_i) + 1`, and the same with `i` and `j` exchanged: home cells at most one apart.
     fn cell_side(&mut self, boxes: &[Aabb], live: &[bool]) -> bool {
         let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
-        let (mut sum, mut count) = (0.0, 0usize);
+        let (mut sum, mut count, mut emax) = (0.0, 0usize, 0.0f64);
         for (b, _) in boxes.iter().zip(live).filter(|(_, &l)| l) {
             lo = lo.min(b.min);
             hi = hi.max(b.max);
-            sum += (b.max - b.min).max_element();
+            let e = (b.max - b.min).max_element();
+            sum += e;
+            emax = emax.max(e);
             count += 1;
         }
         if count == 0 {
             return false;
         }
         let cut = LARGE_BOX_FACTOR * (sum / count as f64);
+        // The largest extent of the boxes within the cut: without outliers (the common case) the
+        // largest of all, known from the pass above; otherwise a second pass.
         let mut rmax: f64 = 0.0;
-        for (b, _) in boxes.iter().zip(live).filter(|(_, &l)| l) {
-            let e = (b.max - b.min).max_element();
-            if e <= cut {
-                rmax = rmax.max(e);
+        if emax <= cut {
+            rmax = emax;
+        } else {
+            for (b, _) in boxes.iter().zip(live).filter(|(_, &l)| l) {
+                let e = (b.max - b.min).max_element();
+                if e <= cut {
+                    rmax = rmax.max(e);
+                }
             }
         }
         let span = (hi - lo).max_element();
