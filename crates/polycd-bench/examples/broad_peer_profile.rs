@@ -20,6 +20,12 @@
 //! - `parry_pairs`: `Bvh::refit`, `optimize_incremental`, `traverse_bvtt_single_tree` (as
 //!   `bench many-body`'s `parry3d BVH` method and rapier use it).
 //!
+//! With `POLYCD_NARROW=1` two more phases run per frame, the narrow phase of `bench
+//! many-body`'s `∩` columns on one thread (to split a frame's cost between broad and narrow
+//! phase): `polycd_narrow` (`World::update_narrow_phase`, GJK's boolean test on every candidate,
+//! `set_parallel(false)`) and `parry_narrow` (`intersection_test` on every parry pair); the
+//! numbers of overlapping pairs must agree.
+//!
 //! Every frame checks that polycd's candidate count equals parry's pair count (both are the
 //! overlapping boxes; their boxes are the same hulls' exact boxes) and prints the sums so the
 //! work is not optimised away; `POLYCD_CHECK=1` also checks polycd's candidates against the
@@ -27,7 +33,9 @@
 
 use parry3d_f64::bounding_volume::Aabb as ParryAabb;
 use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
-use polycd::broad::{BodyHandle, World, WorldOptions};
+use polycd::broad::{BodyHandle, PairQuery, World, WorldOptions};
+use polycd::query::Status;
+use polycd::Algorithm;
 use polycd_bench::{many_body_pool, many_body_scene, Body, ManyBodyScene, Placement};
 use std::sync::Arc;
 
@@ -69,6 +77,28 @@ fn parry_pairs(bvh: &mut Bvh, ws: &mut BvhWorkspace, pairs: &mut Vec<(u32, u32)>
     pairs.len()
 }
 
+#[inline(never)]
+fn polycd_narrow(w: &mut World) -> usize {
+    if let Err(e) = w.update_narrow_phase() {
+        fail(&e.to_string());
+    }
+    w.pairs().filter(|p| p.status != Status::Disjoint).count()
+}
+
+#[inline(never)]
+fn parry_narrow(pool: &Pool, shape: &[usize], frame: &[Placement], pairs: &[(u32, u32)]) -> usize {
+    let mut hits = 0;
+    for &(a, b) in pairs {
+        let (a, b) = (a as usize, b as usize);
+        let (sa, sb) = (&pool[shape[a]].0.parry, &pool[shape[b]].0.parry);
+        if parry3d_f64::query::intersection_test(&frame[a].parry, sa, &frame[b].parry, sb).is_ok_and(|r| r.intersecting)
+        {
+            hits += 1;
+        }
+    }
+    hits
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1000);
@@ -76,12 +106,21 @@ fn main() {
     let density: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(0.05);
     let grid_min: Option<usize> = args.get(4).and_then(|s| s.parse().ok());
     let check = std::env::var("POLYCD_CHECK").is_ok_and(|v| v == "1");
+    let narrow = std::env::var("POLYCD_NARROW").is_ok_and(|v| v == "1");
 
     let pool: Pool = many_body_pool().unwrap_or_else(|e| fail(&e));
     let seed = 7000 + n as u64 + (density * 1e3) as u64;
     let ManyBodyScene { shape, frames } = many_body_scene(&pool, n, density, frame_count + 1, seed);
 
-    let mut w = World::new(WorldOptions::default());
+    let options = if narrow {
+        WorldOptions::default()
+            .with_algorithm(Algorithm::Gjk)
+            .with_query(PairQuery::Intersect)
+    } else {
+        WorldOptions::default()
+    };
+    let mut w = World::new(options);
+    w.set_parallel(false);
     if let Some(g) = grid_min {
         w.set_grid_threshold(g);
     }
@@ -108,6 +147,12 @@ fn main() {
         let p = parry_pairs(&mut bvh, &mut ws, &mut pairs);
         if c != p {
             fail(&format!("frame {f}: {c} polycd candidates, {p} parry pairs"));
+        }
+        if narrow {
+            let (x, y) = (polycd_narrow(&mut w), parry_narrow(&pool, &shape, frame, &pairs));
+            if x != y {
+                fail(&format!("frame {f}: {x} polycd contacts, {y} parry intersections"));
+            }
         }
         if check {
             if let Err(e) = w.broad_phase().check_invariants() {

@@ -397,7 +397,7 @@ fn mean_usize(v: &[usize]) -> f64 {
 
 pub(crate) fn run(opts: &RunOptions, ctx: &mut Context) -> Result<(), String> {
     let (sizes, densities, frames, reps): (&[usize], &[f64], usize, usize) = if opts.quick {
-        (&[100, 300, 2000], &[0.1], 12, 1)
+        (&[100, 300, 2000], &[0.1], 12, 3)
     } else {
         (&[100, 1000, 5000, 10_000, 100_000], &[0.05, 0.2], 101, 3)
     };

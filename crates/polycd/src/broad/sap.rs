@@ -451,6 +451,7 @@ impl<P: PairData> SweepAndPrune<P> {
         self.order_next = old;
         self.fresh = fresh;
         self.added.clear();
+        self.reserve_with_slots();
     }
 
     fn add_pair(&mut self, i: u32, j: u32) {
@@ -458,9 +459,25 @@ impl<P: PairData> SweepAndPrune<P> {
         if self.map.contains_key(&key) {
             return;
         }
+        let slots = self.slots.len();
         let s = self.new_slot(key);
+        if self.slots.len() > slots {
+            self.reserve_with_slots();
+        }
         self.added.push((key, s));
         self.stats.added += 1;
+    }
+
+    /// Sizes the sorted order, its second buffer and the fresh-key scratch with the slots (they
+    /// never hold more entries than there are slots, twice for the merges), so they never grow
+    /// at a later frame. Called where those vectors are in place: after a slot is added by the
+    /// sweep, and at the end of the grid path (which takes them out of `self` while it creates
+    /// slots: reserving then would allocate on the empty vectors left in their place).
+    fn reserve_with_slots(&mut self) {
+        let n = self.slots.len();
+        self.order.reserve((2 * n).saturating_sub(self.order.len()));
+        self.order_next.reserve((2 * n).saturating_sub(self.order_next.len()));
+        self.fresh.reserve(n.saturating_sub(self.fresh.len()));
     }
 
     /// A slot (recycled or new) for the new candidate `key`, entered in the map.
@@ -484,13 +501,10 @@ impl<P: PairData> SweepAndPrune<P> {
                     live: true,
                     data: P::default(),
                 });
-                // The free list and the sorted order never hold more than every slot: sized
-                // with the slots, they never grow at a later frame.
+                // The free list never holds more than every slot: sized with the slots, it
+                // never grows at a later frame (the other lists: `reserve_with_slots`).
                 let n = self.slots.len();
                 self.free.reserve(n.saturating_sub(self.free.len()));
-                self.order.reserve((2 * n).saturating_sub(self.order.len()));
-                self.order_next.reserve((2 * n).saturating_sub(self.order_next.len()));
-                self.fresh.reserve(n.saturating_sub(self.fresh.len()));
                 (self.slots.len() - 1) as u32
             }
         };
