@@ -971,3 +971,81 @@ fn every_algorithm_answer_verifies_on_random_pairs() {
         failures.join("\n")
     );
 }
+
+/// A rounded `Never` is checked against the distance between the projected cores, not the
+/// separating-axis bound: two nearly parallel capsules whose projections along `s` are
+/// 0.0286 farther apart than the radii (their nearest points end points, so no candidate axis
+/// shows it — the differential's seed 22 pair 8066, a correct answer the verifier rejected)
+/// pass, checked independently by sampling the gap along the line; moved 0.05 closer
+/// across `s` they meet along it, and `Never` is rejected.
+#[test]
+fn rounded_never_uses_the_projected_distance() {
+    let c = shapes::capsule(1.2, 0.4).unwrap();
+    let pa = Pose::new(
+        DQuat::from_xyzw(
+            -0.7122328310888916,
+            -0.5977883359994003,
+            -0.34738878859097794,
+            -0.12122099332814991,
+        ),
+        DVec3::new(-0.052936604120259634, -0.3608137207448648, -0.08502603242199071),
+    );
+    let rb = DQuat::from_xyzw(
+        -0.7122328304404437,
+        -0.5977883364716595,
+        -0.34738878891172686,
+        -0.12122099389001768,
+    );
+    let tb = DVec3::new(-1.4641001280615595, 1.1632857678152257, -1.5766743969813366);
+    let s = DVec3::new(-0.9716268554416311, 0.20021124809834406, -0.12592342879508542);
+    let never = Directional::Never { iterations: 0 };
+    let gap_along = |tb: DVec3| {
+        // The least rounded gap over t ∈ [−6, 6] (sampled, then refined), independent of
+        // the verifier's planar computation.
+        let mut cache = PairCache::default();
+        let mut gap = |t: f64| {
+            let d = query::distance(&c, &pa, &c, &Pose::new(rb, tb + s * t), Algorithm::Gjk, &mut cache).unwrap();
+            d.signed_distance().unwrap()
+        };
+        let (mut best_t, mut best) = (0.0, f64::INFINITY);
+        for k in -600..=600 {
+            let t = k as f64 * 0.01;
+            let g = gap(t);
+            if g < best {
+                (best_t, best) = (t, g);
+            }
+        }
+        for k in -200..=200 {
+            best = best.min(gap(best_t + k as f64 * 1e-4));
+        }
+        best
+    };
+    let g = gap_along(tb);
+    assert!(g > 0.02 && g < 0.04, "{g}");
+    verify::verify(
+        &c,
+        &pa,
+        &c,
+        &Pose::new(rb, tb),
+        &Answer::Directional {
+            direction: s,
+            answer: never,
+        },
+    )
+    .unwrap();
+    // Towards A across s by 0.05: the projected distance drops below the radii.
+    let across = (pa.translation - tb).reject_from(s).normalize() * 0.05;
+    let g = gap_along(tb + across);
+    assert!(g < -0.005, "{g}");
+    let r = verify::verify(
+        &c,
+        &pa,
+        &c,
+        &Pose::new(rb, tb + across),
+        &Answer::Directional {
+            direction: s,
+            answer: never,
+        },
+    );
+    assert!(matches!(r, Err(VerifyError::NotTouching(_))), "{r:?}");
+}

@@ -561,6 +561,55 @@ pub(super) fn planar_separation(n: DVec3, pa: &[DVec3], pb: &[DVec3]) -> f64 {
     }
 }
 
+/// The Euclidean distance between the projections of two point sets' hulls onto the plane
+/// with normal `n` when they are apart ([`planar_separation`] > 0), else that (non-positive)
+/// separation. The separating-axis value is only a lower bound of the distance — two
+/// segments whose nearest points are end points are farther apart than along any of the
+/// candidate axes — so a rounded `Never` (apart when the distance exceeds the radii) needs
+/// the distance itself: the least point–segment distance between one hull's vertices and the
+/// other's edges (exact for disjoint convex polygons, segments and points).
+pub(super) fn planar_distance(n: DVec3, pa: &[DVec3], pb: &[DVec3]) -> f64 {
+    let sep = planar_separation(n, pa, pb);
+    if !(sep > 0.0) {
+        return sep;
+    }
+    let u = n.any_orthonormal_vector();
+    let v = n.cross(u);
+    let ha = hull2d(pa.iter().map(|p| (p.dot(u), p.dot(v))).collect());
+    let hb = hull2d(pb.iter().map(|p| (p.dot(u), p.dot(v))).collect());
+    let to_segment = |p: (f64, f64), a: (f64, f64), b: (f64, f64)| {
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let l2 = dx * dx + dy * dy;
+        let t = if l2 > 0.0 {
+            (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / l2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let (ex, ey) = (p.0 - a.0 - t * dx, p.1 - a.1 - t * dy);
+        (ex * ex + ey * ey).sqrt()
+    };
+    let mut best = f64::INFINITY;
+    for (h, g) in [(&ha, &hb), (&hb, &ha)] {
+        for &p in h.iter() {
+            match g.len() {
+                0 => {}
+                1 => best = best.min(to_segment(p, g[0], g[0])),
+                m => {
+                    for k in 0..m {
+                        best = best.min(to_segment(p, g[k], g[(k + 1) % m]));
+                    }
+                }
+            }
+        }
+    }
+    // Never below the separating-axis bound (rounding in the two computations).
+    if best.is_finite() {
+        best.max(sep)
+    } else {
+        sep
+    }
+}
+
 /// 2-D convex hull (Andrew's monotone chain), counter-clockwise, collinear points dropped.
 pub(super) fn hull2d(mut p: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
     p.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));

@@ -196,7 +196,9 @@ pub(super) fn directional(
             touch_in_plane(&shifted(plane, -ra), &w.a, &w.b, back, w.tol)
         }
         Directional::Never { .. } => {
-            let sep = planar_separation(s, &w.a, &w.b) - ra - rb;
+            // The projections' distance, not the separating-axis bound: with radii the
+            // shapes meet along `s` exactly when the projected cores are within r_A + r_B.
+            let sep = planar_distance(s, &w.a, &w.b) - ra - rb;
             if sep >= -w.tol {
                 Ok(())
             } else {
