@@ -334,3 +334,85 @@ fn nearly_coplanar_triangles_random() {
         failures.join("\n")
     );
 }
+
+/// Two thick triangles (the differential's family: the triangle at 0.85 of its size rounded
+/// by 0.15, here at bounding radius 1e-3) at one translation, turned e^-20 apart (seed 23,
+/// pair 27523): after a directional query the cache held a far probe's simplex and EPA face,
+/// from which EPA on the slab-thin core difference failed — the next distance had no depth
+/// and the next directional did not converge. A warm start without an answer now runs again
+/// cold: every answer of the sequence is the answer of a new cache, and verifies.
+#[test]
+fn warm_cache_after_a_directional_still_measures_the_slab() {
+    let t = {
+        let c = tri(1.0);
+        let thick = ConvexPolyhedron::from_points(&c.vertices().iter().map(|v| *v * 0.85).collect::<Vec<_>>())
+            .unwrap()
+            .with_radius(0.15)
+            .unwrap();
+        let k = 1e-3 / thick.bounding_radius();
+        let pts: Vec<DVec3> = thick.vertices().iter().map(|v| *v * k).collect();
+        ConvexPolyhedron::from_points(&pts)
+            .unwrap()
+            .with_radius(thick.radius() * k)
+            .unwrap()
+    };
+    let base = DVec3::new(0.0006539166562921579, 0.0015747698000089893, -0.0012885485424958926);
+    let pa = Pose::new(
+        DQuat::from_xyzw(
+            0.5138639757537148,
+            0.12271121080763482,
+            -0.09599854671444646,
+            -0.8436053889072924,
+        ),
+        base,
+    );
+    let pb = Pose::new(
+        DQuat::from_xyzw(
+            0.5138639758861204,
+            0.12271121126630098,
+            -0.09599854580214953,
+            -0.843605388863738,
+        ),
+        base,
+    );
+    let dirs = [
+        DVec3::X,
+        -DVec3::X,
+        DVec3::new(-0.2573144529780128, 0.9378429094985877, 0.23289471739790482),
+    ];
+    for alg in [Algorithm::Auto, Algorithm::Gjk] {
+        let mut warm = PairCache::default();
+        for &s in &dirs {
+            let d = query::directional(&t, &pa, &t, &pb, s, alg, &mut warm).unwrap();
+            let cold = query::directional(&t, &pa, &t, &pb, s, alg, &mut PairCache::default()).unwrap();
+            assert!(matches!(d, Directional::Contact { .. }), "{alg:?} {s:?}: {d:?}");
+            assert!(matches!(cold, Directional::Contact { .. }), "{alg:?} {s:?}: {cold:?}");
+            let (Directional::Contact { t: tw, .. }, Directional::Contact { t: tc, .. }) = (d, cold) else {
+                unreachable!()
+            };
+            assert!((tw - tc).abs() <= 1e-12, "{alg:?} {s:?}: {tw} vs {tc}");
+            verify(
+                &t,
+                &pa,
+                &t,
+                &pb,
+                &Answer::Directional {
+                    direction: s,
+                    answer: d,
+                },
+            )
+            .unwrap();
+            let dist = query::distance(&t, &pa, &t, &pb, alg, &mut warm).unwrap();
+            match dist {
+                Distance::Penetrating {
+                    penetration: Some(p), ..
+                } => {
+                    // Cores 4.7e-13 deep: the rounded depth is the radii 2 × 1.5e-4 plus it.
+                    assert!((p.depth - 3e-4).abs() <= 1e-12, "{alg:?}: {}", p.depth);
+                }
+                other => panic!("{alg:?} after {s:?}: {other:?}"),
+            }
+            verify(&t, &pa, &t, &pb, &Answer::Distance(dist)).unwrap();
+        }
+    }
+}

@@ -361,9 +361,35 @@ pub(crate) fn distance_or_overlap(
     distance_measuring(a, pa, b, pb, cache, false)
 }
 
-/// [`distance`] (`depth`) or [`distance_or_overlap`] (`!depth`).
+/// [`distance`] (`depth`) or [`distance_or_overlap`] (`!depth`). A warm start that ends
+/// without an answer (not converged, or an overlap whose depth EPA could not measure: a flat
+/// or sliver `M` seeded by another pose's simplex or EPA face) is run again cold, once: the
+/// answer of a warm cache is then the answer of a new one.
 #[inline(always)]
 fn distance_measuring(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    cache: &mut GjkCache,
+    depth: bool,
+) -> Result<Distance, PolycdError> {
+    let warm = cache.len > 0 || cache.epa_len > 0 || cache.last_rel.is_some();
+    let d = distance_once(a, pa, b, pb, cache, depth)?;
+    let unanswered = match d {
+        Distance::NotConverged { .. } => true,
+        Distance::Penetrating { penetration: None, .. } => depth,
+        _ => false,
+    };
+    if warm && unanswered {
+        cache.forget();
+        return distance_once(a, pa, b, pb, cache, depth);
+    }
+    Ok(d)
+}
+
+#[inline(always)]
+fn distance_once(
     a: &ConvexPolyhedron,
     pa: &Pose,
     b: &ConvexPolyhedron,
