@@ -29,6 +29,9 @@
 //!   bounds the search from the start (only a bound: the answer is still the search's); after
 //!   an overlap, [`distance`] measures the last deepest piece pair first, so the depth
 //!   pruning above starts at the root.
+//! - Intersect: once the roots' hulls overlap, a dive down the trees by the balls alone
+//!   measures a few leaf pairs first (a deep one ends the query without inner hull tests);
+//!   leaf pairs' triangles are measured after the traversal, only when it met no deep pair.
 //! - Figures: BENCHMARKS.md, "Meshes" (`crates/polycd-bench/examples/mesh_profile.rs`).
 //!
 //! The minimum triangle distance is the distance of the two surfaces,
@@ -247,6 +250,9 @@ pub struct SolidCache {
     verts_b: Vec<DVec3>,
     stamps: Vec<u32>,
     stamp: u32,
+    /// Intersect's leaf pairs whose triangles are measured after the traversal (pieces of A
+    /// and B, hulls' distance; see `search`).
+    deferred: Vec<(u32, u32, f64)>,
     /// The closest triangle pair of the last query (coherence): measured first at the new
     /// poses, its distance bounds the search from the start.
     last_pair: Option<(u32, u32)>,
@@ -265,6 +271,7 @@ impl SolidCache {
         self.mesh.forget();
         self.contacts.clear();
         self.tris_b.clear();
+        self.deferred.clear();
         self.stamps.fill(0);
         self.stamp = 0;
         self.last_pair = None;
