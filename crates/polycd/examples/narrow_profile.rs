@@ -5,7 +5,8 @@
 //! Run: `cargo run -p polycd --release --example narrow_profile -- CASE COUNT`, CASE one of
 //! `cube-bool`, `cube-dist`, `ico-bool`, `ico-dist` (GJK, cold, separated and touching-near
 //! poses), `near-gjk`, `near-vclip` (n = 1 000 ellipsoids 200:100:100, cold, B 0.01–1 apart
-//! from first contact), `warm-vclip-W` / `cold-vclip-W` (642-vertex sphere; `…-disk-W`: the
+//! from first contact), `pen-epa` (the same pair overlapping by 1.5, 10 and 60 units: GJK then
+//! EPA's exact depth, the sweep's pen bucket), `warm-vclip-W` / `cold-vclip-W` (642-vertex sphere; `…-disk-W`: the
 //! 60-gon disk, radius 0.5, thickness 0.05, the scenario's proportions; B turning by W
 //! degrees per query, V-Clip with and without the pair's cache; `always-vclip-W`: the
 //! cached pair always used, as before the staleness test). `py-auto`: `tools/py-bench.py`'s
@@ -50,8 +51,19 @@ fn touch_x(a: &ConvexPolyhedron, b: &ConvexPolyhedron, q: DQuat, scale: f64) -> 
 
 /// `count` poses of B near contact with A (offsets 0.01 … 1 × `unit` beyond first contact).
 fn near_poses(a: &ConvexPolyhedron, b: &ConvexPolyhedron, scale: f64, unit: f64, count: usize) -> Vec<Pose> {
+    offset_poses(a, b, scale, unit, &[0.01, 0.1, 1.0], count)
+}
+
+/// `count` poses of B at `offsets × unit` along x̂ from first contact (negative: overlapping).
+fn offset_poses(
+    a: &ConvexPolyhedron,
+    b: &ConvexPolyhedron,
+    scale: f64,
+    unit: f64,
+    offsets: &[f64],
+    count: usize,
+) -> Vec<Pose> {
     let mut rng = ChaCha8Rng::seed_from_u64(27);
-    let offsets = [0.01, 0.1, 1.0];
     (0..count.min(64))
         .map(|k| {
             let q = shapes::random_rotation(&mut rng);
@@ -333,6 +345,7 @@ fn main() -> Result<(), polycd::PolycdError> {
             "ico-bool" => (shapes::icosahedron(1.0)?, Algorithm::Gjk, true),
             "ico-dist" => (shapes::icosahedron(1.0)?, Algorithm::Gjk, false),
             "near-gjk" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
+            "pen-epa" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
             "near-vclip" => (
                 shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?,
                 Algorithm::VClip,
@@ -344,14 +357,20 @@ fn main() -> Result<(), polycd::PolycdError> {
             }
         };
         a = shape;
-        b = if case.starts_with("near") {
+        let big = case.starts_with("near") || case == "pen-epa";
+        b = if big {
             shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 2)?
         } else {
             a.clone()
         };
-        let scale = if case.starts_with("near") { 200.0 } else { 1.0 };
-        let unit = if case.starts_with("near") { 1.0 } else { 0.5 };
-        poses = near_poses(&a, &b, scale, unit, 64);
+        let scale = if big { 200.0 } else { 1.0 };
+        let unit = if big { 1.0 } else { 0.5 };
+        poses = if case == "pen-epa" {
+            // The sweep's pen bucket: overlapping by more than one unit (1.5, 10, 60).
+            offset_poses(&a, &b, scale, unit, &[-1.5, -10.0, -60.0], 64)
+        } else {
+            near_poses(&a, &b, scale, unit, 64)
+        };
         algorithm = algo;
         boolean = is_bool;
         warm = false;
