@@ -214,12 +214,15 @@ pub(super) fn refine_contact(
             iterations,
         }),
         // CD-Dual's fallback witness on merged faces (generating features and an approximate
-        // point) is not independently checkable; GJK's Minkowski simplex is.
+        // point) is not independently checkable; GJK's Minkowski simplex is. A simplex
+        // witness in the band (the convex program's weights put the origin in it only to the
+        // program's rounding: 1e-11 of the scale outside on slab-thin triangle pairs) gives
+        // way to GJK's enclosing one too.
         Intersection::Overlapping { witness, .. }
             if matches!(
                 r,
                 Intersection::Overlapping {
-                    witness: OverlapWitness::Features { .. },
+                    witness: OverlapWitness::Features { .. } | OverlapWitness::Simplex(_),
                     ..
                 }
             ) =>

@@ -45,6 +45,12 @@ pub(super) fn core_distance(
             })
         }
     };
+    if let Distance::NotConverged { .. } = d {
+        // The convex program's interior-point iteration stalls on degenerate programs (two
+        // nearly coplanar triangles touching: a slab-thin Minkowski difference whose optimal
+        // weights are not unique); as for HS-jump above, GJK measures the pair.
+        return gjk::distance(a, pa, b, pb, &mut cache.gjk);
+    }
     // The convex program's touching answer names no exact features (see ContactPoints).
     complete_penetration(a, pa, b, pb, d, ContactPoints::FromGjk, cache)
 }
@@ -121,9 +127,14 @@ pub(super) fn complete_penetration(
         } => {
             match gjk::distance(a, pose_a, b, pose_b, &mut cache.gjk)? {
                 Distance::Penetrating {
-                    penetration: Some(p), ..
+                    witness: gw,
+                    penetration: Some(p),
+                    ..
                 } => Ok(Distance::Penetrating {
-                    witness,
+                    // V-Clip's witness is exact; the convex program's weights put the origin
+                    // in their simplex only to the program's rounding (1e-11 of the scale off
+                    // on slab-thin pairs), so GJK's enclosing simplex certifies instead.
+                    witness: if points == ContactPoints::FromGjk { gw } else { witness },
                     penetration: Some(p),
                     iterations,
                 }),
