@@ -738,12 +738,10 @@ impl<'a> Traversal<'a> {
     fn descend(&mut self, i: u32, j: u32, dir: DVec3) -> Result<(), PolycdError> {
         let na = &self.a.nodes[i as usize];
         let nb = &self.b.nodes[j as usize];
-        let split_b = match (na.children, nb.children) {
-            (None, None) => return Ok(()),
-            (None, Some(_)) => true,
-            (Some(_), None) => false,
-            (Some(_), Some(_)) => nb.scale() >= na.scale(),
-        };
+        if na.children.is_none() && nb.children.is_none() {
+            return Ok(());
+        }
+        let split_b = na.splits_other(nb);
         if split_b {
             let (l, r) = nb.children.unwrap_or((j, j));
             let (l, r) = if self.sphere_gap(i, l).0 <= self.sphere_gap(i, r).0 {

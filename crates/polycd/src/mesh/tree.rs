@@ -79,6 +79,17 @@ impl HullNode {
         self.sphere.1
     }
 
+    /// Whether a descent into the pair (`self`, `other`) of inner or leaf nodes splits
+    /// `other`: it has children and `self` none, or both have and `other` is at least as
+    /// large (the larger node is split; `false` for two leaves).
+    pub(crate) fn splits_other(&self, other: &HullNode) -> bool {
+        match (self.children, other.children) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(_), Some(_)) => other.scale() >= self.scale(),
+        }
+    }
+
     /// Whether [`hull`](Self::hull) has been built.
     pub fn is_built(&self) -> bool {
         self.built.get().is_some()

@@ -397,11 +397,7 @@ impl Search<'_> {
                 Ok(())
             }
             (ca, cb) => {
-                let split_b = match (ca, cb) {
-                    (None, _) => true,
-                    (_, None) => false,
-                    _ => nb.scale() >= na.scale(),
-                };
+                let split_b = na.splits_other(nb);
                 // The child pair whose balls are nearer first; of two overlapping pairs the
                 // deeper (signed gaps): an overlap is met, and the depth pruning starts, sooner.
                 if split_b {
@@ -480,11 +476,7 @@ impl Search<'_> {
                 Ok(())
             }
             (ca, cb) => {
-                let split_b = match (ca, cb) {
-                    (None, _) => true,
-                    (_, None) => false,
-                    _ => nb.scale() >= na.scale(),
-                };
+                let split_b = na.splits_other(nb);
                 let (x, y) = if split_b {
                     let (l, r) = cb.unwrap_or((j, j));
                     ((i, l), (i, r))
