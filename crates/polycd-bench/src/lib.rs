@@ -273,7 +273,7 @@ pub fn scenarios() -> &'static [Scenario] {
     &SCENARIOS
 }
 
-static SCENARIOS: [Scenario; 15] = [
+static SCENARIOS: [Scenario; 16] = [
     Scenario {
         name: "ellipsoid-sweep",
         description: "CD-Dual §5 / HS-jump §9: ellipsoid hulls (n = 200…2000), time per overlap query \
@@ -307,6 +307,12 @@ static SCENARIOS: [Scenario; 15] = [
         name: "random-distance",
         description: "1 000-vertex ellipsoid hulls, random poses, no coherence: GJK, V-Clip, fast QP distance vs parry3d distance",
         runner: scenarios::random_distance::run,
+    },
+    Scenario {
+        name: "near-contact",
+        description: "issue 27 item 1: ellipsoid hulls (n = 1 000, 200), distance with the exact depth when overlapping, \
+                      medians per bucket pen / near / sep; GJK + EPA, V-Clip (+ EPA) vs parry3d distance + contact",
+        runner: scenarios::near_contact::run,
     },
     Scenario {
         name: "ccd",

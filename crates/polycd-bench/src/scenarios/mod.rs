@@ -11,6 +11,7 @@ pub(crate) mod hs_distance;
 pub(crate) mod manifold;
 pub(crate) mod many_body;
 pub(crate) mod mesh;
+pub(crate) mod near_contact;
 pub(crate) mod qp_scaling;
 pub(crate) mod random_distance;
 pub(crate) mod shapes;
