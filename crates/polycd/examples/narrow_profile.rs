@@ -6,7 +6,8 @@
 //! `cube-bool`, `cube-dist`, `ico-bool`, `ico-dist` (GJK, cold, separated and touching-near
 //! poses), `near-gjk`, `near-vclip` (n = 1 000 ellipsoids 200:100:100, cold, B 0.01–1 apart
 //! from first contact), `pen-epa` (the same pair overlapping by 1.5, 10 and 60 units: GJK then
-//! EPA's exact depth, the sweep's pen bucket), `warm-vclip-W` / `cold-vclip-W` (642-vertex sphere; `…-disk-W`: the
+//! EPA's exact depth, the sweep's pen bucket), `near-pen` (0.01, 0.1 and 1 unit inside: the
+//! near bucket's overlapping half, GJK then EPA), `warm-vclip-W` / `cold-vclip-W` (642-vertex sphere; `…-disk-W`: the
 //! 60-gon disk, radius 0.5, thickness 0.05, the scenario's proportions; B turning by W
 //! degrees per query, V-Clip with and without the pair's cache; `always-vclip-W`: the
 //! cached pair always used, as before the staleness test). `py-auto`: `tools/py-bench.py`'s
@@ -15,7 +16,7 @@
 //! random rotation; `Auto` distance, cold: the cache forgotten, its buffers kept); `py-fresh`:
 //! the same with a new `PairCache` per query (what a call without a cache did); `py-stats` prints that workload's breakdown
 //! (separated / overlapping rows, GJK iterations) instead of timing it; `near-stats` the same for
-//! `near-gjk`'s 64 poses.
+//! `near-gjk`'s 64 poses, `near-pen-stats` and `pen-stats` for `near-pen`'s and `pen-epa`'s.
 //! `coh-sphere-W` / `coh-disk-W`: the `coherence` bench scenario's path (Alg. 9) with V-Clip warm.
 //! `dump` (COUNT queries per workload): one hash of every warm V-Clip answer per workload, to
 //! compare two builds bit for bit (see [`dump`]).
@@ -98,12 +99,17 @@ fn py_stats(count: usize) -> Result<(), polycd::PolycdError> {
     stats("py-stats", &a, &b, &poses, Algorithm::Auto)
 }
 
-/// The breakdown of the `near-gjk` workload (`near-stats`), as [`py_stats`].
-fn near_stats() -> Result<(), polycd::PolycdError> {
+/// The breakdown of the `near-gjk` workload (`near-stats`), as [`py_stats`]; `near-pen-stats`
+/// and `pen-stats` the same for `near-pen`'s and `pen-epa`'s poses.
+fn near_stats(name: &str) -> Result<(), polycd::PolycdError> {
     let a = shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?;
     let b = shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 2)?;
-    let poses = near_poses(&a, &b, 200.0, 1.0, 64);
-    stats("near-stats", &a, &b, &poses, Algorithm::Gjk)
+    let poses = match name {
+        "pen-stats" => offset_poses(&a, &b, 200.0, 1.0, &[-1.5, -10.0, -60.0], 64),
+        "near-pen-stats" => offset_poses(&a, &b, 200.0, 1.0, &[-0.01, -0.1, -1.0], 64),
+        _ => near_poses(&a, &b, 200.0, 1.0, 64),
+    };
+    stats(name, &a, &b, &poses, Algorithm::Gjk)
 }
 
 /// Separated / penetrating rows of `poses` (B's; A at the identity) and their iterations.
@@ -212,8 +218,8 @@ fn main() -> Result<(), polycd::PolycdError> {
     if case == "py-stats" {
         return py_stats(count);
     }
-    if case == "near-stats" {
-        return near_stats();
+    if matches!(case, "near-stats" | "near-pen-stats" | "pen-stats") {
+        return near_stats(case);
     }
     if case == "dump" {
         return dump(count);
@@ -346,6 +352,7 @@ fn main() -> Result<(), polycd::PolycdError> {
             "ico-dist" => (shapes::icosahedron(1.0)?, Algorithm::Gjk, false),
             "near-gjk" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
             "pen-epa" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
+            "near-pen" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
             "near-vclip" => (
                 shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?,
                 Algorithm::VClip,
@@ -368,6 +375,9 @@ fn main() -> Result<(), polycd::PolycdError> {
         poses = if case == "pen-epa" {
             // The sweep's pen bucket: overlapping by more than one unit (1.5, 10, 60).
             offset_poses(&a, &b, scale, unit, &[-1.5, -10.0, -60.0], 64)
+        } else if case == "near-pen" {
+            // The overlapping half of the sweep's near bucket (0.01, 0.1, 1 inside contact).
+            offset_poses(&a, &b, scale, unit, &[-0.01, -0.1, -1.0], 64)
         } else {
             near_poses(&a, &b, scale, unit, 64)
         };
