@@ -7,7 +7,8 @@
 //! poses), `near-gjk`, `near-vclip` (n = 1 000 ellipsoids 200:100:100, cold, B 0.01–1 apart
 //! from first contact), `pen-epa` (the same pair overlapping by 1.5, 10 and 60 units: GJK then
 //! EPA's exact depth, the sweep's pen bucket), `near-pen` (0.01, 0.1 and 1 unit inside: the
-//! near bucket's overlapping half, GJK then EPA), `warm-vclip-W` / `cold-vclip-W` (642-vertex sphere; `…-disk-W`: the
+//! near bucket's overlapping half, GJK then EPA), `sep-gjk` (1.5, 10 and 40 units apart: the
+//! sep bucket), `warm-vclip-W` / `cold-vclip-W` (642-vertex sphere; `…-disk-W`: the
 //! 60-gon disk, radius 0.5, thickness 0.05, the scenario's proportions; B turning by W
 //! degrees per query, V-Clip with and without the pair's cache; `always-vclip-W`: the
 //! cached pair always used, as before the staleness test). `py-auto`: `tools/py-bench.py`'s
@@ -16,7 +17,7 @@
 //! random rotation; `Auto` distance, cold: the cache forgotten, its buffers kept); `py-fresh`:
 //! the same with a new `PairCache` per query (what a call without a cache did); `py-stats` prints that workload's breakdown
 //! (separated / overlapping rows, GJK iterations) instead of timing it; `near-stats` the same for
-//! `near-gjk`'s 64 poses, `near-pen-stats` and `pen-stats` for `near-pen`'s and `pen-epa`'s.
+//! `near-gjk`'s 64 poses, `near-pen-stats`, `pen-stats` and `sep-stats` for `near-pen`'s, `pen-epa`'s and `sep-gjk`'s.
 //! `coh-sphere-W` / `coh-disk-W`: the `coherence` bench scenario's path (Alg. 9) with V-Clip warm.
 //! `dump` (COUNT queries per workload): one hash of every warm V-Clip answer per workload, to
 //! compare two builds bit for bit (see [`dump`]).
@@ -107,6 +108,7 @@ fn near_stats(name: &str) -> Result<(), polycd::PolycdError> {
     let poses = match name {
         "pen-stats" => offset_poses(&a, &b, 200.0, 1.0, &[-1.5, -10.0, -60.0], 64),
         "near-pen-stats" => offset_poses(&a, &b, 200.0, 1.0, &[-0.01, -0.1, -1.0], 64),
+        "sep-stats" => offset_poses(&a, &b, 200.0, 1.0, &[1.5, 10.0, 40.0], 64),
         _ => near_poses(&a, &b, 200.0, 1.0, 64),
     };
     stats(name, &a, &b, &poses, Algorithm::Gjk)
@@ -218,7 +220,7 @@ fn main() -> Result<(), polycd::PolycdError> {
     if case == "py-stats" {
         return py_stats(count);
     }
-    if matches!(case, "near-stats" | "near-pen-stats" | "pen-stats") {
+    if matches!(case, "near-stats" | "near-pen-stats" | "pen-stats" | "sep-stats") {
         return near_stats(case);
     }
     if case == "dump" {
@@ -353,6 +355,7 @@ fn main() -> Result<(), polycd::PolycdError> {
             "near-gjk" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
             "pen-epa" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
             "near-pen" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
+            "sep-gjk" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
             "near-vclip" => (
                 shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?,
                 Algorithm::VClip,
@@ -364,7 +367,7 @@ fn main() -> Result<(), polycd::PolycdError> {
             }
         };
         a = shape;
-        let big = case.starts_with("near") || case == "pen-epa";
+        let big = case.starts_with("near") || case == "pen-epa" || case == "sep-gjk";
         b = if big {
             shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 2)?
         } else {
@@ -375,6 +378,9 @@ fn main() -> Result<(), polycd::PolycdError> {
         poses = if case == "pen-epa" {
             // The sweep's pen bucket: overlapping by more than one unit (1.5, 10, 60).
             offset_poses(&a, &b, scale, unit, &[-1.5, -10.0, -60.0], 64)
+        } else if case == "sep-gjk" {
+            // The sweep's sep bucket: 1.5, 10 and 40 units apart.
+            offset_poses(&a, &b, scale, unit, &[1.5, 10.0, 40.0], 64)
         } else if case == "near-pen" {
             // The overlapping half of the sweep's near bucket (0.01, 0.1, 1 inside contact).
             offset_poses(&a, &b, scale, unit, &[-0.01, -0.1, -1.0], 64)
