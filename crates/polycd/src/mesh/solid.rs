@@ -87,7 +87,8 @@ use crate::core::math::{DVec3, Pose};
 use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL};
 use crate::shape::feature::Feature;
 use crate::shape::polyhedron::ConvexPolyhedron;
-use search::{search, Best, LeafTriangle};
+use search::{search, Best, LeafTriangle, Pending};
+use std::collections::BinaryHeap;
 
 /// A solid of either kind, for the entry points above both.
 #[derive(Clone, Copy, Debug)]
@@ -259,6 +260,8 @@ pub struct SolidCache {
     /// The leaf nodes of the deepest piece pair of the last [`distance`] that answered an
     /// overlap of pieces (coherence): measured first by the next [`distance`].
     last_deep: Option<(u32, u32)>,
+    /// [`distance`]'s best-first heap of node pairs (see `search`), kept for its capacity.
+    pending: BinaryHeap<Pending>,
     convex: [Option<Box<Converted>>; 2],
 }
 
@@ -276,6 +279,7 @@ impl SolidCache {
         self.stamp = 0;
         self.last_pair = None;
         self.last_deep = None;
+        self.pending.clear();
     }
 
     /// The contact set of the last query: every pair of overlapping pieces it met (all of them
