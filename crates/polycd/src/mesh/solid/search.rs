@@ -23,6 +23,9 @@ pub(super) struct LeafTriangle {
     hi: DVec3,
     centre: DVec3,
     radius: f64,
+    /// The unit normal (zero for a degenerate triangle) and its plane's offset `n · corner`.
+    normal: DVec3,
+    offset: f64,
 }
 
 impl LeafTriangle {
@@ -31,13 +34,42 @@ impl LeafTriangle {
         let hi = corners[0].max(corners[1]).max(corners[2]);
         let centre = (lo + hi) * 0.5;
         let radius = corners.iter().fold(0.0f64, |r, c| r.max((*c - centre).length()));
+        let normal = (corners[1] - corners[0])
+            .cross(corners[2] - corners[0])
+            .try_normalize()
+            .unwrap_or(DVec3::ZERO);
         LeafTriangle {
             corners,
             lo,
             hi,
             centre,
             radius,
+            normal,
+            offset: normal.dot(corners[0]),
         }
+    }
+
+    /// A lower bound of the distance of the two triangles by their planes: when the corners of
+    /// one lie strictly on one side of the other's plane, every point of it is at least the
+    /// nearest corner's distance from that plane, hence from the triangle. The larger of the
+    /// two planes' bounds, less the rounding slack of [`LeafTriangle::gap`] (the positions'
+    /// magnitudes times [`CONTACT_REL`]); 0 or less when the triangles straddle both planes.
+    /// Facing triangles near contact (nearly parallel) are pruned by it where their boxes and
+    /// balls overlap.
+    fn plane_gap(&self, o: &LeafTriangle) -> f64 {
+        let side = |t: &LeafTriangle, c: &[DVec3; 3]| {
+            let s = c.map(|p| t.normal.dot(p) - t.offset);
+            if s[0] > 0.0 && s[1] > 0.0 && s[2] > 0.0 {
+                s[0].min(s[1]).min(s[2])
+            } else if s[0] < 0.0 && s[1] < 0.0 && s[2] < 0.0 {
+                -(s[0].max(s[1]).max(s[2]))
+            } else {
+                0.0
+            }
+        };
+        let slack =
+            CONTACT_REL * (self.centre.abs().max_element() + o.centre.abs().max_element() + self.radius + o.radius);
+        side(self, &o.corners).max(side(o, &self.corners)) - slack
     }
 
     /// A lower bound of the distance of the two triangles: the larger of their boxes' gap and
@@ -585,7 +617,7 @@ impl Search<'_> {
             let tri_a = la.corners;
             for (k, &tb) in b.pieces[pb as usize].iter().enumerate() {
                 let lb = self.tris_b[k];
-                if la.gap(&lb) > self.limit() {
+                if la.gap(&lb) > self.limit() || la.plane_gap(&lb) > self.limit() {
                     continue;
                 }
                 let tri_b = lb.corners;
