@@ -87,8 +87,7 @@ use crate::core::math::{DVec3, Pose};
 use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL};
 use crate::shape::feature::Feature;
 use crate::shape::polyhedron::ConvexPolyhedron;
-use search::{search, Best, LeafTriangle, Pending};
-use std::collections::BinaryHeap;
+use search::{search, Best, LeafTriangle, Queue};
 
 /// A solid of either kind, for the entry points above both.
 #[derive(Clone, Copy, Debug)]
@@ -260,8 +259,8 @@ pub struct SolidCache {
     /// The leaf nodes of the deepest piece pair of the last [`distance`] that answered an
     /// overlap of pieces (coherence): measured first by the next [`distance`].
     last_deep: Option<(u32, u32)>,
-    /// [`distance`]'s best-first heap of node pairs (see `search`), kept for its capacity.
-    pending: BinaryHeap<Pending>,
+    /// [`distance`]'s best-first queue of node pairs (see `search`), kept for its capacity.
+    pending: Queue,
     convex: [Option<Box<Converted>>; 2],
 }
 

@@ -13,7 +13,7 @@ use crate::mesh::trimesh::TriMesh;
 use crate::query::{self, Algorithm};
 
 mod best_first;
-pub(super) use best_first::Pending;
+pub(super) use best_first::Queue;
 
 /// A triangle of B's leaf piece in A's frame, with its bounding box and ball (for pruning).
 #[derive(Clone, Copy, Debug)]

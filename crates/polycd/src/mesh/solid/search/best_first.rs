@@ -1,36 +1,45 @@
-//! [`super::super::distance`]'s traversal: best first over the BVTT (a node pair's lower bound
-//! of the distance orders a heap), instead of the depth-first descent of [`Search::visit`].
+//! [`super::super::distance`]'s traversal of the BVTT (FAST §3.3, Alg. 3: the bounding-volume
+//! traversal tree of two convex hull trees), taken best first instead of by the depth-first
+//! descent of [`Search::visit`] (which `intersect` and `contact_set` keep).
 //!
-//! # Method
-//! A node pair waits in a heap keyed by a lower bound of the distance of any two pieces below
+//! # Outline
+//! A node pair waits in a queue keyed by a lower bound of the distance of any two pieces below
 //! it: the larger of its bounding balls' gap and its parent pair's hull distance (a child's
 //! hull lies inside its parent's, so the parent's distance bounds the child's). The least key
-//! is taken next: its hulls are measured (V-Clip on inner nodes, the convex distance on leaf
+//! is taken next; its hulls are measured (V-Clip on inner nodes, the convex distance on leaf
 //! pieces, as [`Search::visit`]); an inner pair pushes its two child pairs; a leaf pair whose
 //! hulls are farther than its key goes back with the hulls' distance as its key, so leaf
 //! triangles are measured in the order of their hulls' distances; otherwise its triangles are
 //! measured. The search ends when the least key exceeds the limit (the least triangle
-//! distance so far plus the tie width): every pair left is farther. Among equal keys (all
-//! overlapping pairs have key 0) the pair whose balls overlap deeper comes first, so in an
-//! overlap the deepest pair is met early and [`Search::prune_depth`] prunes the rest sooner.
-//!
-//! Against the depth-first descent: a pair is measured only if its bound is below the final
-//! limit, not merely below the limit when the descent reached it (measured on the 2 880-triangle
-//! knots: BENCHMARKS.md, *Meshes*).
+//! distance so far plus the tie width): every pair left is at least that far. Among equal keys
+//! the last pushed is taken first, and of two children the one whose balls are nearer (of two
+//! overlapping, the deeper) is pushed last: in an overlap, where most keys are 0, the order is
+//! the depth-first descent's, so the deepest pair is met as early as there and
+//! [`Search::prune_depth`] prunes as much. Key-0 pairs wait on a stack (no heap sifting).
 //!
 //! # Invariants
-//! The answer is the depth-first search's: the same pruning tests (balls, hulls, the depth
-//! bound of an overlap) against a limit that only falls, each pair's key a lower bound of the
-//! distance of every triangle pair below it. The contact set holds every overlapping piece
-//! pair met (a pair pruned by the depth bound cannot be the deepest).
+//! - Every key is a lower bound of the distance of every triangle pair below its node pair;
+//!   the limit only falls. So a pair left in the queue at the end, or pruned by the same tests
+//!   as [`Search::visit`]'s (balls, hulls, the depth bound of an overlap), holds no triangle
+//!   pair nearer than the answer or tying with it: the minimum is the descent's, and the
+//!   deepest overlapping pair too (a pair pruned by the depth bound cannot be deeper).
+//! - The contact set holds every overlapping piece pair met.
 //!
 //! # Termination
-//! Each node pair enters the heap at most twice (a leaf pair once more with its hulls'
-//! distance), and a pair enters only as a child of a pair taken from it (the BVTT is a tree:
-//! each pair has one parent), so the loop ends after at most twice the BVTT's node pairs.
+//! Each node pair enters the queue at most twice (a leaf pair once more with its hulls'
+//! distance), and only as a child of a pair taken from it (the BVTT is a tree: each pair has
+//! one parent), so the loop ends after at most twice the BVTT's node pairs.
+//!
+//! # Departures
+//! FAST descends depth first with the nearer child first; best first measures only node pairs
+//! whose bound is below the final limit, not merely below the limit when a descent reaches
+//! them (`mesh_profile distance 120`: 2.1× fewer instructions near contact, 1.6× separated;
+//! BENCHMARKS.md, *Meshes*). Among triangle pairs within the tie width of each other the one
+//! kept may differ from the descent's (the facing rule of [`Search::leaf_triangles`] sees them
+//! in another order): the distance then differs by at most that width (the contact tolerance).
 //!
 //! # Allocation
-//! The heap lives in the [`super::super::SolidCache`] and keeps its capacity.
+//! The queue lives in the [`super::super::SolidCache`] and keeps its capacity.
 
 use super::{PieceContact, Search};
 use crate::contract::Distance;
@@ -76,9 +85,38 @@ impl Ord for Pending {
     }
 }
 
+/// The node pairs waiting: pairs of key 0 (overlapping balls or hulls) on a stack, taken
+/// before the others, last pushed first (as the heap would order them: the least key, then
+/// the last pushed), the rest in a heap. In an overlap most pairs have key 0: the stack saves
+/// the heap's sifting there.
+#[derive(Clone, Debug, Default)]
+pub(in crate::mesh::solid) struct Queue {
+    zero: Vec<Pending>,
+    heap: BinaryHeap<Pending>,
+}
+
+impl Queue {
+    pub(in crate::mesh::solid) fn clear(&mut self) {
+        self.zero.clear();
+        self.heap.clear();
+    }
+
+    fn push(&mut self, e: Pending) {
+        if e.key == 0.0 {
+            self.zero.push(e);
+        } else {
+            self.heap.push(e);
+        }
+    }
+
+    fn pop(&mut self) -> Option<Pending> {
+        self.zero.pop().or_else(|| self.heap.pop())
+    }
+}
+
 impl Search<'_> {
     /// The best-first traversal from the roots (see the module documentation).
-    pub(super) fn best_first(&mut self, heap: &mut BinaryHeap<Pending>) -> Result<(), PolycdError> {
+    pub(super) fn best_first(&mut self, heap: &mut Queue) -> Result<(), PolycdError> {
         heap.clear();
         let (ra, rb) = (self.a.root, self.b.root);
         let (gap, depth) = self.sphere_bounds(ra, rb);
@@ -99,7 +137,7 @@ impl Search<'_> {
                 // Every pair left is at least this far: the front is what is left.
                 self.floor = self.floor.min(e.key);
                 self.push_front(e.i, e.j, e.key);
-                for r in heap.drain() {
+                for r in heap.zero.drain(..).chain(heap.heap.drain()) {
                     self.push_front(r.i, r.j, r.key);
                 }
                 break;
@@ -111,7 +149,7 @@ impl Search<'_> {
     }
 
     /// Measures the pair `e` taken from the heap and pushes what follows from it.
-    fn take(&mut self, e: Pending, heap: &mut BinaryHeap<Pending>, seq: &mut u32) -> Result<(), PolycdError> {
+    fn take(&mut self, e: Pending, heap: &mut Queue, seq: &mut u32) -> Result<(), PolycdError> {
         let (i, j) = (e.i, e.j);
         if self.skip == Some((i, j)) {
             return Ok(());
