@@ -32,6 +32,11 @@
 //! - Intersect: once the roots' hulls overlap, a dive down the trees by the balls alone
 //!   measures a few leaf pairs first (a deep one ends the query without inner hull tests);
 //!   leaf pairs' triangles are measured after the traversal, only when it met no deep pair.
+//! - [`distance`] takes the BVTT best first (the node pair of least distance bound next; a
+//!   queue in the cache), not depth first: only pairs whose bound is below the final answer
+//!   are measured (`search/best_first.rs`).
+//! - Leaf triangle pairs are pruned by their planes too (all corners of one on one side of
+//!   the other's plane: the nearest corner's distance bounds theirs).
 //! - Figures: BENCHMARKS.md, "Meshes" (`crates/polycd-bench/examples/mesh_profile.rs`).
 //!
 //! The minimum triangle distance is the distance of the two surfaces,
@@ -73,7 +78,7 @@
 //!
 //! # Termination
 //! Each node pair is visited at most once (the recursion follows the BVTT, depth at most the
-//! sum of the trees' depths); each leaf pair measures at most the product of its pieces'
+//! sum of the trees' depths; [`distance`]'s best-first queue takes a pair at most twice); each leaf pair measures at most the product of its pieces'
 //! triangle counts ([`super::MAX_PATCH`]² at most).
 
 mod search;
