@@ -576,6 +576,56 @@ fn distance_keeps_the_deepest_pair() {
     }
 }
 
+/// `distance`'s best-first traversal near contact, where many node pairs' bounds are close to
+/// the answer (the `bench mesh` poses: a random turn and direction, B advanced to first
+/// contact, then small offsets): the brute-force oracle ([`check`]), and `contact_set`'s
+/// depth-first search bit for bit (both cold), at separated, near, touching-close and
+/// overlapping offsets, with one warm cache across all poses for `check`.
+#[test]
+fn best_first_distance_near_contact() {
+    let k = knot(40, 6);
+    let (a, pa) = (Solid::Mesh(&k), Pose::IDENTITY);
+    let s = k.scale();
+    let c = k.centroid();
+    let mut rng = Rng(0x6a09_e667_f3bc_c908);
+    let mut warm = SolidCache::default();
+    let mut counts = [0usize; 3];
+    for _ in 0..16 {
+        let r = rng.rotation();
+        let dir = DVec3::new(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)).normalize();
+        let at = |t: f64| Pose::new(r, c + dir * t - r * c);
+        // March B towards A by its distance (at most 200 steps) to first contact.
+        let mut t = 4.0 * s;
+        let mut contact = None;
+        for _ in 0..200 {
+            match mesh::distance(a, &pa, a, &at(t), &mut SolidCache::default()).unwrap() {
+                MeshAnswer::Separated { distance, .. } if distance >= 1e-7 * s => t -= distance,
+                _ => {
+                    contact = Some(t);
+                    break;
+                }
+            }
+        }
+        let Some(t0) = contact else { continue };
+        for off in [0.25, 0.02, 0.002, 1e-5, -0.01, -0.05] {
+            let pb = at(t0 + off * s);
+            let status = check(&k, &pa, &k, &pb, &mut warm, "knots near contact");
+            counts[match status {
+                Status::Disjoint => 0,
+                Status::Touching => 1,
+                _ => 2,
+            }] += 1;
+            let d = mesh::distance(a, &pa, a, &pb, &mut SolidCache::default()).unwrap();
+            let (cs, _) = mesh::contact_set(a, &pa, a, &pb, &mut SolidCache::default()).unwrap();
+            assert_eq!(format!("{d:?}"), format!("{cs:?}"), "offset {off} at {pb:?}");
+        }
+    }
+    assert!(
+        counts[0] >= 40 && counts[2] >= 16,
+        "poses do not cover both outcomes: {counts:?}"
+    );
+}
+
 /// Wall-clock figures (not a pass/fail target): cold and warm `mesh::distance` between two
 /// 2 880-triangle knots at random poses near contact. `cargo test --test mesh_query -- --ignored
 /// timing --nocapture`.

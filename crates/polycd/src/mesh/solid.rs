@@ -32,6 +32,11 @@
 //! - Intersect: once the roots' hulls overlap, a dive down the trees by the balls alone
 //!   measures a few leaf pairs first (a deep one ends the query without inner hull tests);
 //!   leaf pairs' triangles are measured after the traversal, only when it met no deep pair.
+//! - [`distance`] takes the BVTT best first (the node pair of least distance bound next; a
+//!   queue in the cache), not depth first: only pairs whose bound is below the final answer
+//!   are measured (`search/best_first.rs`).
+//! - Leaf triangle pairs are pruned by their planes too (all corners of one on one side of
+//!   the other's plane: the nearest corner's distance bounds theirs).
 //! - Figures: BENCHMARKS.md, "Meshes" (`crates/polycd-bench/examples/mesh_profile.rs`).
 //!
 //! The minimum triangle distance is the distance of the two surfaces,
@@ -73,7 +78,7 @@
 //!
 //! # Termination
 //! Each node pair is visited at most once (the recursion follows the BVTT, depth at most the
-//! sum of the trees' depths); each leaf pair measures at most the product of its pieces'
+//! sum of the trees' depths; [`distance`]'s best-first queue takes a pair at most twice); each leaf pair measures at most the product of its pieces'
 //! triangle counts ([`super::MAX_PATCH`]² at most).
 
 mod search;
@@ -87,7 +92,7 @@ use crate::core::math::{DVec3, Pose};
 use crate::core::tolerance::{CCD_PIECE_REL, CONTACT_REL};
 use crate::shape::feature::Feature;
 use crate::shape::polyhedron::ConvexPolyhedron;
-use search::{search, Best, LeafTriangle};
+use search::{search, Best, LeafTriangle, Queue};
 
 /// A solid of either kind, for the entry points above both.
 #[derive(Clone, Copy, Debug)]
@@ -259,6 +264,8 @@ pub struct SolidCache {
     /// The leaf nodes of the deepest piece pair of the last [`distance`] that answered an
     /// overlap of pieces (coherence): measured first by the next [`distance`].
     last_deep: Option<(u32, u32)>,
+    /// [`distance`]'s best-first queue of node pairs (see `search`), kept for its capacity.
+    pending: Queue,
     convex: [Option<Box<Converted>>; 2],
 }
 
@@ -276,6 +283,7 @@ impl SolidCache {
         self.stamp = 0;
         self.last_pair = None;
         self.last_deep = None;
+        self.pending.clear();
     }
 
     /// The contact set of the last query: every pair of overlapping pieces it met (all of them

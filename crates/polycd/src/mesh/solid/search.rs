@@ -12,6 +12,9 @@ use crate::mesh::tri_dist::{triangle_distance, TriFeature};
 use crate::mesh::trimesh::TriMesh;
 use crate::query::{self, Algorithm};
 
+mod best_first;
+pub(super) use best_first::Queue;
+
 /// A triangle of B's leaf piece in A's frame, with its bounding box and ball (for pruning).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct LeafTriangle {
@@ -20,6 +23,9 @@ pub(super) struct LeafTriangle {
     hi: DVec3,
     centre: DVec3,
     radius: f64,
+    /// The unit normal (zero for a degenerate triangle) and its plane's offset `n · corner`.
+    normal: DVec3,
+    offset: f64,
 }
 
 impl LeafTriangle {
@@ -28,13 +34,42 @@ impl LeafTriangle {
         let hi = corners[0].max(corners[1]).max(corners[2]);
         let centre = (lo + hi) * 0.5;
         let radius = corners.iter().fold(0.0f64, |r, c| r.max((*c - centre).length()));
+        let normal = (corners[1] - corners[0])
+            .cross(corners[2] - corners[0])
+            .try_normalize()
+            .unwrap_or(DVec3::ZERO);
         LeafTriangle {
             corners,
             lo,
             hi,
             centre,
             radius,
+            normal,
+            offset: normal.dot(corners[0]),
         }
+    }
+
+    /// A lower bound of the distance of the two triangles by their planes: when the corners of
+    /// one lie strictly on one side of the other's plane, every point of it is at least the
+    /// nearest corner's distance from that plane, hence from the triangle. The larger of the
+    /// two planes' bounds, less the rounding slack of [`LeafTriangle::gap`] (the positions'
+    /// magnitudes times [`CONTACT_REL`]); 0 or less when the triangles straddle both planes.
+    /// Facing triangles near contact (nearly parallel) are pruned by it where their boxes and
+    /// balls overlap.
+    fn plane_gap(&self, o: &LeafTriangle) -> f64 {
+        let side = |t: &LeafTriangle, c: &[DVec3; 3]| {
+            let s = c.map(|p| t.normal.dot(p) - t.offset);
+            if s[0] > 0.0 && s[1] > 0.0 && s[2] > 0.0 {
+                s[0].min(s[1]).min(s[2])
+            } else if s[0] < 0.0 && s[1] < 0.0 && s[2] < 0.0 {
+                -(s[0].max(s[1]).max(s[2]))
+            } else {
+                0.0
+            }
+        };
+        let slack =
+            CONTACT_REL * (self.centre.abs().max_element() + o.centre.abs().max_element() + self.radius + o.radius);
+        side(self, &o.corners).max(side(o, &self.corners)) - slack
     }
 
     /// A lower bound of the distance of the two triangles: the larger of their boxes' gap and
@@ -156,7 +191,11 @@ pub(super) fn search(
             s.skip = Some((i, j));
         }
     }
-    s.visit(a.root, b.root)?;
+    if mode == Mode::Distance {
+        s.best_first(&mut cache.pending)?;
+    } else {
+        s.visit(a.root, b.root)?;
+    }
     if !s.stopped {
         s.measure_deferred();
     }
@@ -270,22 +309,47 @@ impl Search<'_> {
         let Some((na, nb, oa, ob)) = self.axis else {
             return f64::INFINITY;
         };
-        let (pa, pb) = (self.a.nodes[i as usize].points(), self.b.nodes[j as usize].points());
+        let (node_a, node_b) = (&self.a.nodes[i as usize], &self.b.nodes[j as usize]);
+        let (pa, pb) = (node_a.points(), node_b.points());
         if pa.len() > AXIS_POINTS || pb.len() > AXIS_POINTS {
             return f64::INFINITY;
         }
-        // (min, max) of the points along `n`, and their magnitude.
-        let extent = |pts: &[DVec3], n: DVec3| {
-            pts.iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY, 0.0f64), |(lo, hi, m), p| {
-                    let x = p.dot(n);
-                    (lo.min(x), hi.max(x), m.max(p.abs().max_element()))
-                })
+        // The points' magnitudes are bounded by their ball (|c| + r ≥ every coordinate's
+        // magnitude), so the slack needs no pass of its own.
+        let magnitude = |node: &crate::mesh::tree::HullNode| {
+            let (c, r) = node.bounding_sphere();
+            c.abs().max_element() + r
         };
-        let (lo_a, hi_a, ma) = extent(pa, na);
-        let (lo_b, hi_b, mb) = extent(pb, nb);
         let slack = CONTACT_REL
-            * (ma + mb + self.pose_a.translation.abs().max_element() + self.pose_b.translation.abs().max_element());
+            * (magnitude(node_a)
+                + magnitude(node_b)
+                + self.pose_a.translation.abs().max_element()
+                + self.pose_b.translation.abs().max_element());
+        // (min, max) of the points along `n` (plain comparisons: no NaN here, the points
+        // and `n` are finite).
+        let extent = |pts: &[DVec3], n: DVec3| {
+            let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+            for p in pts {
+                let x = p.dot(n);
+                if x < lo {
+                    lo = x;
+                }
+                if x > hi {
+                    hi = x;
+                }
+            }
+            (lo, hi)
+        };
+        let (lo_a, hi_a) = extent(pa, na);
+        // B's ball bounds its extent: a bound from it already below the deepest needs no pass
+        // over B's points (it can only be larger than the points' bound).
+        let (cb, rb) = node_b.bounding_sphere();
+        let (mid_b, deepest) = (cb.dot(nb), self.deepest);
+        let ball = ((hi_a + oa) - (mid_b - rb + ob)).min((mid_b + rb + ob) - (lo_a + oa)) + slack;
+        if ball < deepest {
+            return ball;
+        }
+        let (lo_b, hi_b) = extent(pb, nb);
         let along = (hi_a + oa) - (lo_b + ob);
         let against = (hi_b + ob) - (lo_a + oa);
         along.min(against) + slack
@@ -553,7 +617,7 @@ impl Search<'_> {
             let tri_a = la.corners;
             for (k, &tb) in b.pieces[pb as usize].iter().enumerate() {
                 let lb = self.tris_b[k];
-                if la.gap(&lb) > self.limit() {
+                if la.gap(&lb) > self.limit() || la.plane_gap(&lb) > self.limit() {
                     continue;
                 }
                 let tri_b = lb.corners;
