@@ -48,10 +48,14 @@ use crate::core::tolerance::GRID_CELL_SLACK;
 /// merged into the sorted candidate list so pairs keep their data) instead of the incremental
 /// sweep, whose end-point exchanges grow as `n^(2/3)` per body at a fixed density
 /// ([`set_grid_threshold`](super::SweepAndPrune::set_grid_threshold)
-/// changes it). The value comes from one loaded run of `bench many-body` (BENCHMARKS.md,
-/// "Many bodies"): the sweep was faster at 1 000 bodies at both densities, the grid at 5 000;
-/// the crossover was not measured on a quiet machine (`POLYCD_GRID_MIN` in the bench).
-pub const GRID_MIN_BOXES: usize = 2_000;
+/// changes it). The crossover, measured in cycles on a quiet machine (`broad_peer_profile`
+/// under `perf record`, `bench many-body`'s scene, densities 0.05 and 0.2): the grid takes
+/// fewer cycles for its pairs than the sweep from 200 bodies on at both densities (at 1 000
+/// bodies about a third fewer — the sweep's exchanges are data-dependent branches), level at
+/// 50–100 bodies (ahead at 0.05, behind at 0.2); the sweep stays below, where a frame's fixed
+/// costs weigh. (The instruction counts favour the sweep up to about 600 bodies at density
+/// 0.2: they do not see the mispredicted branches.)
+pub const GRID_MIN_BOXES: usize = 128;
 
 /// A box whose largest extent exceeds this many times the mean extent does not set the cell
 /// size: it is tested against every box instead (a ground plane among pebbles).
