@@ -121,8 +121,9 @@ pub(super) struct Grid {
     /// Per sorted box: [`SPAN_Y`] and [`SPAN_Z`] flags.
     span: Vec<u8>,
     ids: Vec<u32>,
-    lo: [Vec<f64>; 3],
-    hi: [Vec<f64>; 3],
+    /// Per sorted box: min x, y, z and max x, y, z (one record: one base address in the
+    /// scans' inner loop instead of six).
+    bounds: Vec<[f64; 6]>,
     stamp: u32,
     /// The pairs found, in the order found: the first entries (as many as `sweep` and the
     /// large boxes wrote) are valid; never shortened, so written by index without a capacity
@@ -303,28 +304,15 @@ impl Grid {
         self.xend.resize(m, 0);
         self.span.resize(m, 0);
         self.ids.resize(m + SCAN_PAD, 0);
-        for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
-            v.resize(m + SCAN_PAD, 0.0);
-        }
+        self.bounds.resize(m + SCAN_PAD, [0.0; 6]);
         self.keys[m..].fill(u64::MAX);
         self.ids[m..].fill(0);
-        for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
-            v[m..].fill(f64::NAN);
-        }
+        self.bounds[m..].fill([f64::NAN; 6]);
         {
             let (origin, inv, inv_x) = (self.origin, self.inv, self.inv_x);
-            let [lx, ly, lz] = &mut self.lo;
-            let [hx, hy, hz] = &mut self.hi;
             let (keys, xend, ids) = (&mut self.keys[..m], &mut self.xend[..m], &mut self.ids[..m]);
             let span = &mut self.span[..m];
-            let (lx, ly, lz, hx, hy, hz) = (
-                &mut lx[..m],
-                &mut ly[..m],
-                &mut lz[..m],
-                &mut hx[..m],
-                &mut hy[..m],
-                &mut hz[..m],
-            );
+            let bounds = &mut self.bounds[..m];
             for (s, &(k, id)) in self.order.iter().enumerate() {
                 let b = &boxes[id as usize];
                 keys[s] = k;
@@ -335,8 +323,7 @@ impl Grid {
                 let (cy, cz) = ((k >> CELL_BITS) & X_MASK, k >> (2 * CELL_BITS));
                 span[s] = (u8::from(trunc(top.y) != cy) * SPAN_Y) | (u8::from(trunc(top.z) != cz) * SPAN_Z);
                 ids[s] = id;
-                (lx[s], ly[s], lz[s]) = (b.min.x, b.min.y, b.min.z);
-                (hx[s], hy[s], hz[s]) = (b.max.x, b.max.y, b.max.z);
+                bounds[s] = [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z];
             }
         }
         let mut found = std::mem::take(&mut self.found);
@@ -374,22 +361,24 @@ impl Grid {
     ///
     /// The scans take [`SCAN_PAD`] boxes at a time without a branch per box: a box counts when
     /// its key is within the window and the six comparisons hold, its pair key is written at
-    /// the end of the output and the length advances by that count (0 or 1); a chunk whose
-    /// last key lies beyond the window ends the scan (keys are sorted). A window of a few
+    /// the end of the output and the length advances by that count (0 or 1); the scan goes
+    /// on to the next chunk while that chunk's first key is within the window (keys are
+    /// sorted). A window of a few
     /// boxes is then one or two predictable iterations, where a loop with a test per box
     /// mispredicted its exit at nearly every scan and its hit test often (the pair phase's
     /// hottest lines in `perf record`). The padding entries past the last box (key
     /// `u64::MAX`, above every key; NaN bounds) never count, and every chunk read stays inside
-    /// the arrays: a scan starts at an index ≤ n, and stops at the first chunk reaching the
-    /// padding.
+    /// the arrays: a chunk is read only when its first key is a box's (`q < n`, the padding's
+    /// keys are above every window), so it ends by `n + SCAN_PAD`; a scan stops at the
+    /// latest at the first chunk starting in the padding.
+    ///
     /// Returns how many pair keys it wrote at the start of `found` (grown as needed).
     fn sweep(&self, found: &mut Vec<u64>) -> usize {
         let n = self.keys.len() - SCAN_PAD;
         let keys = &self.keys[..];
         let xend = &self.xend[..n];
         let span = &self.span[..n];
-        let [lx, ly, lz] = &self.lo;
-        let [hx, hy, hz] = &self.hi;
+        let bounds = &self.bounds[..];
         let ids = &self.ids[..];
         let sub = self.sub;
         let mut cursor = [0usize; 4];
@@ -398,7 +387,7 @@ impl Grid {
         for p in 0..n {
             let k = keys[p];
             let reach = xend[p];
-            let (ax, ay, az, bx, by, bz) = (lx[p], ly[p], lz[p], hx[p], hy[p], hz[p]);
+            let [ax, ay, az, bx, by, bz] = bounds[p];
             let id = ids[p];
             macro_rules! scan {
                 ($q:expr, $to:expr) => {{
@@ -406,20 +395,28 @@ impl Grid {
                     let to = $to;
                     while keys[q] <= to {
                         room(found, len + SCAN_PAD);
-                        let (kc, ic) = (&keys[q..q + SCAN_PAD], &ids[q..q + SCAN_PAD]);
-                        let (lxc, lyc, lzc) = (&lx[q..q + SCAN_PAD], &ly[q..q + SCAN_PAD], &lz[q..q + SCAN_PAD]);
-                        let (hxc, hyc, hzc) = (&hx[q..q + SCAN_PAD], &hy[q..q + SCAN_PAD], &hz[q..q + SCAN_PAD]);
+                        let (kc, ic, bc) = (
+                            &keys[q..q + SCAN_PAD],
+                            &ids[q..q + SCAN_PAD],
+                            &bounds[q..q + SCAN_PAD],
+                        );
+                        // `w` hits so far in this chunk, `w ≤ t < SCAN_PAD` (the mask is a
+                        // no-op that spares a bounds test per box).
+                        let dst = &mut found[len..len + SCAN_PAD];
+                        let mut w = 0;
                         for t in 0..SCAN_PAD {
+                            let [lx, ly, lz, hx, hy, hz] = bc[t];
                             let hit = (kc[t] <= to)
-                                & (ax <= hxc[t])
-                                & (lxc[t] <= bx)
-                                & (ay <= hyc[t])
-                                & (lyc[t] <= by)
-                                & (az <= hzc[t])
-                                & (lzc[t] <= bz);
-                            found[len] = pair_key(id, ic[t]);
-                            len += usize::from(hit);
+                                & (ax <= hx)
+                                & (lx <= bx)
+                                & (ay <= hy)
+                                & (ly <= by)
+                                & (az <= hz)
+                                & (lz <= bz);
+                            dst[w & (SCAN_PAD - 1)] = pair_key(id, ic[t]);
+                            w += usize::from(hit);
                         }
+                        len += w;
                         q += SCAN_PAD;
                     }
                 }};
@@ -454,7 +451,8 @@ fn trunc(v: f64) -> u64 {
     v as i64 as u64
 }
 
-/// Boxes per chunk of [`Grid::sweep`]'s scans, and entries of padding past the sorted boxes.
+/// Boxes per chunk of [`Grid::sweep`]'s scans, and entries of padding past the sorted boxes
+/// (a power of two: a chunk's write position is masked with `SCAN_PAD − 1`).
 const SCAN_PAD: usize = 4;
 
 /// Buckets larger than this are sorted by `sort_unstable`, smaller ones by insertion sort.
