@@ -48,10 +48,14 @@ use crate::core::tolerance::GRID_CELL_SLACK;
 /// merged into the sorted candidate list so pairs keep their data) instead of the incremental
 /// sweep, whose end-point exchanges grow as `n^(2/3)` per body at a fixed density
 /// ([`set_grid_threshold`](super::SweepAndPrune::set_grid_threshold)
-/// changes it). The value comes from one loaded run of `bench many-body` (BENCHMARKS.md,
-/// "Many bodies"): the sweep was faster at 1 000 bodies at both densities, the grid at 5 000;
-/// the crossover was not measured on a quiet machine (`POLYCD_GRID_MIN` in the bench).
-pub const GRID_MIN_BOXES: usize = 2_000;
+/// changes it). The crossover, measured in cycles on a quiet machine (`broad_peer_profile`
+/// under `perf record`, `bench many-body`'s scene, densities 0.05 and 0.2): the grid takes
+/// fewer cycles for its pairs than the sweep from 200 bodies on at both densities (at 1 000
+/// bodies about a third fewer — the sweep's exchanges are data-dependent branches), level at
+/// 50–100 bodies (ahead at 0.05, behind at 0.2); the sweep stays below, where a frame's fixed
+/// costs weigh. (The instruction counts favour the sweep up to about 600 bodies at density
+/// 0.2: they do not see the mispredicted branches.)
+pub const GRID_MIN_BOXES: usize = 128;
 
 /// A box whose largest extent exceeds this many times the mean extent does not set the cell
 /// size: it is tested against every box instead (a ground plane among pebbles).
@@ -117,9 +121,16 @@ pub(super) struct Grid {
     /// Per sorted box: [`SPAN_Y`] and [`SPAN_Z`] flags.
     span: Vec<u8>,
     ids: Vec<u32>,
-    lo: [Vec<f64>; 3],
-    hi: [Vec<f64>; 3],
+    /// Per sorted box: min x, y, z and max x, y, z (one record: one base address in the
+    /// scans' inner loop instead of six).
+    bounds: Vec<[f64; 6]>,
     stamp: u32,
+    /// The pairs found, in the order found: the first entries (as many as `sweep` and the
+    /// large boxes wrote) are valid; never shortened, so written by index without a capacity
+    /// test per pair.
+    found: Vec<u64>,
+    /// Scratch of [`sort_pair_keys`]: per id the start of its bucket.
+    bucket: Vec<u32>,
 }
 
 impl Grid {
@@ -287,27 +298,21 @@ impl Grid {
         // The sorted boxes' arrays, written in place (sized once per frame, no per-entry
         // capacity checks).
         let m = self.order.len();
-        self.keys.resize(m, 0);
+        // `SCAN_PAD` entries past the boxes that no scan takes (key above every key, NaN
+        // bounds), so `sweep` reads whole chunks without bounds tests of its own.
+        self.keys.resize(m + SCAN_PAD, 0);
         self.xend.resize(m, 0);
         self.span.resize(m, 0);
-        self.ids.resize(m, 0);
-        for v in self.lo.iter_mut().chain(self.hi.iter_mut()) {
-            v.resize(m, 0.0);
-        }
+        self.ids.resize(m + SCAN_PAD, 0);
+        self.bounds.resize(m + SCAN_PAD, [0.0; 6]);
+        self.keys[m..].fill(u64::MAX);
+        self.ids[m..].fill(0);
+        self.bounds[m..].fill([f64::NAN; 6]);
         {
             let (origin, inv, inv_x) = (self.origin, self.inv, self.inv_x);
-            let [lx, ly, lz] = &mut self.lo;
-            let [hx, hy, hz] = &mut self.hi;
             let (keys, xend, ids) = (&mut self.keys[..m], &mut self.xend[..m], &mut self.ids[..m]);
             let span = &mut self.span[..m];
-            let (lx, ly, lz, hx, hy, hz) = (
-                &mut lx[..m],
-                &mut ly[..m],
-                &mut lz[..m],
-                &mut hx[..m],
-                &mut hy[..m],
-                &mut hz[..m],
-            );
+            let bounds = &mut self.bounds[..m];
             for (s, &(k, id)) in self.order.iter().enumerate() {
                 let b = &boxes[id as usize];
                 keys[s] = k;
@@ -318,11 +323,11 @@ impl Grid {
                 let (cy, cz) = ((k >> CELL_BITS) & X_MASK, k >> (2 * CELL_BITS));
                 span[s] = (u8::from(trunc(top.y) != cy) * SPAN_Y) | (u8::from(trunc(top.z) != cz) * SPAN_Z);
                 ids[s] = id;
-                (lx[s], ly[s], lz[s]) = (b.min.x, b.min.y, b.min.z);
-                (hx[s], hy[s], hz[s]) = (b.max.x, b.max.y, b.max.z);
+                bounds[s] = [b.min.x, b.min.y, b.min.z, b.max.x, b.max.y, b.max.z];
             }
         }
-        self.sweep(out);
+        let mut found = std::mem::take(&mut self.found);
+        let mut len = self.sweep(&mut found);
         // Large boxes against every live box (a pair of large boxes once).
         for &l in &self.large {
             let bl = &boxes[l as usize];
@@ -330,11 +335,14 @@ impl Grid {
                 let c = self.class[j];
                 let take = c == 1 || (c == 2 && j as u32 > l);
                 if take && bl.overlaps(b) {
-                    out.push(pair_key(l, j as u32));
+                    room(&mut found, len + 1);
+                    found[len] = pair_key(l, j as u32);
+                    len += 1;
                 }
             }
         }
-        out.sort_unstable();
+        sort_pair_keys(&found[..len], out, &mut self.bucket, n_ids);
+        self.found = found;
     }
 
     /// The small boxes' pairs (see the module docs).
@@ -350,38 +358,66 @@ impl Grid {
     /// `p`'s plus one holds boxes `q` with `cell(q.min.y) > cell(p.min.y)`; if `cell(p.max.y) =
     /// cell(p.min.y)` then `cell(p.max.y) < cell(q.min.y)`, so `p.max.y < q.min.y` by the
     /// cells' monotony: apart. The same for z (`ROW_NEEDS`).
-    fn sweep(&self, out: &mut Vec<u64>) {
-        let n = self.keys.len();
+    ///
+    /// The scans take [`SCAN_PAD`] boxes at a time without a branch per box: a box counts when
+    /// its key is within the window and the six comparisons hold, its pair key is written at
+    /// the end of the output and the length advances by that count (0 or 1); the scan goes
+    /// on to the next chunk while that chunk's first key is within the window (keys are
+    /// sorted). A window of a few
+    /// boxes is then one or two predictable iterations, where a loop with a test per box
+    /// mispredicted its exit at nearly every scan and its hit test often (the pair phase's
+    /// hottest lines in `perf record`). The padding entries past the last box (key
+    /// `u64::MAX`, above every key; NaN bounds) never count, and every chunk read stays inside
+    /// the arrays: a chunk is read only when its first key is a box's (`q < n`, the padding's
+    /// keys are above every window), so it ends by `n + SCAN_PAD`; a scan stops at the
+    /// latest at the first chunk starting in the padding.
+    ///
+    /// Returns how many pair keys it wrote at the start of `found` (grown as needed).
+    fn sweep(&self, found: &mut Vec<u64>) -> usize {
+        let n = self.keys.len() - SCAN_PAD;
         let keys = &self.keys[..];
         let xend = &self.xend[..n];
         let span = &self.span[..n];
-        let [lx, ly, lz] = &self.lo;
-        let [hx, hy, hz] = &self.hi;
-        let (lx, ly, lz, hx, hy, hz) = (&lx[..n], &ly[..n], &lz[..n], &hx[..n], &hy[..n], &hz[..n]);
-        let ids = &self.ids[..n];
+        let bounds = &self.bounds[..];
+        let ids = &self.ids[..];
         let sub = self.sub;
         let mut cursor = [0usize; 4];
+        // The output is written by index (`len` entries valid), grown ahead of each chunk.
+        let mut len = 0;
         for p in 0..n {
             let k = keys[p];
             let reach = xend[p];
-            let (ax, ay, az, bx, by, bz) = (lx[p], ly[p], lz[p], hx[p], hy[p], hz[p]);
-            // The boxes from `q` on while their key is at most `to`: the six comparisons
-            // joined without branches, one branch on the (rare) hit.
+            let [ax, ay, az, bx, by, bz] = bounds[p];
+            let id = ids[p];
             macro_rules! scan {
                 ($q:expr, $to:expr) => {{
                     let mut q = $q;
                     let to = $to;
-                    while q < n && keys[q] <= to {
-                        let hit = (ax <= hx[q])
-                            & (lx[q] <= bx)
-                            & (ay <= hy[q])
-                            & (ly[q] <= by)
-                            & (az <= hz[q])
-                            & (lz[q] <= bz);
-                        if hit {
-                            out.push(pair_key(ids[p], ids[q]));
+                    while keys[q] <= to {
+                        room(found, len + SCAN_PAD);
+                        let (kc, ic, bc) = (
+                            &keys[q..q + SCAN_PAD],
+                            &ids[q..q + SCAN_PAD],
+                            &bounds[q..q + SCAN_PAD],
+                        );
+                        // `w` hits so far in this chunk, `w ≤ t < SCAN_PAD` (the mask is a
+                        // no-op that spares a bounds test per box).
+                        let dst = &mut found[len..len + SCAN_PAD];
+                        let mut w = 0;
+                        for t in 0..SCAN_PAD {
+                            let [lx, ly, lz, hx, hy, hz] = bc[t];
+                            let hit = (kc[t] <= to)
+                                & (ax <= hx)
+                                & (lx <= bx)
+                                & (ay <= hy)
+                                & (ly <= by)
+                                & (az <= hz)
+                                & (lz <= bz);
+                            dst[w & (SCAN_PAD - 1)] = pair_key(id, ic[t]);
+                            w += usize::from(hit);
                         }
-                        q += 1;
+                        len += w;
+                        q += SCAN_PAD;
                     }
                 }};
             }
@@ -401,6 +437,7 @@ impl Grid {
                 scan!(*c, k + step + reach);
             }
         }
+        len
     }
 }
 
@@ -412,6 +449,80 @@ impl Grid {
 #[inline]
 fn trunc(v: f64) -> u64 {
     v as i64 as u64
+}
+
+/// Boxes per chunk of [`Grid::sweep`]'s scans, and entries of padding past the sorted boxes
+/// (a power of two: a chunk's write position is masked with `SCAN_PAD − 1`).
+const SCAN_PAD: usize = 4;
+
+/// Buckets larger than this are sorted by `sort_unstable`, smaller ones by insertion sort.
+const BUCKET_INSERTION_MAX: usize = 16;
+
+/// Makes `v` at least `need` long (doubling; the new entries are zero). Never shortens it.
+#[inline]
+fn room(v: &mut Vec<u64>, need: usize) {
+    if v.len() < need {
+        v.resize(need.max(2 * v.len()).max(64), 0);
+    }
+}
+
+/// `out` := the pair keys `keys` (`a << 32 | b`, `a < b < n_ids`) sorted ascending. A bucket
+/// sort on the smaller id `a` (count, prefix sums, scatter into `out`; O(m + n_ids) for m keys),
+/// then each bucket by its keys: insertion sort up to [`BUCKET_INSERTION_MAX`] keys (a box
+/// overlaps a few others, so most buckets hold 0–4 keys), `sort_unstable` beyond (so the
+/// worst case, every box overlapping every other, stays O(m log m)). When the ids outnumber
+/// the keys eightfold the counters would dominate: `sort_unstable` then. The result is the
+/// same sorted list either way (the keys are distinct or equal as integers; the order of
+/// equal keys is immaterial). Replaces a `sort_unstable` of every key, a quarter of the grid
+/// path's instructions at 10 000 bodies (callgrind, `broad_peer_profile`).
+/// No allocation once `sorted` and `bucket` have reached their working sizes.
+fn sort_pair_keys(keys: &[u64], out: &mut Vec<u64>, bucket: &mut Vec<u32>, n_ids: usize) {
+    let m = keys.len();
+    out.clear();
+    if m < 32 || n_ids > 8 * m || n_ids >= u32::MAX as usize {
+        out.extend_from_slice(keys);
+        out.sort_unstable();
+        return;
+    }
+    bucket.clear();
+    bucket.resize(n_ids + 1, 0);
+    for &k in keys.iter() {
+        // `a < n_ids` for every key of the grid (both ids index the boxes).
+        bucket[(k >> 32) as usize] += 1;
+    }
+    // Exclusive prefix sums: bucket[a] = the first position of a's keys.
+    let mut start = 0u32;
+    for c in bucket.iter_mut() {
+        let count = *c;
+        *c = start;
+        start += count;
+    }
+    out.resize(m, 0);
+    for &k in keys.iter() {
+        let slot = &mut bucket[(k >> 32) as usize];
+        out[*slot as usize] = k;
+        *slot += 1;
+    }
+    // Now bucket[a] is the end of a's keys, which is the start of the next non-empty bucket.
+    let mut from = 0usize;
+    for &end in bucket.iter() {
+        let end = end as usize;
+        let run = &mut out[from..end];
+        if run.len() > BUCKET_INSERTION_MAX {
+            run.sort_unstable();
+        } else {
+            for i in 1..run.len() {
+                let e = run[i];
+                let mut j = i;
+                while j > 0 && run[j - 1] > e {
+                    run[j] = run[j - 1];
+                    j -= 1;
+                }
+                run[j] = e;
+            }
+        }
+        from = end;
+    }
 }
 
 /// `out` := the merge of the key-sorted lists `a` and `b`, sorted by key (cleared first).
@@ -456,6 +567,37 @@ fn sort_coherent(v: &mut [(u64, u32)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bucketed pair-key sort equals `sort_unstable` (every size from 0, few and many ids,
+    /// crowded buckets past the insertion-sort limit, duplicate keys, the fallback paths).
+    #[test]
+    fn sort_pair_keys_matches_sort_unstable() {
+        let mut seed = 0x2705_u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            seed >> 33
+        };
+        let (mut out, mut bucket) = (Vec::new(), Vec::new());
+        for round in 0..400u32 {
+            let n_ids = 2 + (next() % [5, 40, 300, 3000][round as usize % 4]) as usize;
+            let m = (next() % 400) as usize;
+            // Some rounds crowd a few boxes (buckets beyond BUCKET_INSERTION_MAX).
+            let crowd = if round % 3 == 0 { 3.min(n_ids - 1) } else { n_ids - 1 };
+            let keys: Vec<u64> = (0..m)
+                .map(|_| {
+                    let a = next() % crowd as u64;
+                    let b = a + 1 + next() % (n_ids as u64 - a - 1);
+                    (a << 32) | b
+                })
+                .collect();
+            let mut want = keys.clone();
+            want.sort_unstable();
+            sort_pair_keys(&keys, &mut out, &mut bucket, n_ids);
+            assert_eq!(out, want, "round {round}: {m} keys, {n_ids} ids");
+        }
+    }
 
     /// The merge of two sorted lists is their sorted union (every length, ties, one side empty).
     #[test]

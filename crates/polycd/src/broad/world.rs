@@ -13,8 +13,12 @@ use super::sap::{Aabb, PairData, SweepAndPrune, SweepStats};
 /// Hulls of at most this many vertices get their box from every vertex (one pass), larger ones
 /// from six warm-started support climbs. Measured (callgrind, 1 000 coherently moving bodies,
 /// broad phase per frame): climbs everywhere 2.61 M instructions; direct up to 16 vertices
-/// 2.04 M, up to 32 1.88 M, up to 64 1.94 M (a 64-vertex hull's climbs beat its full pass).
-const DIRECT_BOX_MAX: usize = 32;
+/// 2.04 M, up to 32 1.88 M, up to 64 1.94 M. In cycles the 64-vertex pass wins: the climbs'
+/// branches (which neighbour is higher) are data-dependent, the pass has none. `bench
+/// many-body`'s scene at 1 000 bodies (`broad_peer_profile`, `perf record`, 2 000 frames): the
+/// boxes' share of the cycles fell by a fifth from 32 to 64 (21.5 → 17.2 % at density 0.05,
+/// 15.8 → 12.1 % at 0.2) for 2 % more instructions.
+const DIRECT_BOX_MAX: usize = 64;
 
 /// A body in a [`World`]: a slot index and the slot's generation (a handle of a removed body
 /// is refused even when its slot is reused). Ordered by index, which is the order pairs are
