@@ -32,6 +32,8 @@
 //! - Intersect: once the roots' hulls overlap, a dive down the trees by the balls alone
 //!   measures a few leaf pairs first (a deep one ends the query without inner hull tests);
 //!   leaf pairs' triangles are measured after the traversal, only when it met no deep pair.
+//! - Intersect: an inner node pair whose balls overlap deeply (most such hulls overlap) is
+//!   tested by GJK alone instead of V-Clip then GJK.
 //! - Figures: BENCHMARKS.md, "Meshes" (`crates/polycd-bench/examples/mesh_profile.rs`).
 //!
 //! The minimum triangle distance is the distance of the two surfaces,
