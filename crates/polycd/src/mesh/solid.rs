@@ -37,6 +37,8 @@
 //!   are measured (`search/best_first.rs`).
 //! - Leaf triangle pairs are pruned by their planes too (all corners of one on one side of
 //!   the other's plane: the nearest corner's distance bounds theirs).
+//! - Intersect: an inner node pair whose balls overlap deeply (most such hulls overlap) is
+//!   tested by GJK alone instead of V-Clip then GJK.
 //! - Figures: BENCHMARKS.md, "Meshes" (`crates/polycd-bench/examples/mesh_profile.rs`).
 //!
 //! The minimum triangle distance is the distance of the two surfaces,
