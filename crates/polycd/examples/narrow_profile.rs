@@ -5,6 +5,8 @@
 //! Run: `cargo run -p polycd --release --example narrow_profile -- CASE COUNT`, CASE one of
 //! `cube-bool`, `cube-dist`, `ico-bool`, `ico-dist` (GJK, cold, separated and touching-near
 //! poses), `cube-pen-bool`, `ico-pen-bool` (the same shapes overlapping by 0.005–0.25),
+//! `mix-bool`, `mix-bool-tet`, `mix-bool-oct` (the unit cube against a slender box, a
+//! tetrahedron or an octahedron at 512 random poses; `Auto`, or `hs` / `gjk`),
 //! `e200-pen-bool`, `e200-sep-bool` (n = 200 ellipsoids 200:100:100, the sweep's pen and sep
 //! buckets: overlapping by / apart by 1.5, 10, 40); for these an optional third argument
 //! `hs`, `cdd`, `auto` or `vclip` picks HS-jump, CD-Dual, `Auto` or V-Clip instead of GJK, `near-gjk`, `near-vclip` (n = 1 000 ellipsoids 200:100:100, cold, B 0.01–1 apart
@@ -315,7 +317,36 @@ fn main() -> Result<(), polycd::PolycdError> {
         .find_map(|m| case.strip_prefix(m))
         .and_then(|rest| rest.split_once('-'));
     let fresh = case == "py-fresh";
-    if case == "py-auto" || fresh {
+    if let Some(rest) = case.strip_prefix("mix-bool") {
+        // Small solids at random poses: B (a slender box, a tetrahedron or an octahedron,
+        // by the suffix `-box`, `-tet`, `-oct`; default the box) against the unit cube,
+        // translated uniformly in [−1.5, 1.5]³ and turned at random (overlapping, touching-near
+        // and apart pairs mixed); Auto boolean unless an algorithm is given.
+        a = shapes::cuboid(1.0, 1.0, 1.0)?;
+        b = match rest {
+            "-tet" => shapes::tetrahedron(0.8)?,
+            "-oct" => shapes::octahedron(0.8)?,
+            _ => shapes::cuboid(2.0, 0.3, 0.05)?,
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        poses = (0..512)
+            .map(|_| {
+                let t = DVec3::new(
+                    rng.random_range(-1.5..1.5),
+                    rng.random_range(-1.5..1.5),
+                    rng.random_range(-1.5..1.5),
+                );
+                Pose::new(shapes::random_rotation(&mut rng), t)
+            })
+            .collect();
+        algorithm = match args.get(3).map(String::as_str) {
+            Some("hs") => Algorithm::HsJump,
+            Some("gjk") => Algorithm::Gjk,
+            _ => Algorithm::Auto,
+        };
+        boolean = true;
+        warm = false;
+    } else if case == "py-auto" || fresh {
         (a, b, poses) = py_workload(4096)?;
         algorithm = Algorithm::Auto;
         boolean = false;
