@@ -25,7 +25,13 @@ pub(super) fn core_intersect(
     match algorithm {
         // Two small solids: HS-jump, whose first candidate usually settles a separated pair
         // in one support (see [`small_solids`]).
-        Algorithm::Auto if small_solids(a, b) => hs_jump_intersect(a, pa, b, pb, cache),
+        // Its scratch is reserved for the pair's worst case on the first query, so no later
+        // query allocates (as GJK's fixed arrays).
+        Algorithm::Auto if small_solids(a, b) => {
+            let (na, nb) = (a.vertices().len(), b.vertices().len());
+            cache.hs_jump.get_or_default().reserve_for(na, nb);
+            hs_jump_intersect(a, pa, b, pb, cache)
+        }
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => {
             vclip::supports(a, b)?;
