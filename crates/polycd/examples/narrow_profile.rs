@@ -4,7 +4,12 @@
 //!
 //! Run: `cargo run -p polycd --release --example narrow_profile -- CASE COUNT`, CASE one of
 //! `cube-bool`, `cube-dist`, `ico-bool`, `ico-dist` (GJK, cold, separated and touching-near
-//! poses), `near-gjk`, `near-vclip` (n = 1 000 ellipsoids 200:100:100, cold, B 0.01–1 apart
+//! poses), `cube-pen-bool`, `ico-pen-bool` (the same shapes overlapping by 0.005–0.25),
+//! `mix-bool`, `mix-bool-tet`, `mix-bool-oct` (the unit cube against a slender box, a
+//! tetrahedron or an octahedron at 512 random poses; `Auto`, or `hs` / `gjk`),
+//! `e200-pen-bool`, `e200-sep-bool` (n = 200 ellipsoids 200:100:100, the sweep's pen and sep
+//! buckets: overlapping by / apart by 1.5, 10, 40); for these an optional third argument
+//! `hs`, `cdd`, `auto` or `vclip` picks HS-jump, CD-Dual, `Auto` or V-Clip instead of GJK, `near-gjk`, `near-vclip` (n = 1 000 ellipsoids 200:100:100, cold, B 0.01–1 apart
 //! from first contact), `pen-epa` (the same pair overlapping by 1.5, 10 and 60 units: GJK then
 //! EPA's exact depth, the sweep's pen bucket), `near-pen` (0.01, 0.1 and 1 unit inside: the
 //! near bucket's overlapping half, GJK then EPA), `sep-gjk` (1.5, 10 and 40 units apart: the
@@ -320,7 +325,36 @@ fn main() -> Result<(), polycd::PolycdError> {
         .find_map(|m| case.strip_prefix(m))
         .and_then(|rest| rest.split_once('-'));
     let fresh = case == "py-fresh";
-    if case == "py-auto" || fresh {
+    if let Some(rest) = case.strip_prefix("mix-bool") {
+        // Small solids at random poses: B (a slender box, a tetrahedron or an octahedron,
+        // by the suffix `-box`, `-tet`, `-oct`; default the box) against the unit cube,
+        // translated uniformly in [−1.5, 1.5]³ and turned at random (overlapping, touching-near
+        // and apart pairs mixed); Auto boolean unless an algorithm is given.
+        a = shapes::cuboid(1.0, 1.0, 1.0)?;
+        b = match rest {
+            "-tet" => shapes::tetrahedron(0.8)?,
+            "-oct" => shapes::octahedron(0.8)?,
+            _ => shapes::cuboid(2.0, 0.3, 0.05)?,
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        poses = (0..512)
+            .map(|_| {
+                let t = DVec3::new(
+                    rng.random_range(-1.5..1.5),
+                    rng.random_range(-1.5..1.5),
+                    rng.random_range(-1.5..1.5),
+                );
+                Pose::new(shapes::random_rotation(&mut rng), t)
+            })
+            .collect();
+        algorithm = match args.get(3).map(String::as_str) {
+            Some("hs") => Algorithm::HsJump,
+            Some("gjk") => Algorithm::Gjk,
+            _ => Algorithm::Auto,
+        };
+        boolean = true;
+        warm = false;
+    } else if case == "py-auto" || fresh {
         (a, b, poses) = py_workload(4096)?;
         algorithm = Algorithm::Auto;
         boolean = false;
@@ -348,11 +382,14 @@ fn main() -> Result<(), polycd::PolycdError> {
         warm = !case.starts_with("cold");
     } else {
         let (shape, algo, is_bool) = match case {
-            "cube-bool" => (shapes::cuboid(1.0, 1.0, 1.0)?, Algorithm::Gjk, true),
+            "cube-bool" | "cube-pen-bool" => (shapes::cuboid(1.0, 1.0, 1.0)?, Algorithm::Gjk, true),
             "cube-dist" => (shapes::cuboid(1.0, 1.0, 1.0)?, Algorithm::Gjk, false),
-            "ico-bool" => (shapes::icosahedron(1.0)?, Algorithm::Gjk, true),
+            "ico-bool" | "ico-pen-bool" => (shapes::icosahedron(1.0)?, Algorithm::Gjk, true),
             "ico-dist" => (shapes::icosahedron(1.0)?, Algorithm::Gjk, false),
             "near-gjk" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
+            "e200-pen-bool" | "e200-sep-bool" => {
+                (shapes::ellipsoid(200, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, true)
+            }
             "pen-epa" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
             "near-pen" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
             "sep-gjk" => (shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 1)?, Algorithm::Gjk, false),
@@ -367,15 +404,26 @@ fn main() -> Result<(), polycd::PolycdError> {
             }
         };
         a = shape;
-        let big = case.starts_with("near") || case == "pen-epa" || case == "sep-gjk";
-        b = if big {
+        let e200 = case.starts_with("e200");
+        let big = case.starts_with("near") || case == "pen-epa" || case == "sep-gjk" || e200;
+        b = if e200 {
+            shapes::ellipsoid(200, 200.0, 100.0, 100.0, 2)?
+        } else if big {
             shapes::ellipsoid(1000, 200.0, 100.0, 100.0, 2)?
         } else {
             a.clone()
         };
         let scale = if big { 200.0 } else { 1.0 };
         let unit = if big { 1.0 } else { 0.5 };
-        poses = if case == "pen-epa" {
+        poses = if case == "e200-pen-bool" {
+            // The sweep's n = 200 pen bucket (overlapping by more than one unit).
+            offset_poses(&a, &b, scale, unit, &[-1.5, -10.0, -40.0], 64)
+        } else if case.ends_with("-pen-bool") && !e200 {
+            // Small shapes overlapping by 0.005 … 0.25 (unit 0.5).
+            offset_poses(&a, &b, scale, unit, &[-0.01, -0.1, -0.5], 64)
+        } else if case == "e200-sep-bool" {
+            offset_poses(&a, &b, scale, unit, &[1.5, 10.0, 40.0], 64)
+        } else if case == "pen-epa" {
             // The sweep's pen bucket: overlapping by more than one unit (1.5, 10, 60).
             offset_poses(&a, &b, scale, unit, &[-1.5, -10.0, -60.0], 64)
         } else if case == "sep-gjk" {
@@ -387,7 +435,14 @@ fn main() -> Result<(), polycd::PolycdError> {
         } else {
             near_poses(&a, &b, scale, unit, 64)
         };
-        algorithm = algo;
+        // An optional third argument picks the algorithm of the small and n = 200 cases.
+        algorithm = match args.get(3).map(String::as_str) {
+            Some("hs") => Algorithm::HsJump,
+            Some("cdd") => Algorithm::CdDual,
+            Some("auto") => Algorithm::Auto,
+            Some("vclip") => Algorithm::VClip,
+            _ => algo,
+        };
         boolean = is_bool;
         warm = false;
     }

@@ -206,6 +206,29 @@ impl HsJumpCache {
 }
 
 impl HsJumpCache {
+    /// Reserves the scratch every query of a pair of `na` and `nb` vertices can need, so that
+    /// no later query of such a pair grows it: a query adds each vertex pair at most once
+    /// (`insert_seen` before every constraint), so its constraints, polygon edges, clip
+    /// scratch and signs hold at most `na·nb + 1` entries and the seen-pair set `na·nb`. For
+    /// small hulls only (the query layer's `Auto` boolean of two hulls of at most 16 vertices:
+    /// at most 257 entries, about 20 KB); a no-op once reserved.
+    pub fn reserve_for(&mut self, na: usize, nb: usize) {
+        let n = na.saturating_mul(nb).saturating_add(1);
+        fn at_least<T>(v: &mut Vec<T>, n: usize) {
+            if v.capacity() < n {
+                v.reserve(n - v.len());
+            }
+        }
+        at_least(&mut self.cons, n);
+        at_least(&mut self.edges, n);
+        at_least(&mut self.scratch, n);
+        at_least(&mut self.signs, n);
+        at_least(&mut self.seen_short, SEEN_LINEAR);
+        if self.seen.capacity() < n {
+            self.seen.reserve(n - self.seen.len());
+        }
+    }
+
     fn begin(&mut self, na: usize, nb: usize) {
         if self.sizes != (na, nb) {
             self.forget();

@@ -82,7 +82,8 @@ macro_rules! checked {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Algorithm {
-    /// The recommended algorithm for each question: GJK (boolean; distance with EPA depth;
+    /// The recommended algorithm for each question: GJK (boolean, except two solids of at
+    /// most 16 vertices each, whose boolean is HS-jump's; distance with EPA depth;
     /// directional by ray casting); closed forms for two point or segment cores (spheres,
     /// capsules) and a point core against a solid of few faces (a sphere against a box),
     /// apart beyond the contact tolerance (`query/closed.rs`).
