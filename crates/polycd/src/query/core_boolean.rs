@@ -12,6 +12,7 @@ use crate::core::error::PolycdError;
 use crate::core::math::{DVec3, Pose};
 use crate::shape::polyhedron::ConvexPolyhedron;
 use crate::{cd_dual, gjk, hs_jump, qp, vclip};
+use std::cell::RefCell;
 
 /// [`intersect`] for the cores (radii ignored), on validated poses in the safe band.
 pub(super) fn core_intersect(
@@ -24,14 +25,8 @@ pub(super) fn core_intersect(
 ) -> Result<Intersection, PolycdError> {
     match algorithm {
         // Two small solids: HS-jump, whose first candidate usually settles a separated pair
-        // in one support (see [`small_solids`]).
-        // Its scratch is reserved for the pair's worst case on the first query, so no later
-        // query allocates (as GJK's fixed arrays).
-        Algorithm::Auto if small_solids(a, b) => {
-            let (na, nb) = (a.vertices().len(), b.vertices().len());
-            cache.hs_jump.get_or_default().reserve_for(na, nb);
-            hs_jump_intersect(a, pa, b, pb, cache)
-        }
+        // in one support (see [`small_solids`]), cold, on the thread's scratch cache.
+        Algorithm::Auto if small_solids(a, b) => small_hs_jump_intersect(a, pa, b, pb, cache),
         Algorithm::Auto | Algorithm::Gjk => gjk::intersect(a, pa, b, pb, &mut cache.gjk),
         Algorithm::VClip => {
             vclip::supports(a, b)?;
@@ -88,6 +83,49 @@ fn small_solids(a: &ConvexPolyhedron, b: &ConvexPolyhedron) -> bool {
         && b.dimension() == 3
         && a.radius == 0.0
         && b.radius == 0.0
+}
+
+thread_local! {
+    /// The HS-jump state of `Auto`'s small-solid booleans: one per thread, forgotten before
+    /// each query (a cold start), its scratch reserved once for the largest small pair
+    /// (`AUTO_HS_JUMP_MAX_VERTICES`², ≈ 20 KB). Not in the pair's cache: HS-jump's scratch
+    /// grows with the vertex pairs a query meets, and kilobytes per pair would multiply by the
+    /// candidate pairs a `broad::World` keeps (10⁵ and more), where GJK's state is a few
+    /// hundred bytes.
+    static SMALL_HS_JUMP: RefCell<hs_jump::HsJumpCache> = RefCell::new({
+        let mut c = hs_jump::HsJumpCache::default();
+        c.reserve_for(AUTO_HS_JUMP_MAX_VERTICES, AUTO_HS_JUMP_MAX_VERTICES);
+        c
+    });
+}
+
+/// `Auto`'s boolean of two small solids: HS-jump, cold, on the thread's [`SMALL_HS_JUMP`],
+/// with the contact-band measurement (in the pair's cache) when its own certificate cannot
+/// rule contact out.
+fn small_hs_jump_intersect(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    cache: &mut PairCache,
+) -> Result<Intersection, PolycdError> {
+    let run = |hs: &mut hs_jump::HsJumpCache| -> Result<(Intersection, bool), PolycdError> {
+        hs.forget();
+        let r = hs_jump::intersect(a, pa, b, pb, hs)?;
+        let clear = matches!(r, Intersection::Disjoint { .. } | Intersection::Overlapping { .. })
+            && (hs.clears(2.0 * contact_tolerance_bound(a, pa, b, pb))
+                || hs.clears(2.0 * contact_tolerance(a, pa, b, pb)));
+        Ok((r, clear))
+    };
+    let (r, clear) = SMALL_HS_JUMP.with(|c| match c.try_borrow_mut() {
+        Ok(mut hs) => run(&mut hs),
+        // Not reached (nothing re-enters while HS-jump runs); a fresh state answers alike.
+        Err(_) => run(&mut hs_jump::HsJumpCache::default()),
+    })?;
+    if clear {
+        return Ok(r);
+    }
+    refine_contact(a, pa, b, pb, r, cache)
 }
 
 /// HS-jump's boolean with the contact-band measurement when its own certificate cannot rule
