@@ -109,13 +109,9 @@ fn small_hs_jump_intersect(
     pb: &Pose,
     cache: &mut PairCache,
 ) -> Result<Intersection, PolycdError> {
-    let run = |hs: &mut hs_jump::HsJumpCache| -> Result<(Intersection, bool), PolycdError> {
+    let run = |hs: &mut hs_jump::HsJumpCache| {
         hs.forget();
-        let r = hs_jump::intersect(a, pa, b, pb, hs)?;
-        let clear = matches!(r, Intersection::Disjoint { .. } | Intersection::Overlapping { .. })
-            && (hs.clears(2.0 * contact_tolerance_bound(a, pa, b, pb))
-                || hs.clears(2.0 * contact_tolerance(a, pa, b, pb)));
-        Ok((r, clear))
+        hs_jump_clear(a, pa, b, pb, hs)
     };
     let (r, clear) = SMALL_HS_JUMP.with(|c| match c.try_borrow_mut() {
         Ok(mut hs) => run(&mut hs),
@@ -137,17 +133,28 @@ fn hs_jump_intersect(
     pb: &Pose,
     cache: &mut PairCache,
 ) -> Result<Intersection, PolycdError> {
-    let hs = cache.hs_jump.get_or_default();
-    let r = hs_jump::intersect(a, pa, b, pb, hs)?;
-    // As for CD-Dual: HS-jump's plane margin or certificate depth, when beyond twice
-    // the contact tolerance, already rules out contact; the measurement is skipped
-    // (the rotation-free bound of the tolerance decides the common far case).
-    if matches!(r, Intersection::Disjoint { .. } | Intersection::Overlapping { .. })
-        && (hs.clears(2.0 * contact_tolerance_bound(a, pa, b, pb)) || hs.clears(2.0 * contact_tolerance(a, pa, b, pb)))
-    {
+    let (r, clear) = hs_jump_clear(a, pa, b, pb, cache.hs_jump.get_or_default())?;
+    if clear {
         return Ok(r);
     }
     refine_contact(a, pa, b, pb, r, cache)
+}
+
+/// HS-jump's boolean on `hs`, and whether its own certificate rules contact out: as for
+/// CD-Dual, a plane margin or certificate depth beyond twice the contact tolerance (the
+/// rotation-free bound of the tolerance decides the common far case); otherwise the caller
+/// measures the pair.
+fn hs_jump_clear(
+    a: &ConvexPolyhedron,
+    pa: &Pose,
+    b: &ConvexPolyhedron,
+    pb: &Pose,
+    hs: &mut hs_jump::HsJumpCache,
+) -> Result<(Intersection, bool), PolycdError> {
+    let r = hs_jump::intersect(a, pa, b, pb, hs)?;
+    let clear = matches!(r, Intersection::Disjoint { .. } | Intersection::Overlapping { .. })
+        && (hs.clears(2.0 * contact_tolerance_bound(a, pa, b, pb)) || hs.clears(2.0 * contact_tolerance(a, pa, b, pb)));
+    Ok((r, clear))
 }
 
 /// V-Clip proves penetration exactly (intersecting features), but its witness says nothing

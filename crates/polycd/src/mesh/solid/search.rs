@@ -293,6 +293,55 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
+    /// Measures node pair `(i, j)`'s hulls — a leaf pair's exact distance or penetration
+    /// (`Auto`), an inner pair's distance or bare overlap (`alg`) — and records a leaf pair's
+    /// penetration in the contact set (and as the deepest when it is). Returns the hull
+    /// distance (0 when the hulls overlap) and whether this pair was just found deeper than
+    /// `certain` (then `deep` is set).
+    fn measure_hulls(&mut self, i: u32, j: u32, alg: Algorithm) -> Result<(f64, bool), PolycdError> {
+        let (a, b) = (self.a, self.b);
+        let (na, nb) = (&a.nodes[i as usize], &b.nodes[j as usize]);
+        let leaves = na.children.is_none() && nb.children.is_none();
+        let pc = self.mesh.node_pair(i, j);
+        let d = if leaves {
+            query::distance(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, Algorithm::Auto, pc)?
+        } else {
+            query::distance_or_overlap(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, alg, pc)?
+        };
+        match d {
+            Distance::Separated { distance, .. } => Ok((distance, false)),
+            Distance::Penetrating { penetration, .. } => {
+                let mut deep = false;
+                if let (true, Some(p)) = (leaves, penetration) {
+                    if p.depth > self.deepest {
+                        self.deepest = p.depth;
+                        self.deepest_nodes = Some((i, j));
+                        let n = p.normal;
+                        self.axis = Some((
+                            self.pose_a.inverse_transform_vector(n),
+                            self.pose_b.inverse_transform_vector(n),
+                            n.dot(self.pose_a.translation),
+                            n.dot(self.pose_b.translation),
+                        ));
+                    }
+                    self.contacts.push(PieceContact {
+                        pieces: (na.piece, nb.piece),
+                        penetration: p,
+                    });
+                    if p.relative_depth > self.certain {
+                        self.deep = true;
+                        deep = true;
+                    }
+                }
+                Ok((0.0, deep))
+            }
+            Distance::NotConverged { iterations } => Err(PolycdError::CcdNotConverged {
+                iterations,
+                t_free: 0.0,
+            }),
+        }
+    }
+
     /// A lower bound of the distance of nodes `i` (A) and `j` (B) by their bounding spheres
     /// (0 when they meet), widened by the rounding of the poses.
     /// The bounding spheres' signed gap less the rounding slack (a lower bound of the
@@ -417,48 +466,11 @@ impl Search<'_> {
         let (na, nb) = (&a.nodes[i as usize], &b.nodes[j as usize]);
         let leaves = na.children.is_none() && nb.children.is_none();
         let alg = self.hull_algorithm(na.scale().min(nb.scale()), depth_bound);
-        let pc = self.mesh.node_pair(i, j);
-        let d = if leaves {
-            query::distance(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, Algorithm::Auto, pc)?
-        } else {
-            query::distance_or_overlap(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, alg, pc)?
-        };
-        let hull_distance = match d {
-            Distance::Separated { distance, .. } => distance,
-            Distance::Penetrating { penetration, .. } => {
-                if let (true, Some(p)) = (leaves, penetration) {
-                    if p.depth > self.deepest {
-                        self.deepest = p.depth;
-                        self.deepest_nodes = Some((i, j));
-                        let n = p.normal;
-                        self.axis = Some((
-                            self.pose_a.inverse_transform_vector(n),
-                            self.pose_b.inverse_transform_vector(n),
-                            n.dot(self.pose_a.translation),
-                            n.dot(self.pose_b.translation),
-                        ));
-                    }
-                    self.contacts.push(PieceContact {
-                        pieces: (na.piece, nb.piece),
-                        penetration: p,
-                    });
-                    if p.relative_depth > self.certain {
-                        self.deep = true;
-                        if self.stop.is_some() {
-                            self.stopped = true;
-                            return Ok(());
-                        }
-                    }
-                }
-                0.0
-            }
-            Distance::NotConverged { iterations } => {
-                return Err(PolycdError::CcdNotConverged {
-                    iterations,
-                    t_free: 0.0,
-                })
-            }
-        };
+        let (hull_distance, deep) = self.measure_hulls(i, j, alg)?;
+        if deep && self.stop.is_some() {
+            self.stopped = true;
+            return Ok(());
+        }
         if hull_distance > 0.0 && hull_distance > self.limit() {
             self.floor = self.floor.min(hull_distance);
             self.push_front(i, j, hull_distance);

@@ -41,10 +41,9 @@
 //! # Allocation
 //! The queue lives in the [`super::super::SolidCache`] and keeps its capacity.
 
-use super::{PieceContact, Search};
-use crate::contract::Distance;
+use super::Search;
 use crate::core::error::PolycdError;
-use crate::query::{self, Algorithm};
+use crate::query::Algorithm;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -167,45 +166,7 @@ impl Search<'_> {
             self.leaf_pair_triangles(i, j, na.piece, nb.piece, e.key);
             return Ok(());
         }
-        let pc = self.mesh.node_pair(i, j);
-        let leaves = na.children.is_none() && nb.children.is_none();
-        let d = if leaves {
-            query::distance(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, Algorithm::Auto, pc)?
-        } else {
-            query::distance_or_overlap(na.hull()?, self.pose_a, nb.hull()?, self.pose_b, Algorithm::VClip, pc)?
-        };
-        let hull_distance = match d {
-            Distance::Separated { distance, .. } => distance,
-            Distance::Penetrating { penetration, .. } => {
-                if let (true, Some(p)) = (leaves, penetration) {
-                    if p.depth > self.deepest {
-                        self.deepest = p.depth;
-                        self.deepest_nodes = Some((i, j));
-                        let n = p.normal;
-                        self.axis = Some((
-                            self.pose_a.inverse_transform_vector(n),
-                            self.pose_b.inverse_transform_vector(n),
-                            n.dot(self.pose_a.translation),
-                            n.dot(self.pose_b.translation),
-                        ));
-                    }
-                    self.contacts.push(PieceContact {
-                        pieces: (na.piece, nb.piece),
-                        penetration: p,
-                    });
-                    if p.relative_depth > self.certain {
-                        self.deep = true;
-                    }
-                }
-                0.0
-            }
-            Distance::NotConverged { iterations } => {
-                return Err(PolycdError::CcdNotConverged {
-                    iterations,
-                    t_free: 0.0,
-                })
-            }
-        };
+        let (hull_distance, _) = self.measure_hulls(i, j, Algorithm::VClip)?;
         if hull_distance > 0.0 && hull_distance > self.limit() {
             self.floor = self.floor.min(hull_distance);
             self.push_front(i, j, hull_distance);
